@@ -1,0 +1,256 @@
+// Cluster state: pools, nodes, each node's capacity and free capacity in every dimension,
+// with each GPU's free milli-GPU (platform-model.md "Entities"; the Alibaba 2023 trace asks
+// for fractions of one GPU, and FGD reasons per GPU).
+//
+// Invariant, per node and dimension: free + used == capacity, 0 <= free <= capacity; per GPU
+// 0 <= free_milli <= 1000. Allocation and release are O(GPUs per node), independent of the
+// number of nodes.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "libsched/ids.hpp"
+#include "libsched/resources.hpp"
+
+namespace libsched {
+
+/// Bit set over GPU models interned in a Cluster (at most 64 models). 0 means "any model".
+using ModelMask = std::uint64_t;
+inline constexpr int kMaxGpuModels = 64;
+/// At most 64 GPUs per node (a replica's GPUs are a 64-bit mask).
+inline constexpr int kMaxGpusPerNode = 64;
+inline constexpr std::int32_t kMilliPerGpu = 1000;
+
+enum class PoolKind : std::uint8_t { shared, dedicated };
+
+/// What one replica (one pod) asks for; it must fit on one node.
+/// `num_gpu` GPUs of `gpu_milli` each (1000 = whole GPUs; < 1000 only with num_gpu == 1, a
+/// GPU share as in the Alibaba 2023 trace), plus CPU and memory. `models` restricts the GPU
+/// model (0 = any; ignored when num_gpu == 0).
+struct ReplicaShape {
+  std::int32_t num_gpu = 0;
+  std::int32_t gpu_milli = kMilliPerGpu;
+  std::int64_t cpu_milli = 0;
+  std::int64_t mem_mib = 0;
+  ModelMask models = 0;
+
+  constexpr std::int64_t total_gpu_milli() const { return std::int64_t(num_gpu) * gpu_milli; }
+  constexpr Resources resources() const { return {total_gpu_milli(), cpu_milli, mem_mib}; }
+  friend constexpr bool operator==(const ReplicaShape&, const ReplicaShape&) = default;
+};
+
+/// What a replica holds on its node: which GPUs (bit i = GPU i of the node), how much of each,
+/// and CPU and memory. Produced by Cluster::allocate, given back to Cluster::release.
+struct ReplicaAllocation {
+  NodeId node;
+  std::uint64_t gpu_mask = 0;
+  std::int32_t gpu_milli = 0;   ///< per GPU in gpu_mask
+  std::int64_t cpu_milli = 0;
+  std::int64_t mem_mib = 0;
+
+  std::int64_t total_gpu_milli() const { return std::int64_t(std::popcount(gpu_mask)) * gpu_milli; }
+  Resources resources() const { return {total_gpu_milli(), cpu_milli, mem_mib}; }
+};
+
+/// Static description of a node, as given to Cluster::add_node.
+struct NodeDesc {
+  std::string name;
+  PoolId pool;
+  std::string gpu_model;        ///< empty: CPU-only node
+  std::int32_t gpus = 0;
+  std::int64_t cpu_milli = 0;
+  std::int64_t mem_mib = 0;
+  std::int32_t rack = 0;        ///< topology domain ids (see placement/topology)
+  std::int32_t switch_id = 0;
+  std::map<std::string, std::string> labels;
+};
+
+/// One node: its description and its dynamic accounting.
+struct Node {
+  std::string name;
+  PoolId pool;
+  std::int32_t model = -1;      ///< interned GPU model, -1 for CPU-only
+  std::int32_t gpus = 0;
+  Resources capacity;
+  Resources free;
+  std::int32_t rack = 0;
+  std::int32_t switch_id = 0;
+  bool up = true;
+  std::uint32_t gpu_offset = 0; ///< first GPU of this node in Cluster's per-GPU array
+  std::int32_t full_free_gpus = 0;  ///< GPUs with all 1000 milli free
+  /// Last time the non-idle (owners') allocation on this node changed; idle stability uses
+  /// now - this as the fragment's expected remaining idle time. Starts "long ago".
+  Time last_owner_change = -kTimeNever / 2;
+  std::map<std::string, std::string> labels;
+};
+
+struct Pool {
+  std::string name;
+  PoolKind kind = PoolKind::shared;
+};
+
+/// The cluster: interned GPU models, pools and nodes with free capacity.
+/// NodeIds are dense indices in insertion order.
+class Cluster {
+ public:
+  /// Interns a GPU model name; returns its index. Throws std::length_error past 64 models.
+  std::int32_t intern_model(std::string_view model) {
+    if (auto it = model_ids_.find(std::string(model)); it != model_ids_.end()) return it->second;
+    if (models_.size() >= std::size_t(kMaxGpuModels)) throw std::length_error("more than 64 GPU models");
+    auto id = std::int32_t(models_.size());
+    models_.emplace_back(model);
+    model_ids_.emplace(std::string(model), id);
+    return id;
+  }
+  /// Index of a known model, or -1.
+  std::int32_t find_model(std::string_view model) const {
+    auto it = model_ids_.find(std::string(model));
+    return it == model_ids_.end() ? -1 : it->second;
+  }
+  const std::vector<std::string>& models() const { return models_; }
+  ModelMask model_bit(std::int32_t model) const { return model < 0 ? 0 : (ModelMask{1} << model); }
+
+  PoolId add_pool(std::string name, PoolKind kind) {
+    if (find_pool(name).valid()) throw std::invalid_argument("duplicate pool " + name);
+    pools_.push_back(Pool{std::move(name), kind});
+    return PoolId(std::int32_t(pools_.size() - 1));
+  }
+  PoolId find_pool(std::string_view name) const {
+    for (std::size_t i = 0; i < pools_.size(); ++i)
+      if (pools_[i].name == name) return PoolId(std::int32_t(i));
+    return PoolId();
+  }
+  const Pool& pool(PoolId id) const { return pools_.at(id.index()); }
+  const std::vector<Pool>& pools() const { return pools_; }
+
+  /// Adds a node (all free, up). Throws std::invalid_argument on a duplicate name, an unknown
+  /// pool or more than 64 GPUs.
+  NodeId add_node(const NodeDesc& d) {
+    if (node_ids_.count(d.name)) throw std::invalid_argument("duplicate node " + d.name);
+    if (!d.pool.valid() || d.pool.index() >= pools_.size()) throw std::invalid_argument("node " + d.name + ": unknown pool");
+    if (d.gpus < 0 || d.gpus > kMaxGpusPerNode) throw std::invalid_argument("node " + d.name + ": gpus out of 0..64");
+    Node n;
+    n.name = d.name;
+    n.pool = d.pool;
+    n.model = d.gpu_model.empty() ? -1 : intern_model(d.gpu_model);
+    n.gpus = d.gpus;
+    n.capacity = Resources{std::int64_t(d.gpus) * kMilliPerGpu, d.cpu_milli, d.mem_mib};
+    n.free = n.capacity;
+    n.rack = d.rack;
+    n.switch_id = d.switch_id;
+    n.gpu_offset = std::uint32_t(gpu_free_.size());
+    n.full_free_gpus = d.gpus;
+    n.labels = d.labels;
+    gpu_free_.insert(gpu_free_.end(), std::size_t(d.gpus), kMilliPerGpu);
+    NodeId id(std::int32_t(nodes_.size()));
+    node_ids_.emplace(n.name, id);
+    nodes_.push_back(std::move(n));
+    total_ += nodes_.back().capacity;
+    return id;
+  }
+
+  std::size_t size() const { return nodes_.size(); }
+  const Node& node(NodeId id) const { return nodes_[id.index()]; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  NodeId find_node(std::string_view name) const {
+    auto it = node_ids_.find(std::string(name));
+    return it == node_ids_.end() ? NodeId() : it->second;
+  }
+  /// Sum of all nodes' capacity (up or down).
+  const Resources& total_capacity() const { return total_; }
+
+  /// Free milli-GPU of GPU `g` of node `id`.
+  std::int32_t gpu_free(NodeId id, int g) const { return gpu_free_[nodes_[id.index()].gpu_offset + std::size_t(g)]; }
+  /// Pointer to node `id`'s per-GPU free milli array (length node(id).gpus).
+  const std::int32_t* gpu_free_begin(NodeId id) const { return gpu_free_.data() + nodes_[id.index()].gpu_offset; }
+
+  void set_up(NodeId id, bool up) { nodes_[id.index()].up = up; }
+  void touch_owner(NodeId id, Time now) { nodes_[id.index()].last_owner_change = now; }
+
+  /// Can `r` go on node `id` now (up, model, CPU, memory, and enough GPUs each with
+  /// `r.gpu_milli` free)? Filters by pool and policy are the caller's. O(GPUs per node).
+  bool fits(NodeId id, const ReplicaShape& r) const {
+    const Node& n = nodes_[id.index()];
+    if (!n.up) return false;
+    if (r.cpu_milli > n.free.cpu_milli || r.mem_mib > n.free.mem_mib) return false;
+    if (r.num_gpu == 0) return true;
+    if (n.model < 0 || (r.models != 0 && !(r.models & model_bit(n.model)))) return false;
+    if (r.total_gpu_milli() > n.free.gpu_milli) return false;
+    if (r.gpu_milli >= kMilliPerGpu) return n.full_free_gpus >= r.num_gpu;
+    return usable_gpus(n, r.gpu_milli) >= r.num_gpu;
+  }
+
+  /// Number of GPUs of node `n` with at least `milli` free.
+  std::int32_t usable_gpus(const Node& n, std::int32_t milli) const {
+    if (milli >= kMilliPerGpu) return n.full_free_gpus;
+    std::int32_t c = 0;
+    const std::int32_t* g = gpu_free_.data() + n.gpu_offset;
+    for (std::int32_t i = 0; i < n.gpus; ++i) c += g[i] >= milli;
+    return c;
+  }
+
+  /// Takes `r` from node `id`. Precondition: fits(id, r). GPUs: whole GPUs take the
+  /// lowest-index fully free GPUs; a share takes the GPU with the least free milli that
+  /// still fits it (best fit per GPU; ties to the lowest index), which keeps whole GPUs whole.
+  ReplicaAllocation allocate(NodeId id, const ReplicaShape& r) {
+    Node& n = nodes_[id.index()];
+    ReplicaAllocation a;
+    a.node = id;
+    a.cpu_milli = r.cpu_milli;
+    a.mem_mib = r.mem_mib;
+    a.gpu_milli = r.num_gpu > 0 ? r.gpu_milli : 0;
+    std::int32_t* g = gpu_free_.data() + n.gpu_offset;
+    for (std::int32_t k = 0; k < r.num_gpu; ++k) {
+      int best = -1;
+      for (int i = 0; i < n.gpus; ++i) {
+        if ((a.gpu_mask >> i) & 1u) continue;
+        if (g[i] < r.gpu_milli) continue;
+        if (best < 0 || g[i] < g[best]) best = i;
+        if (r.gpu_milli >= kMilliPerGpu) break;
+      }
+      if (best < 0) throw std::logic_error("Cluster::allocate: replica does not fit on " + n.name);
+      a.gpu_mask |= std::uint64_t{1} << best;
+    }
+    apply(n, a, -1);
+    return a;
+  }
+
+  /// Gives back what `a` holds. Precondition: `a` came from allocate on this cluster and was
+  /// not released yet.
+  void release(const ReplicaAllocation& a) { apply(nodes_[a.node.index()], a, +1); }
+
+  /// Re-applies an allocation taken earlier and released since (used by transaction rollback).
+  void reacquire(const ReplicaAllocation& a) { apply(nodes_[a.node.index()], a, -1); }
+
+ private:
+  void apply(Node& n, const ReplicaAllocation& a, int sign) {
+    std::int32_t* g = gpu_free_.data() + n.gpu_offset;
+    for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) {
+      int i = std::countr_zero(m);
+      if (g[i] == kMilliPerGpu) --n.full_free_gpus;
+      g[i] += sign * a.gpu_milli;
+      if (g[i] == kMilliPerGpu) ++n.full_free_gpus;
+    }
+    Resources d = a.resources();
+    if (sign > 0) n.free += d; else n.free -= d;
+  }
+
+  std::vector<std::string> models_;
+  std::unordered_map<std::string, std::int32_t> model_ids_;
+  std::vector<Pool> pools_;
+  std::vector<Node> nodes_;
+  std::unordered_map<std::string, NodeId> node_ids_;
+  std::vector<std::int32_t> gpu_free_;
+  Resources total_;
+};
+
+}  // namespace libsched

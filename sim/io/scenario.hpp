@@ -1,0 +1,209 @@
+// Typed model of a scenario file (contract v1, docs/scenario-format.md).
+//
+// This is the I/O edge's view of a scenario: plain values with the units of the file
+// (seconds, vCPU, GiB), already checked by sim::io::validate_scenario. The simulator
+// converts it into libsched objects (integer milliseconds, milli-CPU, MiB). No JSON here:
+// parsing lives in scenario_json.cpp.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sim::io {
+
+/// `cluster.instance_specs[i]`: what one replica asks for when it names this spec (x count_per_node).
+struct InstanceSpecCfg {
+  std::string name;
+  std::string gpu_model;     ///< empty for CPU-only specs
+  int gpus = 0;              ///< whole GPUs
+  int gpu_milli = 1000;      ///< milli-GPU per GPU (extension; < 1000 only with gpus == 1: a GPU share)
+  double vcpu = 0;           ///< vCPU
+  double memory_gib = 0;     ///< GiB
+};
+
+/// `cluster.pools[i].node_groups[j]`: `count` identical nodes named prefix + index.
+struct NodeGroupCfg {
+  std::string prefix;
+  int count = 0;
+  std::string gpu_model;     ///< empty for CPU-only nodes
+  int gpus = 0;
+  double vcpu = 0;
+  double memory_gib = 0;
+  int nodes_per_rack = 0;    ///< extension: topology; 0 = the whole group is one rack
+  int racks_per_switch = 0;  ///< extension: topology; 0 = one switch per pool
+  std::map<std::string, std::string> labels;
+  double mtbf_s = 0;         ///< extension: mean time between failures per node (exponential); 0 = none
+  double mttr_s = 0;         ///< extension: mean time to repair per node (exponential)
+  double unhealthy_prob = 0; ///< extension: probability that a precheck on one of these nodes fails
+};
+
+/// An explicit node (extension, used by trace readers): one node with its own shape.
+struct NodeCfg {
+  std::string name;
+  std::string gpu_model;
+  int gpus = 0;
+  double vcpu = 0;
+  double memory_gib = 0;
+  std::string rack;          ///< empty = derived
+  std::map<std::string, std::string> labels;
+};
+
+struct PoolCfg {
+  std::string name;
+  std::string kind = "shared";       ///< "shared" | "dedicated"
+  std::vector<NodeGroupCfg> node_groups;
+  std::vector<NodeCfg> nodes;        ///< extension: explicit nodes, after the groups
+};
+
+struct ClusterCfg {
+  std::string name = "cluster";
+  std::string region = "region";
+  std::vector<InstanceSpecCfg> instance_specs;
+  std::vector<PoolCfg> pools;
+};
+
+/// `quotas[i]`: remaining quota of a user for one resource type in one pool.
+struct QuotaCfg {
+  std::string user;
+  std::string resource_type;         ///< "reserved" | "pay_as_you_go" | "spot"
+  std::string pool;
+  double gpus = 0;
+  double vcpu = 0;
+  double memory_gib = 0;
+};
+
+/// `node_policies[i]`: NodeIn / NodeNotIn (platform-model.md "Node schedule policies").
+struct NodePolicyCfg {
+  std::string name;
+  std::string type;                  ///< "NodeIn" | "NodeNotIn"
+  std::string scope;                 ///< "user" | "tenant"
+  std::string effect = "default";    ///< "default" | "explicit"
+  std::string user;                  ///< extension: the user a scope=user policy applies to
+  std::string tenant = "default";    ///< extension: the tenant a scope=tenant policy applies to
+  std::vector<std::string> workload_types;  ///< "PyTorchJob" | "RayJob"; empty = all
+  std::vector<std::string> nodes;
+  double created_s = 0;
+  std::optional<double> expire_s;    ///< absent: never expires (NodeIn only; a NodeNotIn must expire)
+};
+
+struct SchedulerCfg {
+  std::string placement = "best-fit";
+  bool preemption = true;            ///< priority preemption
+  bool idle_reclaim = true;          ///< extension: non-idle tasks may reclaim idle capacity
+  bool spot_eviction = true;         ///< extension: non-spot tasks may evict spot tasks
+  std::string queueing = "greedy";   ///< "greedy" | "strict" | "backfill"
+  double idle_stability_high_s = 3600;    ///< extension: fragment age needed for `high`
+  double idle_stability_medium_s = 600;   ///< extension: fragment age needed for `medium`
+  std::vector<std::string> retry_on = {"transient", "node_failure", "preemption", "spot_eviction",
+                                       "precheck_failure", "image_pull_failure"};  ///< extension
+};
+
+struct FaultToleranceCfg {
+  int max_resubmissions = 0;
+};
+
+/// RayJob autoscaling (extension keys under `autoscaling`, docs/scenario-format.md).
+struct AutoscalingCfg {
+  bool enabled = false;
+  int min_workers = 0;
+  int max_workers = 0;
+  double idle_reclaim_s = 600;
+  std::string scale_out = "conservative";   ///< "conservative" | "aggressive"
+  /// Demand profile: at `at_s` seconds after the attempt starts, the job wants `workers` workers.
+  struct Step { double at_s = 0; int workers = 0; };
+  std::vector<Step> demand;
+};
+
+/// Inline replica shape instead of `specs` (extension, used by trace readers: openb pods
+/// ask for a fraction of one GPU and may allow several GPU models).
+struct ReplicaCfg {
+  int gpus = 0;
+  int gpu_milli = 1000;
+  double vcpu = 0;
+  double memory_gib = 0;
+  std::vector<std::string> gpu_models;   ///< empty: any model (or CPU-only when gpus == 0)
+};
+
+struct TaskCfg {
+  std::string name;
+  std::string user;
+  std::string tenant = "default";
+  double submit_s = 0;
+  double duration_s = 0;
+  std::string type = "PyTorchJob";   ///< "PyTorchJob" | "RayJob"
+  int workers = 0;
+  std::vector<std::string> specs;
+  std::optional<ReplicaCfg> replica; ///< extension: inline shape (then `specs` is empty)
+  int count_per_node = 1;
+  std::string head_spec;             ///< RayJob only; empty = the chosen worker spec
+  std::string resource_type = "reserved";
+  std::string pool;                  ///< required for reserved
+  int priority = 5;
+  bool priority_set = false;
+  bool guarantee = false;
+  bool guarantee_set = false;
+  bool accept_idle = false;
+  bool prefer_idle = false;
+  std::string idle_stability = "low";
+  std::optional<double> checkpoint_interval_s;
+  FaultToleranceCfg fault_tolerance;
+  int image_pull_retries = 0;
+  std::vector<std::string> node_policies;
+  std::optional<double> runtime_estimate_s;
+  // Start-up costs and stochastic failures (extensions; all default to "none").
+  double precheck_s = 0;             ///< 0 = no precheck
+  double image_pull_s = 0;
+  double image_pull_failure_prob = 0;
+  double transient_failure_rate_per_h = 0;
+  bool debug = false;                ///< RayJob debug mode
+  double debug_retention_s = 600;
+  AutoscalingCfg autoscaling;
+};
+
+struct EventCfg {
+  double at_s = 0;
+  std::string kind;                  ///< node_down | node_up | task_fault | spot_reclaim
+  std::string node;
+  std::vector<std::string> nodes;    ///< spot_reclaim
+  std::string task;
+  std::string error;                 ///< task_fault: transient | image_unavailable | bad_command | invalid_data_path | gpu_oom
+};
+
+/// `traces[i]`: a workload (and optionally the cluster) read from a public trace.
+struct TraceCfg {
+  std::string format;                ///< "openb" | "philly" | "swf"
+  std::string path;                  ///< pod/job file, relative to the data root ($SCHEDSIM_DATA)
+  std::string nodes;                 ///< node/machine list (openb, philly), relative to the data root
+  std::optional<std::size_t> limit;  ///< read at most this many jobs
+  int procs_per_node = 1;            ///< swf: processors per replica node
+  std::string pool;                  ///< pool the trace's nodes/tasks go to (default: first pool or "trace")
+  std::string resource_type = "pay_as_you_go";
+  double time_scale = 1.0;           ///< multiply all trace times
+};
+
+/// Fill mode (FGD workload inflation), scenario key `fill`.
+struct FillCfg {
+  double target_pct = 130;
+};
+
+struct Scenario {
+  std::string file;                  ///< path it was read from (for messages)
+  std::string schema = "schedsim/v1";
+  std::string name;
+  std::uint64_t seed = 1;
+  std::optional<double> until_s;     ///< extension: stop the run at this time
+  double timeseries_interval_s = 0;  ///< extension: 0 = automatic
+  ClusterCfg cluster;
+  std::vector<QuotaCfg> quotas;
+  std::vector<NodePolicyCfg> node_policies;
+  SchedulerCfg scheduler;
+  std::vector<TaskCfg> tasks;
+  std::vector<EventCfg> events;
+  std::vector<TraceCfg> traces;
+  FillCfg fill;
+};
+
+}  // namespace sim::io

@@ -1,0 +1,2 @@
+#include <libsched/libsched.hpp>
+int main() { libsched::Cluster c; return c.size() == 0 ? 0 : 1; }
