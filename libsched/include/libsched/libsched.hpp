@@ -1,6 +1,15 @@
-// Umbrella header of libsched.
+// Umbrella header of libsched: include this to get the whole public API.
 #pragma once
 #include "libsched/version.hpp"
 #include "libsched/resources.hpp"
 #include "libsched/ids.hpp"
 #include "libsched/cluster.hpp"
+#include "libsched/task.hpp"
+#include "libsched/quota.hpp"
+#include "libsched/node_policy.hpp"
+#include "libsched/status.hpp"
+#include "libsched/transaction.hpp"
+#include "libsched/fragmentation.hpp"
+#include "libsched/placement/policy.hpp"
+#include "libsched/placement/builtin.hpp"
+#include "libsched/scheduler.hpp"

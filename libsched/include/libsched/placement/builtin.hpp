@@ -1,0 +1,240 @@
+// The built-in placement policies, registered in PlacementRegistry::builtin() under the names
+// used by `scheduler.placement`. Every score is "higher is better"; ties go to the lowest
+// node id. Notation: f_d = free amount of dimension d on the node before placement,
+// r_d = the replica's request, C_d = node capacity.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
+
+#include "libsched/fragmentation.hpp"
+#include "libsched/placement/policy.hpp"
+
+namespace libsched::placement {
+
+/// first-fit: the first feasible node in node-id order (classic First Fit).
+class FirstFit final : public PlacementPolicy {
+ public:
+  std::string_view name() const override { return "first-fit"; }
+  double score(const Cluster&, NodeId, const ReplicaShape&) override { return 0; }
+  bool first_feasible_wins() const override { return true; }
+};
+
+namespace detail {
+/// Leftover after placement, lexicographic: GPU milli left (primary, GPU replicas) or vCPU
+/// milli left (CPU-only replicas), then the leftover vCPU share in [0,1) as tie-break.
+inline double leftover(const Cluster& c, NodeId id, const ReplicaShape& r) {
+  const Node& n = c.node(id);
+  double cpu_share = n.capacity.cpu_milli > 0
+                         ? double(n.free.cpu_milli - r.cpu_milli) / double(n.capacity.cpu_milli + 1)
+                         : 0.0;
+  if (r.num_gpu > 0) return double(n.free.gpu_milli - r.total_gpu_milli()) + cpu_share;
+  return double(n.free.cpu_milli - r.cpu_milli) + cpu_share;
+}
+}  // namespace detail
+
+/// best-fit: the node left with the least free GPU (milli-GPU; vCPU for CPU-only replicas)
+/// after placement, then the least free vCPU share. score = -leftover.
+class BestFit final : public PlacementPolicy {
+ public:
+  std::string_view name() const override { return "best-fit"; }
+  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return -detail::leftover(c, id, r); }
+};
+
+/// worst-fit: the node left with the most free capacity (spreads load). score = +leftover.
+class WorstFit final : public PlacementPolicy {
+ public:
+  std::string_view name() const override { return "worst-fit"; }
+  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return detail::leftover(c, id, r); }
+};
+
+/// dot-product (Tetris, Grandl et al., SIGCOMM'14): alignment of the request with the free
+/// capacity, both normalised by node capacity: score = sum_d (r_d / C_d) * (f_d / C_d)
+/// over d in {GPU, vCPU, memory}.
+class DotProduct final : public PlacementPolicy {
+ public:
+  std::string_view name() const override { return "dot-product"; }
+  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
+    const Node& n = c.node(id);
+    auto term = [](double req, double free, double cap) { return cap > 0 ? (req / cap) * (free / cap) : 0.0; };
+    return term(double(r.total_gpu_milli()), double(n.free.gpu_milli), double(n.capacity.gpu_milli)) +
+           term(double(r.cpu_milli), double(n.free.cpu_milli), double(n.capacity.cpu_milli)) +
+           term(double(r.mem_mib), double(n.free.mem_mib), double(n.capacity.mem_mib));
+  }
+};
+
+/// gpu-packing (FGD paper baseline "GPU Packing", Weng et al. ATC'23 Sec. 5): prefer, in
+/// tiers, (2) a node with a partly used GPU that can take this share, (1) a node already
+/// running something (some GPU used), (0) an idle node; within a tier, best-fit.
+/// score = tier * 1e9 - leftover.
+class GpuPacking final : public PlacementPolicy {
+ public:
+  std::string_view name() const override { return "gpu-packing"; }
+  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
+    const Node& n = c.node(id);
+    int tier = 0;
+    if (n.free.gpu_milli < n.capacity.gpu_milli) tier = 1;
+    if (r.num_gpu == 1 && r.gpu_milli < kMilliPerGpu) {
+      const std::int32_t* g = c.gpu_free_begin(id);
+      for (int i = 0; i < n.gpus; ++i)
+        if (g[i] < kMilliPerGpu && g[i] >= r.gpu_milli) { tier = 2; break; }
+    }
+    return tier * 1e9 - detail::leftover(c, id, r);
+  }
+};
+
+/// gpu-clustering (FGD paper baseline "GPU Clustering"): keep tasks of the same GPU request
+/// together: a share prefers a node with a partly used GPU whose used milli is a multiple of
+/// the share (same-size shares already there); whole-GPU replicas prefer nodes with no shared
+/// GPU. score = same_kind * 1e9 - leftover.
+class GpuClustering final : public PlacementPolicy {
+ public:
+  std::string_view name() const override { return "gpu-clustering"; }
+  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
+    const Node& n = c.node(id);
+    const std::int32_t* g = c.gpu_free_begin(id);
+    bool same = false;
+    if (r.num_gpu == 1 && r.gpu_milli < kMilliPerGpu) {
+      for (int i = 0; i < n.gpus && !same; ++i) {
+        std::int32_t used = kMilliPerGpu - g[i];
+        same = used > 0 && used < kMilliPerGpu && g[i] >= r.gpu_milli && used % r.gpu_milli == 0;
+      }
+    } else {
+      same = true;
+      for (int i = 0; i < n.gpus; ++i)
+        if (g[i] > 0 && g[i] < kMilliPerGpu) { same = false; break; }
+    }
+    return (same ? 1e9 : 0.0) - detail::leftover(c, id, r);
+  }
+};
+
+/// random: a uniformly random feasible node, seeded (Boost.Random mt19937 and
+/// uniform_real_distribution: portable across platforms).
+class Random final : public PlacementPolicy {
+ public:
+  explicit Random(std::uint64_t seed) : rng_(static_cast<std::uint32_t>(seed ^ (seed >> 32))) {}
+  std::string_view name() const override { return "random"; }
+  double score(const Cluster&, NodeId, const ReplicaShape&) override { return dist_(rng_); }
+
+ private:
+  boost::random::mt19937 rng_;
+  boost::random::uniform_real_distribution<double> dist_{0.0, 1.0};
+};
+
+/// fgd (Fragmentation Gradient Descent, Weng et al., USENIX ATC'23): the node whose expected
+/// fragmentation F_n(M) (fragmentation.hpp) grows least when the replica is placed:
+/// score = -(F_n(M) after - F_n(M) before). M is the workload distribution of the context,
+/// or, when empty, the replica's own shape with weight 1.
+class Fgd final : public PlacementPolicy {
+ public:
+  explicit Fgd(WorkloadDistribution w) : workload_(std::move(w)) {}
+  std::string_view name() const override { return "fgd"; }
+  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
+    const WorkloadDistribution& w = workload_.empty() ? own(r) : workload_;
+    return -(node_fragmentation_after(c, id, r, w) - node_fragmentation(c, id, w));
+  }
+
+ private:
+  const WorkloadDistribution& own(const ReplicaShape& r) {
+    self_.shapes.assign(1, r);
+    self_.weights.assign(1, 1.0);
+    return self_;
+  }
+  WorkloadDistribution workload_;
+  WorkloadDistribution self_;
+};
+
+/// topology: keep a gang's replicas close in the rack/switch tree. The tree (nodes -> racks
+/// -> switches -> core) is a Boost.Graph; the hop distance from every rack to every other is
+/// computed by breadth-first search once per cluster size. The first replica goes best-fit;
+/// each next replica scores -(sum of hop distances to the replicas placed so far) * 1e9 -
+/// leftover, so a gang fills one rack, then one switch, before it spreads.
+class Topology final : public PlacementPolicy {
+ public:
+  std::string_view name() const override { return "topology"; }
+  void begin_gang(const Cluster& c) override {
+    placed_.clear();
+    if (c.size() != built_for_) build(c);
+  }
+  void replica_placed(const Cluster&, const ReplicaAllocation& a) override { placed_.push_back(a.node); }
+  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
+    double d = 0;
+    for (NodeId p : placed_) d += distance(c, p, id);
+    return -d * 1e9 - detail::leftover(c, id, r);
+  }
+  /// Hops between two nodes: 0 same node, 2 same rack, else 2 + rack-to-rack hops.
+  double distance(const Cluster&, NodeId a, NodeId b) const {
+    if (a == b) return 0;
+    auto ra = rack_index_.at(a.index()), rb = rack_index_.at(b.index());
+    if (ra == rb) return 2;
+    return 2 + rack_dist_[ra * racks_ + rb];
+  }
+
+ private:
+  void build(const Cluster& c) {
+    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+    // Racks are keyed by (switch, rack) pairs as given on the nodes.
+    std::map<std::pair<std::int32_t, std::int32_t>, std::size_t> rack_ids;
+    std::map<std::int32_t, std::size_t> switch_ids;
+    rack_index_.assign(c.size(), 0);
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const Node& n = c.nodes()[i];
+      auto [it, inserted] = rack_ids.emplace(std::make_pair(n.switch_id, n.rack), rack_ids.size());
+      rack_index_[i] = it->second;
+      switch_ids.emplace(n.switch_id, switch_ids.size());
+    }
+    racks_ = rack_ids.size();
+    // vertices: racks [0, R), switches [R, R+S), core R+S
+    std::size_t core = racks_ + switch_ids.size();
+    Graph g(core + 1);
+    for (const auto& [key, r] : rack_ids) boost::add_edge(r, racks_ + switch_ids.at(key.first), g);
+    for (const auto& [s, si] : switch_ids) boost::add_edge(racks_ + si, core, g);
+    rack_dist_.assign(racks_ * racks_, 0);
+    std::vector<double> dist(boost::num_vertices(g));
+    for (std::size_t r = 0; r < racks_; ++r) {
+      std::fill(dist.begin(), dist.end(), 0.0);
+      auto vis = boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()));
+      boost::breadth_first_search(g, boost::vertex(r, g), boost::visitor(vis));
+      for (std::size_t q = 0; q < racks_; ++q) rack_dist_[r * racks_ + q] = dist[q];
+    }
+    built_for_ = c.size();
+  }
+
+  std::vector<NodeId> placed_;
+  std::vector<std::size_t> rack_index_;
+  std::vector<double> rack_dist_;
+  std::size_t racks_ = 0;
+  std::size_t built_for_ = 0;
+};
+
+}  // namespace libsched::placement
+
+namespace libsched {
+
+inline const PlacementRegistry& PlacementRegistry::builtin() {
+  static const PlacementRegistry r = [] {
+    PlacementRegistry reg;
+    using namespace placement;
+    reg.add("first-fit", [](const PolicyContext&) { return std::make_unique<FirstFit>(); });
+    reg.add("best-fit", [](const PolicyContext&) { return std::make_unique<BestFit>(); });
+    reg.add("worst-fit", [](const PolicyContext&) { return std::make_unique<WorstFit>(); });
+    reg.add("dot-product", [](const PolicyContext&) { return std::make_unique<DotProduct>(); });
+    reg.add("gpu-packing", [](const PolicyContext&) { return std::make_unique<GpuPacking>(); });
+    reg.add("gpu-clustering", [](const PolicyContext&) { return std::make_unique<GpuClustering>(); });
+    reg.add("random", [](const PolicyContext& ctx) { return std::make_unique<Random>(ctx.seed); });
+    reg.add("fgd", [](const PolicyContext& ctx) { return std::make_unique<Fgd>(ctx.workload); });
+    reg.add("topology", [](const PolicyContext&) { return std::make_unique<Topology>(); });
+    return reg;
+  }();
+  return r;
+}
+
+}  // namespace libsched

@@ -1,0 +1,731 @@
+// The gang scheduler: given the cluster, the running tasks, the waiting queue and `now`,
+// decides which gangs start where, which tasks are preempted, and why the others wait.
+//
+// libsched never reads a clock and never sees a task's actual runtime: `now` is an argument
+// and runtimes are the user's estimates. Rules: platform-model.md; keys and queueing modes:
+// scenario-contract.md; design notes: docs/scheduler.md.
+//
+// Typical use (the simulator does exactly this, see sim/simulator.cpp):
+//   Scheduler s(cluster, options);             // cluster built with Cluster::add_pool/add_node
+//   TaskId t = s.add_task(spec); s.enqueue(t, now);
+//   ScheduleResult r = s.schedule(now);        // placements and preemptions, already applied
+//   ... later: s.release(t, now) when the attempt ends; s.enqueue(t, now) to resubmit.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <unordered_set>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "libsched/cluster.hpp"
+#include "libsched/fragmentation.hpp"
+#include "libsched/node_policy.hpp"
+#include "libsched/placement/builtin.hpp"
+#include "libsched/placement/policy.hpp"
+#include "libsched/quota.hpp"
+#include "libsched/status.hpp"
+#include "libsched/task.hpp"
+#include "libsched/transaction.hpp"
+
+namespace libsched {
+
+/// `scheduler.queueing` (scenario-contract.md "Scheduler keys").
+enum class Queueing : std::uint8_t {
+  greedy,    ///< every waiting task, in queue order, starts if it fits now
+  strict,    ///< the first waiting task that cannot start blocks every task behind it
+  backfill,  ///< greedy, but a later task starts only if it does not delay the head's reservation
+};
+
+struct SchedulerOptions {
+  std::string placement = "best-fit";
+  bool preemption = true;           ///< priority preemption of lower-priority, non-guaranteed tasks
+  bool idle_reclaim = true;         ///< non-idle tasks may preempt tasks running on idle capacity
+  bool spot_eviction = true;        ///< non-spot tasks may evict spot tasks
+  Queueing queueing = Queueing::greedy;
+  Time idle_stability_high = 3600 * kMsPerSecond;    ///< fragment age offered at `high`
+  Time idle_stability_medium = 600 * kMsPerSecond;   ///< fragment age offered at `medium`
+  std::uint64_t seed = 1;
+  WorkloadDistribution workload;    ///< for fgd
+};
+
+enum class PreemptionKind : std::uint8_t { priority, idle_reclaim, spot_eviction };
+inline std::string_view to_string(PreemptionKind k) {
+  switch (k) {
+    case PreemptionKind::priority: return "priority";
+    case PreemptionKind::idle_reclaim: return "idle_reclaim";
+    case PreemptionKind::spot_eviction: return "spot_eviction";
+  }
+  return "?";
+}
+
+/// A started gang. replicas[0] is the master/head, then the workers in order.
+struct Placement {
+  TaskId task;
+  std::size_t option = 0;               ///< index into TaskSpec::options
+  ResourceType capacity = ResourceType::reserved;  ///< class it runs on (idle for an accept_idle fallback)
+  std::vector<ReplicaAllocation> replicas;
+  Time start = 0;
+  QuotaKey quota_key;
+  Resources quota_held;
+};
+
+struct Preemption {
+  TaskId victim;
+  TaskId preemptor;
+  PreemptionKind kind = PreemptionKind::priority;
+};
+
+/// What one schedule() call did, in the order it happened. Victims are already released;
+/// placed tasks are already running.
+struct ScheduleResult {
+  std::vector<Preemption> preemptions;
+  std::vector<TaskId> started;
+  bool empty() const { return preemptions.empty() && started.empty(); }
+};
+
+class Scheduler {
+ public:
+  /// Throws std::out_of_range when options.placement is not in `registry`.
+  explicit Scheduler(Cluster cluster, SchedulerOptions options = {},
+                     const PlacementRegistry& registry = PlacementRegistry::builtin())
+      : cluster_(std::move(cluster)), options_(std::move(options)) {
+    policy_ = registry.create(options_.placement, PolicyContext{options_.seed, options_.workload});
+    node_tasks_.resize(cluster_.size());
+  }
+
+  const Cluster& cluster() const { return cluster_; }
+  QuotaBook& quotas() { return quotas_; }
+  const QuotaBook& quotas() const { return quotas_; }
+  const SchedulerOptions& options() const { return options_; }
+  void add_node_policy(NodePolicy p) { policies_.push_back(std::move(p)); }
+  const std::vector<NodePolicy>& node_policies() const { return policies_; }
+
+  /// Registers a task (not queued yet). Throws std::invalid_argument when it has no option.
+  TaskId add_task(TaskSpec spec) {
+    if (spec.options.empty()) throw std::invalid_argument("task " + spec.name + " has no candidate spec");
+    if (spec.is_idle()) spec.priority = 0;
+    TaskId id(std::int32_t(tasks_.size()));
+    Entry e;
+    e.spec = std::move(spec);
+    tasks_.push_back(std::move(e));
+    return id;
+  }
+  const TaskSpec& task(TaskId t) const { return tasks_.at(t.index()).spec; }
+  /// For the caller to update what a real scheduler would learn (e.g. the remaining runtime
+  /// estimate of a resubmitted attempt). Not while waiting (the queue key would change).
+  TaskSpec& mutable_task(TaskId t) {
+    if (tasks_.at(t.index()).state == State::waiting) throw std::logic_error("mutable_task on a waiting task");
+    return tasks_.at(t.index()).spec;
+  }
+  std::size_t task_count() const { return tasks_.size(); }
+
+  /// Puts a registered (or ended) task in the queue. O(log queue).
+  void enqueue(TaskId t, Time /*now*/) {
+    Entry& e = tasks_.at(t.index());
+    if (e.state != State::idle_state) throw std::logic_error("enqueue: task " + e.spec.name + " is not idle");
+    e.state = State::waiting;
+    e.wait = WaitStatus{};
+    queue_.insert(key(t));
+  }
+  /// Removes a waiting task from the queue (e.g. the user stops it).
+  void dequeue(TaskId t) {
+    Entry& e = tasks_.at(t.index());
+    if (e.state != State::waiting) return;
+    queue_.erase(key(t));
+    e.state = State::idle_state;
+  }
+  bool is_waiting(TaskId t) const { return tasks_.at(t.index()).state == State::waiting; }
+  bool is_running(TaskId t) const { return tasks_.at(t.index()).state == State::running; }
+  std::size_t waiting_count() const { return queue_.size(); }
+  std::size_t running_count() const { return running_.size(); }
+  /// Waiting tasks in queue order.
+  std::vector<TaskId> queue() const {
+    std::vector<TaskId> v;
+    v.reserve(queue_.size());
+    for (const auto& k : queue_) v.push_back(std::get<5>(k));
+    return v;
+  }
+  /// Running tasks in id order.
+  const std::set<TaskId>& running() const { return running_; }
+
+  /// The placement of a running task (nullptr otherwise).
+  const Placement* placement_of(TaskId t) const {
+    const Entry& e = tasks_.at(t.index());
+    return e.state == State::running ? &e.placement : nullptr;
+  }
+
+  /// Ends a running task's attempt: frees its replicas and quota at once. O(replicas).
+  void release(TaskId t, Time now) {
+    Entry& e = tasks_.at(t.index());
+    if (e.state != State::running) throw std::logic_error("release: task " + e.spec.name + " is not running");
+    Transaction tx(cluster_, quotas_);
+    release_into(tx, t);
+    tx.commit();
+    finish_release(t, now);
+  }
+
+  /// Running tasks with a replica on node `n`, in id order.
+  std::vector<TaskId> tasks_on_node(NodeId n) const {
+    std::vector<TaskId> v = node_tasks_.at(n.index());
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }
+  /// Marks a node up or down. Precondition for down: no task runs on it (release them first).
+  void set_node_up(NodeId n, bool up, Time now) {
+    if (!up && !node_tasks_.at(n.index()).empty()) throw std::logic_error("set_node_up: tasks still run on " + cluster_.node(n).name);
+    cluster_.set_up(n, up);
+    cluster_.touch_owner(n, now);
+  }
+
+  /// One scheduling pass at `now` over the queue in order (priority desc, submit asc, name,
+  /// id; idle tasks last). Places every gang that may start under the queueing mode,
+  /// preempting victims where that lets a whole gang start. Cost: O(queue x nodes x replicas)
+  /// in the worst case; identical requests that failed in this pass are not retried.
+  ScheduleResult schedule(Time now) {
+    ScheduleResult out;
+    std::vector<TaskId> order = queue();
+    bool blocked = false;
+    std::optional<TaskId> head;     // backfill: first blocked task
+    Time head_reservation = kTimeNever;
+    std::unordered_set<std::uint64_t> failed_signatures;
+    for (TaskId t : order) {
+      Entry& e = tasks_[t.index()];
+      if (e.state != State::waiting) continue;
+      if (blocked) {
+        e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", tasks_[head->index()].spec.name)};
+        continue;
+      }
+      std::uint64_t sig = signature(t, now);
+      if (sig != 0 && failed_signatures.count(sig)) {
+        continue;  // an identical request failed in this pass, and nothing was released since
+      }
+      Transaction tx(cluster_, quotas_);
+      std::vector<Preemption> victims;
+      std::optional<Placement> p = try_start(tx, t, now);
+      if (!p && may_preempt(t)) p = try_preempt(tx, t, now, victims);
+      if (p && head && options_.queueing == Queueing::backfill) {
+        // Would starting t delay the head's reserved start? Tentatively count t as running.
+        Time r = reservation_with(tx, *head, now, t, *p);
+        if (r > head_reservation) {
+          e.wait = WaitStatus{WaitCode::blocked_by_queue,
+                              fmt::format("would delay the reserved start of {} (backfill)", tasks_[head->index()].spec.name)};
+          continue;  // tx rolls back
+        }
+      }
+      if (!p) {
+        if (sig != 0 && victims.empty()) failed_signatures.insert(sig);
+        if (options_.queueing == Queueing::strict) {
+          blocked = true;
+          head = t;
+        } else if (options_.queueing == Queueing::backfill && !head) {
+          head = t;
+          head_reservation = reservation(*head, now);
+        }
+        continue;
+      }
+      tx.commit();
+      if (!victims.empty()) failed_signatures.clear();
+      for (const auto& v : victims) {
+        finish_release(v.victim, now);
+        out.preemptions.push_back(v);
+      }
+      commit_start(t, std::move(*p), now);
+      out.started.push_back(t);
+    }
+    return out;
+  }
+
+  /// Why task `t` waits now (status code and one line with numbers). For a task that is not
+  /// waiting, the status of its last pass. Does not change any state.
+  WaitStatus explain(TaskId t, Time now) {
+    Entry& e = tasks_.at(t.index());
+    if (e.state != State::waiting) return e.wait;
+    if (e.wait.code == WaitCode::blocked_by_queue && !e.wait.reason.empty()) return e.wait;
+    return diagnose(t, now);
+  }
+
+  /// RayJob autoscaling: places one more worker of the running task's chosen option, on its
+  /// capacity class, charging quota per replica. Returns nullopt when it does not fit now.
+  std::optional<ReplicaAllocation> add_worker(TaskId t, Time now) {
+    Entry& e = tasks_.at(t.index());
+    if (e.state != State::running) return std::nullopt;
+    const ReplicaShape& w = e.spec.options[e.placement.option].worker;
+    if (!quotas_.admits(e.placement.quota_key, w.resources())) return std::nullopt;
+    NodeFilter f = NodeFilter::build(policies_, e.spec, now, cluster_.size());
+    policy_->begin_gang(cluster_);
+    for (const auto& a : e.placement.replicas) policy_->replica_placed(cluster_, a);
+    NodeId best = pick_node(e.spec, e.placement.capacity, w, f, now, false);
+    if (!best.valid()) return std::nullopt;
+    ReplicaAllocation a = cluster_.allocate(best, w);
+    quotas_.charge(e.placement.quota_key, w.resources(), +1);
+    e.placement.quota_held += w.resources();
+    e.placement.replicas.push_back(a);
+    node_tasks_[best.index()].push_back(t);
+    if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(best, now);
+    return a;
+  }
+  /// Releases the most recently added worker of a running task (never the master/head).
+  /// Returns false when only the master/head is left.
+  bool remove_worker(TaskId t, Time now) {
+    Entry& e = tasks_.at(t.index());
+    if (e.state != State::running || e.placement.replicas.size() <= 1) return false;
+    ReplicaAllocation a = e.placement.replicas.back();
+    e.placement.replicas.pop_back();
+    cluster_.release(a);
+    Resources r = a.resources();
+    quotas_.charge(e.placement.quota_key, r, -1);
+    e.placement.quota_held -= r;
+    auto& v = node_tasks_[a.node.index()];
+    v.erase(std::find(v.begin(), v.end(), t));
+    if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
+    return true;
+  }
+
+  /// May running task `victim` be preempted for waiting task `preemptor`? (platform-model.md
+  /// "Priority, guarantee"): never a guaranteed victim; the preemptor must be non-idle and
+  /// non-spot; a victim on idle capacity yields to any such preemptor (idle_reclaim), a spot
+  /// victim too (spot_eviction); any other victim only with `preemption` on and a strictly
+  /// lower priority.
+  std::optional<PreemptionKind> preemption_kind(TaskId preemptor, TaskId victim) const {
+    const Entry& p = tasks_.at(preemptor.index());
+    const Entry& v = tasks_.at(victim.index());
+    if (v.state != State::running || v.spec.guarantee) return std::nullopt;
+    if (p.spec.resource_type == ResourceType::idle || p.spec.resource_type == ResourceType::spot) return std::nullopt;
+    if (v.placement.capacity == ResourceType::idle) {
+      if (options_.idle_reclaim) return PreemptionKind::idle_reclaim;
+      return std::nullopt;
+    }
+    if (v.placement.capacity == ResourceType::spot) {
+      if (options_.spot_eviction) return PreemptionKind::spot_eviction;
+      return std::nullopt;
+    }
+    if (options_.preemption && v.spec.priority < p.spec.priority) return PreemptionKind::priority;
+    return std::nullopt;
+  }
+
+ private:
+  enum class State : std::uint8_t { idle_state, waiting, running };
+  struct Entry {
+    TaskSpec spec;
+    State state = State::idle_state;
+    Placement placement;
+    WaitStatus wait;
+  };
+  // (idle last, priority desc, submit asc, name, id)
+  using QueueKey = std::tuple<int, int, Time, std::string, int, TaskId>;
+  QueueKey key(TaskId t) const {
+    const TaskSpec& s = tasks_[t.index()].spec;
+    return {s.is_idle() ? 1 : 0, -s.priority, s.submit, s.name, 0, t};
+  }
+
+  // ------------------------------------------------------------------ placement
+  bool node_eligible(const TaskSpec& s, ResourceType cls, NodeId n, const NodeFilter& f, Time now, bool ignore_filter) const {
+    const Node& node = cluster_.node(n);
+    switch (cls) {
+      case ResourceType::reserved:
+        if (node.pool != s.pool) return false;
+        break;
+      case ResourceType::pay_as_you_go:
+      case ResourceType::spot:
+        if (s.pool.valid() ? node.pool != s.pool : cluster_.pool(node.pool).kind != PoolKind::shared) return false;
+        break;
+      case ResourceType::idle: {
+        if (s.resource_type == ResourceType::idle && s.pool.valid() && node.pool != s.pool) return false;
+        Time age = now - node.last_owner_change;
+        if (s.idle_stability == IdleStability::high && age < options_.idle_stability_high) return false;
+        if (s.idle_stability == IdleStability::medium && age < options_.idle_stability_medium) return false;
+        break;
+      }
+    }
+    return ignore_filter || f.allowed(n);
+  }
+
+  NodeId pick_node(const TaskSpec& s, ResourceType cls, const ReplicaShape& r, const NodeFilter& f, Time now, bool ignore_filter) {
+    NodeId best;
+    double best_score = 0;
+    bool first_wins = policy_->first_feasible_wins();
+    for (std::size_t i = 0, n = cluster_.size(); i < n; ++i) {
+      NodeId id(static_cast<std::int32_t>(i));
+      if (!cluster_.fits(id, r)) continue;
+      if (!node_eligible(s, cls, id, f, now, ignore_filter)) continue;
+      if (first_wins) return id;
+      double sc = policy_->score(cluster_, id, r);
+      if (!best.valid() || sc > best_score) {
+        best = id;
+        best_score = sc;
+      }
+    }
+    return best;
+  }
+
+  /// Places every replica of option `opt` on class `cls` inside `tx`, or none.
+  std::optional<std::vector<ReplicaAllocation>> place_gang(Transaction& tx, const TaskSpec& s, std::size_t opt, ResourceType cls,
+                                                           const NodeFilter& f, Time now, bool ignore_filter) {
+    std::size_t m = tx.mark();
+    std::vector<ReplicaAllocation> out;
+    out.reserve(std::size_t(s.replicas()));
+    policy_->begin_gang(cluster_);
+    for (std::int32_t i = 0; i < s.replicas(); ++i) {
+      const ReplicaShape& r = i == 0 ? s.options[opt].head : s.options[opt].worker;
+      NodeId n = pick_node(s, cls, r, f, now, ignore_filter);
+      if (!n.valid()) {
+        tx.rollback_to(m);
+        return std::nullopt;
+      }
+      out.push_back(tx.allocate(n, r));
+      policy_->replica_placed(cluster_, out.back());
+    }
+    return out;
+  }
+
+  /// Capacity classes a task may run on, in the order tried.
+  static std::vector<ResourceType> classes(const TaskSpec& s) {
+    if (s.resource_type != ResourceType::reserved) return {s.resource_type};
+    if (s.prefer_idle) return {ResourceType::idle, ResourceType::reserved};
+    if (s.accept_idle) return {ResourceType::reserved, ResourceType::idle};
+    return {ResourceType::reserved};
+  }
+  QuotaKey quota_key(const TaskSpec& s, ResourceType cls) const { return QuotaKey{s.user, cls, s.pool}; }
+
+  /// Tries every class and candidate spec in order; on success the gang and its quota are
+  /// taken inside `tx` and the placement is returned.
+  std::optional<Placement> try_start(Transaction& tx, TaskId t, Time now, bool ignore_filter = false) {
+    const TaskSpec& s = tasks_[t.index()].spec;
+    NodeFilter f = NodeFilter::build(policies_, s, now, cluster_.size());
+    for (ResourceType cls : classes(s)) {
+      QuotaKey k = quota_key(s, cls);
+      for (std::size_t i = 0; i < s.options.size(); ++i) {
+        Resources d = s.demand(i);
+        if (!quotas_.admits(k, d)) continue;
+        auto reps = place_gang(tx, s, i, cls, f, now, ignore_filter);
+        if (!reps) continue;
+        tx.charge(k, d, +1);
+        Placement p;
+        p.task = t;
+        p.option = i;
+        p.capacity = cls;
+        p.replicas = std::move(*reps);
+        p.start = now;
+        p.quota_key = k;
+        p.quota_held = cls == ResourceType::idle ? Resources{} : d;
+        return p;
+      }
+    }
+    return std::nullopt;
+  }
+
+  bool may_preempt(TaskId t) const {
+    const TaskSpec& s = tasks_[t.index()].spec;
+    if (s.resource_type == ResourceType::idle || s.resource_type == ResourceType::spot) return false;
+    return options_.preemption || options_.idle_reclaim || options_.spot_eviction;
+  }
+
+  Time work_lost(const Entry& v, Time now) const {
+    Time e = now - v.placement.start;
+    Time c = v.spec.checkpoint_interval;
+    return c > 0 ? e - (e / c) * c : e;
+  }
+
+  /// Gang-aware preemption: candidates ordered idle, spot, others; lowest priority first; then
+  /// least work lost since the last checkpoint; then id. Adds victims until the whole gang
+  /// starts, then drops every victim the gang does not need (newest first), so the set is
+  /// minimal. Never preempts in vain: without a successful start nothing changes.
+  std::optional<Placement> try_preempt(Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims) {
+    struct Cand { int cls; std::int32_t prio; Time lost; TaskId id; PreemptionKind kind; };
+    std::vector<Cand> cands;
+    for (TaskId v : running_) {
+      auto k = preemption_kind(t, v);
+      if (!k) continue;
+      const Entry& ve = tasks_[v.index()];
+      int cls = ve.placement.capacity == ResourceType::idle ? 0 : ve.placement.capacity == ResourceType::spot ? 1 : 2;
+      cands.push_back({cls, ve.spec.priority, work_lost(ve, now), v, *k});
+    }
+    if (cands.empty()) return std::nullopt;
+    std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
+      return std::tie(a.cls, a.prio, a.lost, a.id) < std::tie(b.cls, b.prio, b.lost, b.id);
+    });
+    std::size_t m0 = tx.mark();
+    std::vector<std::size_t> chosen;
+    bool ok = false;
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      release_into(tx, cands[i].id);
+      chosen.push_back(i);
+      std::size_t m1 = tx.mark();
+      if (try_start(tx, t, now)) {
+        ok = true;
+        tx.rollback_to(m1);
+        break;
+      }
+    }
+    if (!ok) {
+      tx.rollback_to(m0);
+      return std::nullopt;
+    }
+    // Minimise: drop each victim (newest first) if the gang still starts without it.
+    std::vector<bool> keep(chosen.size(), true);
+    for (std::size_t j = chosen.size(); j-- > 0;) {
+      tx.rollback_to(m0);
+      for (std::size_t q = 0; q < chosen.size(); ++q)
+        if (keep[q] && q != j) release_into(tx, cands[chosen[q]].id);
+      if (try_start(tx, t, now)) keep[j] = false;
+    }
+    tx.rollback_to(m0);
+    for (std::size_t q = 0; q < chosen.size(); ++q) {
+      if (!keep[q]) continue;
+      release_into(tx, cands[chosen[q]].id);
+      victims.push_back(Preemption{cands[chosen[q]].id, t, cands[chosen[q]].kind});
+    }
+    auto p = try_start(tx, t, now);
+    if (!p) {  // cannot happen: the kept set was tested; stay safe
+      tx.rollback_to(m0);
+      victims.clear();
+    }
+    return p;
+  }
+
+  void release_into(Transaction& tx, TaskId t) {
+    const Placement& p = tasks_[t.index()].placement;
+    for (const auto& a : p.replicas) tx.release(a);
+    if (p.capacity != ResourceType::idle) tx.charge(p.quota_key, p.quota_held, -1);
+  }
+
+  void finish_release(TaskId t, Time now) {
+    Entry& e = tasks_[t.index()];
+    for (const auto& a : e.placement.replicas) {
+      auto& v = node_tasks_[a.node.index()];
+      v.erase(std::find(v.begin(), v.end(), t));
+      if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
+    }
+    running_.erase(t);
+    e.state = State::idle_state;
+    e.placement = Placement{};
+  }
+
+  void commit_start(TaskId t, Placement p, Time now) {
+    Entry& e = tasks_[t.index()];
+    queue_.erase(key(t));
+    e.state = State::running;
+    e.wait = WaitStatus{};
+    for (const auto& a : p.replicas) {
+      node_tasks_[a.node.index()].push_back(t);
+      if (p.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
+    }
+    e.placement = std::move(p);
+    running_.insert(t);
+  }
+
+  /// Signature of a request for the per-pass failure memo; 0 = do not memoise (node policies
+  /// apply, or idle stability depends on node age).
+  std::uint64_t signature(TaskId t, Time now) const {
+    const TaskSpec& s = tasks_[t.index()].spec;
+    for (const auto& p : policies_)
+      if (p.applies(s, now)) return 0;
+    std::uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; h ^= h >> 29; };
+    mix(std::uint64_t(s.resource_type));
+    mix(std::uint64_t(s.accept_idle) * 2 + std::uint64_t(s.prefer_idle));
+    mix(std::uint64_t(s.idle_stability));
+    mix(std::uint64_t(std::int64_t(s.pool.value)));
+    mix(std::uint64_t(s.workers));
+    mix(std::uint64_t(s.priority));
+    mix(std::uint64_t(s.guarantee));
+    for (const auto& o : s.options)
+      for (const ReplicaShape* r : {&o.head, &o.worker}) {
+        mix(std::uint64_t(r->num_gpu));
+        mix(std::uint64_t(r->gpu_milli));
+        mix(std::uint64_t(r->cpu_milli));
+        mix(std::uint64_t(r->mem_mib));
+        mix(r->models);
+      }
+    if (s.resource_type == ResourceType::reserved || quotas_.find(quota_key(s, s.resource_type)))
+      mix(std::hash<std::string>{}(s.user));
+    return h == 0 ? 1 : h;
+  }
+
+  // ------------------------------------------------------------------ backfill reservations
+  /// Expected end of a running task: start + its runtime estimate (never if unknown; an
+  /// overdue task is expected to end now).
+  Time expected_end(TaskId t, Time now) const {
+    const Entry& e = tasks_[t.index()];
+    if (e.spec.runtime_estimate < 0) return kTimeNever;
+    return std::max(now, e.placement.start + e.spec.runtime_estimate);
+  }
+
+  /// Earliest time the waiting task `head` could start if running tasks end at their expected
+  /// ends and nothing else starts (EASY backfilling's shadow time). kTimeNever if unknown.
+  Time reservation(TaskId head, Time now) {
+    Transaction tx(cluster_, quotas_);
+    return reservation_in(tx, head, now, {});
+  }
+  Time reservation_with(Transaction& tx, TaskId head, Time now, TaskId extra, const Placement& extra_p) {
+    std::size_t m = tx.mark();
+    // `extra` is tentatively placed inside tx already; treat it as running with its estimate.
+    std::vector<std::pair<Time, const Placement*>> ex;
+    const TaskSpec& s = tasks_[extra.index()].spec;
+    Time end = s.runtime_estimate < 0 ? kTimeNever : now + s.runtime_estimate;
+    ex.emplace_back(end, &extra_p);
+    Time r = reservation_in(tx, head, now, ex);
+    tx.rollback_to(m);
+    return r;
+  }
+  Time reservation_in(Transaction& tx, TaskId head, Time now, const std::vector<std::pair<Time, const Placement*>>& extra) {
+    std::vector<std::pair<Time, const Placement*>> ends(extra);
+    for (TaskId t : running_) ends.emplace_back(expected_end(t, now), &tasks_[t.index()].placement);
+    std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::size_t m = tx.mark();
+    Time result = kTimeNever;
+    {
+      std::size_t m1 = tx.mark();
+      if (try_start(tx, head, now)) result = now;
+      tx.rollback_to(m1);
+    }
+    for (std::size_t i = 0; i < ends.size() && result == kTimeNever; ++i) {
+      if (ends[i].first == kTimeNever) break;
+      const Placement* p = ends[i].second;
+      for (const auto& a : p->replicas) tx.release(a);
+      if (p->capacity != ResourceType::idle) tx.charge(p->quota_key, p->quota_held, -1);
+      if (i + 1 < ends.size() && ends[i + 1].first == ends[i].first) continue;
+      std::size_t m1 = tx.mark();
+      if (try_start(tx, head, ends[i].first)) result = ends[i].first;
+      tx.rollback_to(m1);
+    }
+    tx.rollback_to(m);
+    return result;
+  }
+
+ public:
+  /// Test hook: the head's reservation now (EASY shadow time), kTimeNever when unknown.
+  Time reservation_of(TaskId head, Time now) { return reservation(head, now); }
+
+ private:
+  // ------------------------------------------------------------------ diagnosis
+  WaitStatus diagnose(TaskId t, Time now) {
+    const TaskSpec& s = tasks_[t.index()].spec;
+    const ReplicaShape& w = s.options[0].worker;
+    std::string model = w.num_gpu == 0 ? "CPU" : model_names(w.models);
+    std::string need = fmt::format("needs {} x {} on {}", s.replicas(), shape_str(w), model);
+    // 1. Could it ever fit (empty cluster, every node up)? Per replica against node capacity.
+    bool any_option_fits = false;
+    bool quota_never = true;
+    for (ResourceType cls : classes(s)) {
+      for (std::size_t i = 0; i < s.options.size(); ++i) {
+        if (!quotas_.never_admits(quota_key(s, cls), s.demand(i))) quota_never = false;
+        bool ok = true;
+        for (const ReplicaShape* r : {&s.options[i].head, &s.options[i].worker}) {
+          bool found = false;
+          for (std::size_t n = 0; n < cluster_.size() && !found; ++n) {
+            const Node& node = cluster_.nodes()[n];
+            if (!capacity_fits(node, *r)) continue;
+            found = pool_ok(s, cls, node);
+          }
+          ok = ok && found;
+        }
+        any_option_fits = any_option_fits || ok;
+      }
+    }
+    if (!any_option_fits) {
+      std::int32_t largest = 0;
+      for (const auto& n : cluster_.nodes())
+        if (w.num_gpu == 0 || w.models == 0 || (n.model >= 0 && ((w.models >> n.model) & 1u))) largest = std::max(largest, n.gpus);
+      return {WaitCode::never_fits, fmt::format("{}; largest node has {} GPU", need, largest)};
+    }
+    if (quota_never) return {WaitCode::never_fits, fmt::format("{}; demand exceeds the quota of {} even with nothing running", need, s.user)};
+    // 2. Quota now.
+    bool quota_ok = false;
+    for (ResourceType cls : classes(s))
+      for (std::size_t i = 0; i < s.options.size(); ++i) quota_ok = quota_ok || quotas_.admits(quota_key(s, cls), s.demand(i));
+    if (!quota_ok) {
+      const auto* q = quotas_.find(quota_key(s, s.resource_type));
+      double left = q ? double(q->limit.gpu_milli - q->used.gpu_milli) / 1000.0 : 0.0;
+      return {WaitCode::waits_for_quota, fmt::format("{}; task demand {} GPU exceeds remaining quota {} GPU of {} ({})",
+                                                     need, gpus_str(s.demand(0).gpu_milli), left, s.user, to_string(s.resource_type))};
+    }
+    // 3. Node policy: would it start without the blocks?
+    NodeFilter f = NodeFilter::build(policies_, s, now, cluster_.size());
+    if (!f.empty()) {
+      Transaction tx(cluster_, quotas_);
+      bool with = try_start(tx, t, now).has_value();
+      tx.rollback_to(0);
+      bool without = !with && try_start(tx, t, now, true).has_value();
+      if (without) {
+        std::string nodes;
+        for (NodeId n : f.blocked()) nodes += (nodes.empty() ? "" : ",") + cluster_.node(n).name;
+        return {WaitCode::blocked_by_node_policy, "quota check failed due to node blacklist: " + nodes};
+      }
+    }
+    // 4. Preemption would let it start?
+    if (may_preempt(t)) {
+      Transaction tx(cluster_, quotas_);
+      std::vector<Preemption> v;
+      if (try_preempt(tx, t, now, v))
+        return {WaitCode::fits_after_preemption, fmt::format("{}; fits after preempting {} task(s)", need, v.size())};
+    }
+    // 5. Fragmentation vs capacity.
+    std::int64_t free_total = 0;
+    std::int32_t largest_frag = 0;
+    for (std::size_t n = 0; n < cluster_.size(); ++n) {
+      const Node& node = cluster_.nodes()[n];
+      if (!node.up || !pool_ok(s, classes(s).front(), node)) continue;
+      if (w.num_gpu > 0 && w.models != 0 && !(node.model >= 0 && ((w.models >> node.model) & 1u))) continue;
+      free_total += node.free.gpu_milli;
+      largest_frag = std::max(largest_frag, cluster_.usable_gpus(node, w.gpu_milli));
+    }
+    if (w.num_gpu > 0 && free_total >= s.demand(0).gpu_milli)
+      return {WaitCode::waits_for_fragmentation,
+              fmt::format("{}; {} GPU free in total but largest free fragment {} GPU", need, gpus_str(free_total), largest_frag)};
+    return {WaitCode::waits_for_capacity, fmt::format("{}; {} GPU free in eligible nodes", need, gpus_str(free_total))};
+  }
+
+  bool pool_ok(const TaskSpec& s, ResourceType cls, const Node& node) const {
+    switch (cls) {
+      case ResourceType::reserved: return node.pool == s.pool;
+      case ResourceType::pay_as_you_go:
+      case ResourceType::spot:
+        return s.pool.valid() ? node.pool == s.pool : cluster_.pool(node.pool).kind == PoolKind::shared;
+      case ResourceType::idle: return !(s.resource_type == ResourceType::idle && s.pool.valid() && node.pool != s.pool);
+    }
+    return false;
+  }
+  static bool capacity_fits(const Node& n, const ReplicaShape& r) {
+    if (r.cpu_milli > n.capacity.cpu_milli || r.mem_mib > n.capacity.mem_mib) return false;
+    if (r.num_gpu == 0) return true;
+    if (n.model < 0 || (r.models != 0 && !((r.models >> n.model) & 1u))) return false;
+    return n.gpus >= r.num_gpu;
+  }
+  std::string model_names(ModelMask m) const {
+    if (m == 0) return "any GPU model";
+    std::string s;
+    for (std::size_t i = 0; i < cluster_.models().size(); ++i)
+      if ((m >> i) & 1u) s += (s.empty() ? "" : "|") + cluster_.models()[i];
+    return s;
+  }
+  static std::string gpus_str(std::int64_t milli) {
+    return milli % 1000 == 0 ? fmt::format("{}", milli / 1000) : fmt::format("{:.3f}", double(milli) / 1000.0);
+  }
+  static std::string shape_str(const ReplicaShape& r) {
+    if (r.num_gpu == 0) return fmt::format("{} vCPU", gpus_str(r.cpu_milli));
+    if (r.gpu_milli < kMilliPerGpu) return fmt::format("{} milli-GPU", r.gpu_milli);
+    return fmt::format("{} GPU", r.num_gpu);
+  }
+
+  Cluster cluster_;
+  SchedulerOptions options_;
+  std::unique_ptr<PlacementPolicy> policy_;
+  QuotaBook quotas_;
+  std::vector<NodePolicy> policies_;
+  std::vector<Entry> tasks_;
+  std::set<QueueKey> queue_;
+  std::set<TaskId> running_;
+  std::vector<std::vector<TaskId>> node_tasks_;
+};
+
+}  // namespace libsched

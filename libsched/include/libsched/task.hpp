@@ -1,0 +1,74 @@
+// What the scheduler knows about a task: its gang shape, capacity class, priority, quota
+// owner and the user's runtime estimate (never the actual runtime). platform-model.md
+// "Task shapes", "Resource types", "Priority, guarantee, resource priority".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "libsched/cluster.hpp"
+#include "libsched/ids.hpp"
+#include "libsched/resources.hpp"
+
+namespace libsched {
+
+enum class TaskType : std::uint8_t { pytorch_job, ray_job };
+/// Capacity class (resource type). Order matters nowhere; see victim_class_rank in preemption.
+enum class ResourceType : std::uint8_t { reserved, pay_as_you_go, spot, idle };
+/// Idle stability level: which idle fragments a task accepts (platform-model.md "Idle stability").
+enum class IdleStability : std::uint8_t { high, medium, low };
+
+std::string_view to_string(TaskType t);
+std::string_view to_string(ResourceType t);
+
+/// One way to run the gang: the shape of the master/head replica and of each worker.
+/// A task's `options` are its candidate instance specs in resource-priority order
+/// (first tried first); every replica of one attempt uses the same option.
+struct GangOption {
+  std::string label;        ///< spec name shown in outputs (e.g. "a100.8x"), "" for inline shapes
+  ReplicaShape head;        ///< PyTorchJob master (= worker shape) or RayJob head
+  ReplicaShape worker;
+};
+
+/// The scheduler's view of a task. Priority 1..9 (higher first); idle tasks carry priority 0
+/// internally (they have none: platform-model.md forbids setting it).
+struct TaskSpec {
+  std::string name;
+  std::string user;
+  std::string tenant = "default";
+  TaskType type = TaskType::pytorch_job;
+  ResourceType resource_type = ResourceType::reserved;
+  PoolId pool;                       ///< required for reserved; invalid = any eligible pool
+  std::int32_t priority = 5;
+  bool guarantee = false;
+  bool accept_idle = false;          ///< reserved only: may fall back to idle capacity
+  bool prefer_idle = false;          ///< reserved only: try idle capacity first
+  IdleStability idle_stability = IdleStability::low;
+  std::int32_t workers = 0;          ///< gang = 1 master/head + workers
+  std::vector<GangOption> options;   ///< non-empty
+  Time submit = 0;                   ///< original submit time (orders the queue across resubmissions)
+  Time runtime_estimate = -1;        ///< user's estimate of the remaining run time; -1 unknown
+  Time checkpoint_interval = 0;      ///< 0: no checkpoints
+  std::vector<std::string> selected_policies;  ///< names of `explicit` node policies it selects
+
+  std::int32_t replicas() const { return 1 + workers; }
+  bool is_idle() const { return resource_type == ResourceType::idle; }
+  /// Whole-gang demand of option `i` (what quota is checked against).
+  Resources demand(std::size_t i) const {
+    return options[i].head.resources() + options[i].worker.resources() * workers;
+  }
+};
+
+inline std::string_view to_string(TaskType t) { return t == TaskType::pytorch_job ? "PyTorchJob" : "RayJob"; }
+inline std::string_view to_string(ResourceType t) {
+  switch (t) {
+    case ResourceType::reserved: return "reserved";
+    case ResourceType::pay_as_you_go: return "pay_as_you_go";
+    case ResourceType::spot: return "spot";
+    case ResourceType::idle: return "idle";
+  }
+  return "?";
+}
+
+}  // namespace libsched
