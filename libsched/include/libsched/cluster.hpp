@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -155,6 +156,7 @@ class Cluster {
     node_ids_.emplace(n.name, id);
     nodes_.push_back(std::move(n));
     total_ += nodes_.back().capacity;
+    free_gpu_index_.emplace(nodes_.back().free.gpu_milli, id.value);
     return id;
   }
 
@@ -167,6 +169,10 @@ class Cluster {
   }
   /// Sum of all nodes' capacity (up or down).
   const Resources& total_capacity() const { return total_; }
+
+  /// Every node keyed by (free milli-GPU, node id), ascending: lets best-fit / worst-fit
+  /// policies visit nodes in leftover order and stop early (O(log N) upkeep per allocation).
+  const std::set<std::pair<std::int64_t, std::int32_t>>& free_gpu_index() const { return free_gpu_index_; }
 
   /// Free milli-GPU of GPU `g` of node `id`.
   std::int32_t gpu_free(NodeId id, int g) const { return gpu_free_[nodes_[id.index()].gpu_offset + std::size_t(g)]; }
@@ -233,6 +239,10 @@ class Cluster {
 
  private:
   void apply(Node& n, const ReplicaAllocation& a, int sign) {
+    if (a.gpu_mask != 0) {
+      free_gpu_index_.erase({n.free.gpu_milli, a.node.value});
+      free_gpu_index_.emplace(n.free.gpu_milli + sign * a.total_gpu_milli(), a.node.value);
+    }
     std::int32_t* g = gpu_free_.data() + n.gpu_offset;
     for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) {
       int i = std::countr_zero(m);
@@ -250,6 +260,7 @@ class Cluster {
   std::vector<Node> nodes_;
   std::unordered_map<std::string, NodeId> node_ids_;
   std::vector<std::int32_t> gpu_free_;
+  std::set<std::pair<std::int64_t, std::int32_t>> free_gpu_index_;
   Resources total_;
 };
 

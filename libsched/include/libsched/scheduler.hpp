@@ -352,6 +352,32 @@ class Scheduler {
   NodeId pick_node(const TaskSpec& s, ResourceType cls, const ReplicaShape& r, const NodeFilter& f, Time now, bool ignore_filter) {
     NodeId best;
     double best_score = 0;
+    auto order = policy_->scan_order();
+    if (r.num_gpu > 0 && order != PlacementPolicy::ScanOrder::all_nodes) {
+      // Visit nodes by free GPU, stop after the first free-GPU value with a feasible node.
+      const auto& idx = cluster_.free_gpu_index();
+      std::int64_t best_key = -1;
+      auto visit = [&](const std::pair<std::int64_t, std::int32_t>& e) {
+        if (best.valid() && e.first != best_key) return false;
+        NodeId id(e.second);
+        if (!cluster_.fits(id, r) || !node_eligible(s, cls, id, f, now, ignore_filter)) return true;
+        double sc = policy_->score(cluster_, id, r);
+        if (!best.valid() || sc > best_score || (sc == best_score && id < best)) {
+          best = id;
+          best_score = sc;
+          best_key = e.first;
+        }
+        return true;
+      };
+      if (order == PlacementPolicy::ScanOrder::least_free_gpu_first) {
+        for (auto it = idx.lower_bound({r.total_gpu_milli(), -1}); it != idx.end(); ++it)
+          if (!visit(*it)) break;
+      } else {
+        for (auto it = idx.rbegin(); it != idx.rend() && it->first >= r.total_gpu_milli(); ++it)
+          if (!visit(*it)) break;
+      }
+      return best;
+    }
     bool first_wins = policy_->first_feasible_wins();
     for (std::size_t i = 0, n = cluster_.size(); i < n; ++i) {
       NodeId id(static_cast<std::int32_t>(i));

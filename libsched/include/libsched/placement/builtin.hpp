@@ -47,6 +47,7 @@ class BestFit final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "best-fit"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return -detail::leftover(c, id, r); }
+  ScanOrder scan_order() const override { return ScanOrder::least_free_gpu_first; }
 };
 
 /// worst-fit: the node left with the most free capacity (spreads load). score = +leftover.
@@ -54,6 +55,7 @@ class WorstFit final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "worst-fit"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return detail::leftover(c, id, r); }
+  ScanOrder scan_order() const override { return ScanOrder::most_free_gpu_first; }
 };
 
 /// dot-product (Tetris, Grandl et al., SIGCOMM'14): alignment of the request with the free
