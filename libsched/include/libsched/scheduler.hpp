@@ -102,10 +102,17 @@ class Scheduler {
   }
 
   const Cluster& cluster() const { return cluster_; }
-  QuotaBook& quotas() { return quotas_; }
+  /// Mutable quota book (e.g. to set limits); counts as a capacity change.
+  QuotaBook& quotas() {
+    ++capacity_epoch_;
+    return quotas_;
+  }
   const QuotaBook& quotas() const { return quotas_; }
   const SchedulerOptions& options() const { return options_; }
-  void add_node_policy(NodePolicy p) { policies_.push_back(std::move(p)); }
+  void add_node_policy(NodePolicy p) {
+    policies_.push_back(std::move(p));
+    ++capacity_epoch_;
+  }
   const std::vector<NodePolicy>& node_policies() const { return policies_; }
 
   /// Registers a task (not queued yet). Throws std::invalid_argument when it has no option.
@@ -133,7 +140,10 @@ class Scheduler {
     if (e.state != State::idle_state) throw std::logic_error("enqueue: task " + e.spec.name + " is not idle");
     e.state = State::waiting;
     e.wait = WaitStatus{};
+    e.failed_epoch = ~std::uint64_t{0};
     queue_.insert(key(t));
+    fresh_.push_back(t);
+    if (ages(e.spec) && std::find(aging_.begin(), aging_.end(), t) == aging_.end()) aging_.push_back(t);
   }
   /// Removes a waiting task from the queue (e.g. the user stops it).
   void dequeue(TaskId t) {
@@ -141,6 +151,7 @@ class Scheduler {
     if (e.state != State::waiting) return;
     queue_.erase(key(t));
     e.state = State::idle_state;
+    if (!aging_.empty()) aging_.erase(std::remove(aging_.begin(), aging_.end(), t), aging_.end());
   }
   bool is_waiting(TaskId t) const { return tasks_.at(t.index()).state == State::waiting; }
   bool is_running(TaskId t) const { return tasks_.at(t.index()).state == State::running; }
@@ -184,6 +195,7 @@ class Scheduler {
     if (!up && !node_tasks_.at(n.index()).empty()) throw std::logic_error("set_node_up: tasks still run on " + cluster_.node(n).name);
     cluster_.set_up(n, up);
     cluster_.touch_owner(n, now);
+    if (up) ++capacity_epoch_;
   }
 
   /// One scheduling pass at `now` over the queue in order (priority desc, submit asc, name,
@@ -192,9 +204,23 @@ class Scheduler {
   /// in the worst case; identical requests that failed in this pass are not retried.
   ScheduleResult schedule(Time now) {
     ScheduleResult out;
-    std::vector<TaskId> order = queue();
+    note_time(now);
+    std::vector<TaskId> order;
+    if (options_.queueing == Queueing::greedy && capacity_epoch_ == last_pass_epoch_) {
+      // Nothing was released since the last pass: only tasks enqueued since then, and tasks
+      // whose idle fragments age with time, can start now (everything else failed on at
+      // least this much capacity).
+      order = fresh_;
+      for (TaskId t : aging_)
+        if (tasks_[t.index()].state == State::waiting) order.push_back(t);
+      std::sort(order.begin(), order.end(), [this](TaskId a, TaskId b) { return key(a) < key(b); });
+      order.erase(std::unique(order.begin(), order.end()), order.end());
+    } else {
+      order = queue();
+    }
+    fresh_.clear();
     bool blocked = false;
-    std::optional<TaskId> head;     // backfill: first blocked task
+    std::optional<TaskId> head;     // strict: the blocking task; backfill: first blocked task
     Time head_reservation = kTimeNever;
     std::unordered_set<std::uint64_t> failed_signatures;
     for (TaskId t : order) {
@@ -204,17 +230,20 @@ class Scheduler {
         e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", tasks_[head->index()].spec.name)};
         continue;
       }
-      std::uint64_t sig = signature(t, now);
-      if (sig != 0 && failed_signatures.count(sig)) {
-        continue;  // an identical request failed in this pass, and nothing was released since
-      }
-      Transaction tx(cluster_, quotas_);
+      std::optional<Placement> p;
       std::vector<Preemption> victims;
-      std::optional<Placement> p = try_start(tx, t, now);
-      if (!p && may_preempt(t)) p = try_preempt(tx, t, now, victims);
+      std::optional<Transaction> tx;
+      std::uint64_t sig = signature(t, now);
+      bool known_to_fail = (e.failed_epoch == capacity_epoch_ && !ages(e.spec)) ||
+                           (sig != 0 && failed_signatures.count(sig));
+      if (!known_to_fail) {
+        tx.emplace(cluster_, quotas_);
+        p = try_start(*tx, t, now);
+        if (!p && may_preempt(t)) p = try_preempt(*tx, t, now, victims);
+      }
       if (p && head && options_.queueing == Queueing::backfill) {
         // Would starting t delay the head's reserved start? Tentatively count t as running.
-        Time r = reservation_with(tx, *head, now, t, *p);
+        Time r = reservation_with(*tx, *head, now, t, *p);
         if (r > head_reservation) {
           e.wait = WaitStatus{WaitCode::blocked_by_queue,
                               fmt::format("would delay the reserved start of {} (backfill)", tasks_[head->index()].spec.name)};
@@ -222,7 +251,8 @@ class Scheduler {
         }
       }
       if (!p) {
-        if (sig != 0 && victims.empty()) failed_signatures.insert(sig);
+        e.failed_epoch = capacity_epoch_;
+        if (sig != 0) failed_signatures.insert(sig);
         if (options_.queueing == Queueing::strict) {
           blocked = true;
           head = t;
@@ -232,7 +262,7 @@ class Scheduler {
         }
         continue;
       }
-      tx.commit();
+      tx->commit();
       if (!victims.empty()) failed_signatures.clear();
       for (const auto& v : victims) {
         finish_release(v.victim, now);
@@ -241,6 +271,7 @@ class Scheduler {
       commit_start(t, std::move(*p), now);
       out.started.push_back(t);
     }
+    last_pass_epoch_ = capacity_epoch_;
     return out;
   }
 
@@ -287,6 +318,7 @@ class Scheduler {
     auto& v = node_tasks_[a.node.index()];
     v.erase(std::find(v.begin(), v.end(), t));
     if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
+    ++capacity_epoch_;
     return true;
   }
 
@@ -319,7 +351,34 @@ class Scheduler {
     State state = State::idle_state;
     Placement placement;
     WaitStatus wait;
+    std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
   };
+
+  /// Bumped whenever capacity may have grown for some waiting task (a release, a node up, a
+  /// node policy created or expired, a quota change). A task that failed in the current
+  /// epoch cannot start until it changes.
+  std::uint64_t capacity_epoch_ = 0;
+  std::uint64_t last_pass_epoch_ = ~std::uint64_t{0};
+  Time last_now_ = -kTimeNever;
+  std::vector<TaskId> fresh_;   ///< enqueued since the last pass
+  std::vector<TaskId> aging_;   ///< waiting tasks whose feasibility grows with time (idle stability)
+
+  /// Tasks whose candidate nodes can grow with time alone: idle fragments offered at high or
+  /// medium stability age into eligibility.
+  static bool ages(const TaskSpec& s) {
+    bool may_idle = s.resource_type == ResourceType::idle || s.accept_idle || s.prefer_idle;
+    return may_idle && s.idle_stability != IdleStability::low;
+  }
+  /// Bumps the epoch when a node policy starts or ends in (last_now_, now].
+  void note_time(Time now) {
+    for (const auto& p : policies_) {
+      if ((p.created > last_now_ && p.created <= now) || (p.expire > last_now_ && p.expire <= now)) {
+        ++capacity_epoch_;
+        break;
+      }
+    }
+    last_now_ = std::max(last_now_, now);
+  }
   // (idle last, priority desc, submit asc, name, id)
   using QueueKey = std::tuple<int, int, Time, std::string, int, TaskId>;
   QueueKey key(TaskId t) const {
@@ -534,11 +593,13 @@ class Scheduler {
     running_.erase(t);
     e.state = State::idle_state;
     e.placement = Placement{};
+    ++capacity_epoch_;
   }
 
   void commit_start(TaskId t, Placement p, Time now) {
     Entry& e = tasks_[t.index()];
     queue_.erase(key(t));
+    if (!aging_.empty()) aging_.erase(std::remove(aging_.begin(), aging_.end(), t), aging_.end());
     e.state = State::running;
     e.wait = WaitStatus{};
     for (const auto& a : p.replicas) {
