@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -248,10 +249,9 @@ class Obj {
 
   bool integer(std::string_view key, int& out, Req req = Req::optional, Range range = any()) const {
     std::int64_t i = 0;
-    Range r = range;
-    r.lo = std::max(r.lo, static_cast<double>(std::numeric_limits<int>::min()));
-    r.hi = std::min(r.hi, static_cast<double>(std::numeric_limits<int>::max()));
-    if (!integer64(key, i, req, r)) return false;
+    if (!integer64(key, i, req, range)) return false;
+    if (i < std::numeric_limits<int>::min() || i > std::numeric_limits<int>::max())
+      return type_error(key, *find(key), "is out of the 32-bit integer range");
     out = static_cast<int>(i);
     return true;
   }
@@ -708,6 +708,21 @@ std::vector<std::string> expanded_node_names(const ClusterCfg& cluster) {
 }
 
 void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) {
+  // A reference cannot be checked against a collection whose names are themselves broken (a
+  // missing cluster, a pool without a valid count, ...): skip those checks instead of blaming
+  // every reference (one problem, one diagnostic).
+  auto broken = [&](const char* pattern) {
+    const std::regex re(pattern);
+    return std::any_of(diagnostics.begin(), diagnostics.end(),
+                       [&](const Diagnostic& d) { return d.is_error() && std::regex_match(d.path, re); });
+  };
+  const bool specs_broken = broken(R"(cluster(\.instance_specs(\[\d+\](\.name)?)?)?)");
+  const bool pools_broken = broken(R"(cluster(\.pools(\[\d+\](\.name)?)?)?)");
+  const bool nodes_broken =
+      broken(R"(cluster(\.pools(\[\d+\](\.(node_groups|nodes)(\[\d+\](\.(prefix|count|name))?)?)?)?)?)");
+  const bool policies_broken = broken(R"(node_policies(\[\d+\](\.name)?)?)");
+  const bool tasks_broken = broken(R"(tasks(\[\d+\](\.name)?)?)");
+
   Sink sink(s.file, diagnostics, /*dedupe=*/true);
 
   // Duplicate names (contract: node names unique across the cluster; specs/pools/policies/tasks
@@ -727,6 +742,13 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
   check_dupes("node_policies", s.node_policies, [](const NodePolicyCfg& x) -> const std::string& { return x.name; });
   check_dupes("tasks", s.tasks, [](const TaskCfg& x) -> const std::string& { return x.name; });
 
+  std::map<std::string, const InstanceSpecCfg*> spec_by_name;
+  for (const auto& sp : s.cluster.instance_specs) spec_by_name.emplace(sp.name, &sp);
+  std::set<std::string> pools, policies, tasks;
+  for (const auto& p : s.cluster.pools) pools.insert(p.name);
+  for (const auto& p : s.node_policies) policies.insert(p.name);
+  for (const auto& t : s.tasks) tasks.insert(t.name);
+
   const auto nodes = expand_nodes(s.cluster);
   std::map<std::string, const NodeShape*> node_by_name;
   for (const auto& n : nodes) {
@@ -738,19 +760,17 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
   // Node names can come from trace node lists too; then references cannot be checked here.
   const bool nodes_from_traces = std::any_of(s.traces.begin(), s.traces.end(), [](const TraceCfg& t) { return !t.nodes.empty(); });
   const bool tasks_from_traces = !s.traces.empty();
-  auto known_node = [&](const std::string& n) { return nodes_from_traces || node_by_name.count(n) > 0; };
+  auto known_node = [&](const std::string& n) { return nodes_broken || nodes_from_traces || node_by_name.count(n) > 0; };
+  auto known_pool = [&](const std::string& n) { return pools_broken || pools.count(n) > 0; };
+  auto known_spec = [&](const std::string& n) { return specs_broken || spec_by_name.count(n) > 0; };
+  auto known_policy = [&](const std::string& n) { return policies_broken || policies.count(n) > 0; };
+  auto known_task = [&](const std::string& n) { return tasks_broken || tasks_from_traces || tasks.count(n) > 0; };
 
-  std::map<std::string, const InstanceSpecCfg*> spec_by_name;
-  for (const auto& sp : s.cluster.instance_specs) spec_by_name.emplace(sp.name, &sp);
-  std::set<std::string> pools, policies, tasks;
-  for (const auto& p : s.cluster.pools) pools.insert(p.name);
-  for (const auto& p : s.node_policies) policies.insert(p.name);
-  for (const auto& t : s.tasks) tasks.insert(t.name);
 
   for (std::size_t i = 0; i < s.quotas.size(); ++i) {
     const auto& qt = s.quotas[i];
     const std::string p = index_path("quotas", i);
-    if (!qt.pool.empty() && !pools.count(qt.pool)) sink.error(p + ".pool", q(qt.pool), "unknown pool (not in cluster.pools)");
+    if (!qt.pool.empty() && !known_pool(qt.pool)) sink.error(p + ".pool", q(qt.pool), "unknown pool (not in cluster.pools)");
     if (qt.pool.empty() && qt.resource_type == "reserved")
       sink.error(p + ".pool", missing_value, "a reserved quota needs a pool");
   }
@@ -780,15 +800,15 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
       sink.error(p + ".name", q(t.name),
                  "must use lowercase letters, digits and '-', starting and ending with a letter or digit");
     for (std::size_t k = 0; k < t.specs.size(); ++k)
-      if (!spec_by_name.count(t.specs[k]))
+      if (!known_spec(t.specs[k]))
         sink.error(index_path(p + ".specs", k), q(t.specs[k]), "unknown spec (not in cluster.instance_specs)");
-    if (!t.head_spec.empty() && !spec_by_name.count(t.head_spec))
+    if (!t.head_spec.empty() && !known_spec(t.head_spec))
       sink.error(p + ".head_spec", q(t.head_spec), "unknown spec (not in cluster.instance_specs)");
     if (t.resource_type == "reserved" && t.pool.empty())
       sink.error(p + ".pool", missing_value, "a reserved task needs a pool");
-    if (!t.pool.empty() && !pools.count(t.pool)) sink.error(p + ".pool", q(t.pool), "unknown pool (not in cluster.pools)");
+    if (!t.pool.empty() && !known_pool(t.pool)) sink.error(p + ".pool", q(t.pool), "unknown pool (not in cluster.pools)");
     for (std::size_t k = 0; k < t.node_policies.size(); ++k)
-      if (!policies.count(t.node_policies[k]))
+      if (!known_policy(t.node_policies[k]))
         sink.error(index_path(p + ".node_policies", k), q(t.node_policies[k]), "unknown node policy");
     if (t.autoscaling.min_workers > t.autoscaling.max_workers)
       sink.error(p + ".autoscaling.min_workers", std::to_string(t.autoscaling.min_workers),
@@ -817,7 +837,7 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
     if (!e.node.empty() && !known_node(e.node)) sink.error(p + ".node", q(e.node), "unknown node");
     for (std::size_t k = 0; k < e.nodes.size(); ++k)
       if (!known_node(e.nodes[k])) sink.error(index_path(p + ".nodes", k), q(e.nodes[k]), "unknown node");
-    if (!e.task.empty() && !tasks_from_traces && !tasks.count(e.task))
+    if (!e.task.empty() && !known_task(e.task))
       sink.error(p + ".task", q(e.task), "unknown task (not in tasks)");
   }
 }
