@@ -182,6 +182,38 @@ std::vector<Case> cases() {
       {"block must expire", [](json& j) { policy(j, 0).erase("expire_s"); }, "node_policies[0].expire_s"},
       {"NodeIn expiry, when given, is in range", [](json& j) { policy(j, 1)["expire_s"] = 20; }, "node_policies[1].expire_s"},
       {"scope=user needs user", [](json& j) { policy(j, 1).erase("user"); }, "node_policies[1].user"},
+      // quotas, events, traces, extension objects
+      {"quota resource_type enum", [](json& j) { j["quotas"][0]["resource_type"] = "idle"; }, "quotas[0].resource_type"},
+      {"reserved quota needs a pool", [](json& j) { j["quotas"][0].erase("pool"); }, "quotas[0].pool"},
+      {"pay_as_you_go quota needs no pool",
+       [](json& j) {
+         j["quotas"][0].erase("pool");
+         j["quotas"][0]["resource_type"] = "pay_as_you_go";
+       },
+       ""},
+      {"spot_reclaim needs nodes", [](json& j) { j["events"][3].erase("nodes"); }, "events[3].nodes"},
+      {"trace path is required", [](json& j) { j["traces"] = json::array({{{"format", "swf"}}}); }, "traces[0].path"},
+      {"trace time_scale > 0",
+       [](json& j) { j["traces"] = json::array({{{"format", "swf"}, {"path", "a.swf"}, {"time_scale", 0}}}); },
+       "traces[0].time_scale"},
+      {"fill target_pct > 0", [](json& j) { j["fill"] = {{"target_pct", 0}}; }, "fill.target_pct"},
+      {"retry_on names known causes", [](json& j) { j["scheduler"]["retry_on"] = {"transient", "bad_luck"}; },
+       "scheduler.retry_on[1]"},
+      {"debug_retention_s is RayJob only", [](json& j) { task(j, 0)["debug_retention_s"] = 10; }, "tasks[0].debug_retention_s"},
+      {"autoscaling demand step needs workers", [](json& j) { task(j, 2)["autoscaling"]["demand"][0].erase("workers"); },
+       "tasks[2].autoscaling.demand[0].workers"},
+      {"autoscaling demand at_s >= 0", [](json& j) { task(j, 2)["autoscaling"]["demand"][0]["at_s"] = -1; },
+       "tasks[2].autoscaling.demand[0].at_s"},
+      {"replica gpu_milli 1..1000",
+       [](json& j) {
+         task(j, 0).erase("specs");
+         task(j, 0)["replica"] = {{"gpus", 1}, {"gpu_milli", 0}};
+       },
+       "tasks[0].replica.gpu_milli"},
+      {"explicit node names are unique",
+       [](json& j) { j["cluster"]["pools"][1]["nodes"].push_back(j["cluster"]["pools"][1]["nodes"][0]); },
+       "cluster.pools[1].nodes[1].name"},
+      {"seed is a non-negative integer", [](json& j) { j["seed"] = -3; }, "seed"},
       // name prefix
       {"task name lowercase", [](json& j) { task(j, 0)["name"] = "Pretrain"; j["events"][2]["task"] = "Pretrain"; }, "tasks[0].name"},
       {"task name no leading dash", [](json& j) { task(j, 1)["name"] = "-sweep"; }, "tasks[1].name"},
