@@ -100,8 +100,10 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
       row_fail(f[4].column, field_name(4, kNames[4]) + ": " + std::to_string(size) +
                                 " GPUs but the shape '" + std::string(shape) + "' sums to " +
                                 std::to_string(total));
-    const double duration = parse_number<double>(f[5], field_name(5, kNames[5]));
-    if (!(duration > 0)) row_fail(f[5].column, field_name(5, kNames[5]) + ": must be > 0");
+    double duration = parse_number<double>(f[5], field_name(5, kNames[5]));
+    if (duration < 0) row_fail(f[5].column, field_name(5, kNames[5]) + ": must be >= 0");
+    // 10 jobs of the derived trace last 0.0 s (shorter than the trace's 1 s resolution): 1 s.
+    if (duration == 0) duration = 1.0;
 
     TaskCfg t;
     detail::init_task(t, cfg, "philly");
@@ -114,7 +116,7 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
     r.memory_gib = kMemGibPerGpu * largest;
     t.replica = std::move(r);
     t.submit_s = arrival * cfg.time_scale;
-    t.duration_s = duration * cfg.time_scale;
+    t.duration_s = duration * cfg.time_scale;  // 0 -> 1 s, then scaled
     tasks.push_back(std::move(t));
     return true;
   });
