@@ -167,7 +167,10 @@ Header<N> read_header(const std::string& path, LineReader& lines,
   for (std::size_t w = 0; w < required; ++w)
     if (h.index[w] < 0) {
       std::string expected;
-      for (std::size_t k = 0; k < required; ++k) expected += (k ? "," : "") + std::string(wanted[k]);
+      for (std::size_t k = 0; k < required; ++k) {
+        if (k) expected.push_back(',');
+        expected.append(wanted[k]);
+      }
       throw TraceError(located(path, lines.number(), 1,
                                        "header lacks column '" + std::string(wanted[w]) +
                                            "' (expected at least " + expected + ")"));

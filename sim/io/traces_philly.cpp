@@ -47,7 +47,7 @@ std::vector<NodeCfg> read_philly_machines(const std::string& path, const TraceOp
     if (gpus > 0) {
       n.gpu_model = "PhillyGPU";
       if (h.index[kMem] >= 0 && !f[idx(kMem)].text.empty())
-        n.gpu_model += "-" + std::string(f[idx(kMem)].text);  // e.g. PhillyGPU-12GB
+        n.gpu_model.append("-").append(f[idx(kMem)].text);  // e.g. PhillyGPU-12GB
       n.vcpu = kVcpuPerGpu * gpus;
       n.memory_gib = kMemGibPerGpu * gpus;
     } else {
@@ -105,7 +105,7 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
     // 10 jobs of the derived trace last 0.0 s (shorter than the trace's 1 s resolution): 1 s.
     if (duration == 0) duration = 1.0;
 
-    TaskCfg t;
+    TaskCfg& t = tasks.emplace_back();  // all checks are done: build in place
     detail::init_task(t, cfg, "philly");
     t.name = "philly-" + sanitize_name(f[0].text, "job");
     t.workers = parts - 1;
@@ -117,7 +117,6 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
     t.replica = std::move(r);
     t.submit_s = arrival * cfg.time_scale;
     t.duration_s = duration * cfg.time_scale;  // 0 -> 1 s, then scaled
-    tasks.push_back(std::move(t));
     return true;
   });
   if (skipped) *skipped += skip;

@@ -84,7 +84,7 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     const double req_time = parse_number<double>(f[8], field_name(8, kNames[8]));
     const long long user = parse_number<long long>(f[11], field_name(11, kNames[11]));
 
-    TaskCfg t;
+    TaskCfg& t = load.tasks.emplace_back();  // all checks are done: build in place
     detail::init_task(t, cfg, user >= 0 ? "swf-u" + std::to_string(user) : std::string("swf"));
     t.name = "swf-" + sanitize_name(f[0].text, "job");
     const long long replicas = (procs + ppn - 1) / ppn;
@@ -98,7 +98,6 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     t.duration_s = run * cfg.time_scale;
     if (req_time > 0) t.runtime_estimate_s = req_time * cfg.time_scale;
     largest_job = std::max(largest_job, procs);
-    load.tasks.push_back(std::move(t));
     return true;
   });
 
