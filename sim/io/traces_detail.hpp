@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -104,7 +105,9 @@ T parse_number(const Field& f, std::string_view what) {
   const char* last = first + f.text.size();
   if (first != last && *first == '+') ++first;  // from_chars rejects a leading '+'
   auto [ptr, ec] = std::from_chars(first, last, value);
-  if (f.text.empty() || ec != std::errc{} || ptr != last) {
+  bool bad = f.text.empty() || ec != std::errc{} || ptr != last;
+  if constexpr (std::is_floating_point_v<T>) bad = bad || !std::isfinite(value);  // no nan / inf
+  if (bad) {
     std::string msg = std::string(what) + ": expected ";
     msg += std::is_integral_v<T> ? "an integer" : "a number";
     msg += ", got '" + std::string(f.text) + "'";

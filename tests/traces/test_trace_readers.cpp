@@ -275,6 +275,10 @@ TEST_CASE("philly malformed rows", "[traces][philly][errors]") {
   CHECK_THAT(error_of([&] { read_philly_jobs(p3, cfg_of("philly", p3), {}); }),
              Catch::StartsWith(loc(p3, 1, bad_shape, "a,16")) && Catch::Contains("field 4 (shape)"));
 
+  auto p4 = dir.write("inf.csv", "5,nan,CLOS,1,1,inf\n");
+  CHECK_THAT(error_of([&] { read_philly_jobs(p4, cfg_of("philly", p4), {}); }),
+             Catch::StartsWith(p4 + ":1:3: field 2 (arrival time (sec)): expected a number, got 'nan'"));
+
   std::size_t skipped = 0;
   auto tasks = read_philly_jobs(path, cfg_of("philly", path), TraceOptions{true}, &skipped);
   CHECK(skipped == 3);
