@@ -43,7 +43,12 @@ nlohmann::ordered_json seconds_json(Time ms) {
   return double(ms) / 1000.0;
 }
 
-double round3(double x) { return std::round(x * 1000.0) / 1000.0; }
+/// A number rounded to 3 decimals, as a JSON integer when whole.
+nlohmann::ordered_json round3(double x) {
+  double r = std::round(x * 1000.0) / 1000.0;
+  if (r == std::floor(r) && std::fabs(r) < 1e15) return std::int64_t(r);
+  return r;
+}
 
 std::string prom_escape(const std::string& s) {
   std::string o;

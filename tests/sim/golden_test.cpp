@@ -266,3 +266,61 @@ TEST_CASE("a precheck on an unhealthy node fails the attempt before the command 
   sc.tasks = {t};
   REQUIRE(run_rows(sc) == Rows{"a,1,Failed,0,0,30,a100.8x,a100-0,precheck_failure: node a100-0 is unhealthy"});
 }
+
+TEST_CASE("stochastic node failures fail attempts with a node failure and they are resubmitted") {
+  auto sc = cluster(4);
+  sc.cluster.pools[0].node_groups[0].mtbf_s = 2000;
+  sc.cluster.pools[0].node_groups[0].mttr_s = 300;
+  for (int i = 0; i < 8; ++i) {
+    auto t = task("t" + std::to_string(i), i * 100, 3000);
+    t.checkpoint_interval_s = 300;
+    t.fault_tolerance.max_resubmissions = 100;
+    sc.tasks.push_back(t);
+  }
+  sim::Simulator s(sc);
+  s.run();
+  int node_failures = 0;
+  for (const auto* a : s.attempts())
+    if (a->reason.rfind("node_failure", 0) == 0) ++node_failures;
+  REQUIRE(node_failures > 0);
+  for (const auto& st : s.task_stats()) REQUIRE(st.succeeded);
+}
+
+TEST_CASE("a stochastic transient failure rate produces transient failures") {
+  auto sc = cluster(2);
+  for (int i = 0; i < 10; ++i) {
+    auto t = task("t" + std::to_string(i), 0, 3600);
+    t.transient_failure_rate_per_h = 2;
+    t.fault_tolerance.max_resubmissions = 50;
+    sc.tasks.push_back(t);
+  }
+  sim::Simulator s(sc);
+  s.run();
+  int transient = 0;
+  for (const auto* a : s.attempts())
+    if (a->reason == "transient: stochastic failure") ++transient;
+  REQUIRE(transient > 0);
+}
+
+TEST_CASE("a resubmitted attempt shows the scheduler the user's estimate minus saved work") {
+  auto sc = cluster(1);
+  auto t = task("a", 0, 3600);
+  t.checkpoint_interval_s = 600;
+  t.runtime_estimate_s = 4000;
+  t.fault_tolerance.max_resubmissions = 1;
+  sc.tasks.push_back(t);
+  sc.events.push_back(fault(1000, "a", "transient"));
+  sc.until_s = 1500;
+  sim::Simulator s(sc);
+  s.run();
+  REQUIRE(s.scheduler().task(libsched::TaskId(0)).runtime_estimate == 3'400'000);
+}
+
+TEST_CASE("a task that can never fit stays queued with the scheduler's explanation and the run ends") {
+  auto sc = cluster(1);
+  sc.tasks.push_back(task("big", 0, 100, 3));
+  auto r = run_rows(sc);
+  REQUIRE(r.size() == 1);
+  REQUIRE(r[0].rfind("big,1,Queued,0,,,,,", 0) == 0);
+  REQUIRE(r[0].size() > std::string("big,1,Queued,0,,,,,").size());
+}
