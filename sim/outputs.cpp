@@ -215,7 +215,8 @@ void Simulator::write_outputs(const std::string& dir) const {
       {"schedsim_task_lost_work_seconds", "Work lost to failures and preemptions (s)."},
       {"schedsim_task_gpus", "GPUs of the gang in its last started attempt."},
   };
-  auto all = attempts();
+  std::vector<std::vector<const AttemptRecord*>> all_by_task(sc_.tasks.size());
+  for (const AttemptRecord* a : attempts()) all_by_task[std::size_t(a->task)].push_back(a);
   for (std::size_t mi = 0; mi < std::size(metrics); ++mi) {
     m += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", metrics[mi].name, metrics[mi].help, metrics[mi].name);
     for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
@@ -224,8 +225,7 @@ void Simulator::write_outputs(const std::string& dir) const {
       Time wait = 0;
       int n = 0;
       std::int64_t gpus = 0;
-      for (const AttemptRecord* a : all) {
-        if (std::size_t(a->task) != i) continue;
+      for (const AttemptRecord* a : all_by_task[i]) {
         ++n;
         Time end = a->start >= 0 ? a->start : std::max(a->submit, makespan_);
         wait += end - a->submit;

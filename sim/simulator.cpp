@@ -10,6 +10,7 @@
 #include <boost/random/exponential_distribution.hpp>
 #include <boost/random/mersenne_twister.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace sim {
 
@@ -717,7 +718,27 @@ void Simulator::instant_end(Time now) {
   autoscale(now);
   account_waits(now);
   waiting_codes_.clear();
-  for (TaskId id : sched_->queue()) waiting_codes_.emplace_back(task_of_id_[id.index()], sched_->explain(id, now).code);
+  // Identical requests get identical diagnoses at one instant: memoise by request key (a
+  // per-task blocked_by_queue status is never shared).
+  std::map<std::string, WaitCode> memo;
+  for (TaskId id : sched_->queue()) {
+    const TaskSpec& s = sched_->task(id);
+    std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}{}|{}|{}", s.user, s.tenant, int(s.type), int(s.resource_type),
+                                  s.pool.value, s.priority, s.workers, int(s.accept_idle), int(s.prefer_idle),
+                                  int(s.idle_stability), fmt::join(s.selected_policies, ","));
+    for (const auto& o : s.options)
+      for (const ReplicaShape* r : {&o.head, &o.worker})
+        key += fmt::format("|{},{},{},{},{}", r->num_gpu, r->gpu_milli, r->cpu_milli, r->mem_mib, r->models);
+    auto it = memo.find(key);
+    WaitCode code;
+    if (it != memo.end()) {
+      code = it->second;
+    } else {
+      code = sched_->explain(id, now).code;
+      if (code != WaitCode::blocked_by_queue) memo.emplace(std::move(key), code);
+    }
+    waiting_codes_.emplace_back(task_of_id_[id.index()], code);
+  }
   take_snapshot(now);
 }
 
