@@ -204,6 +204,7 @@ class Scheduler {
   /// in the worst case; identical requests that failed in this pass are not retried.
   ScheduleResult schedule(Time now) {
     ScheduleResult out;
+    ++pass_;
     note_time(now);
     std::vector<TaskId> order;
     if (options_.queueing == Queueing::greedy && capacity_epoch_ == last_pass_epoch_) {
@@ -352,7 +353,9 @@ class Scheduler {
     Placement placement;
     WaitStatus wait;
     std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
+    std::uint64_t started_pass = 0;                   ///< schedule() pass that started it (0: none)
   };
+  std::uint64_t pass_ = 0;   ///< schedule() calls so far
 
   /// Bumped whenever capacity may have grown for some waiting task (a release, a node up, a
   /// node policy created or expired, a quota change). A task that failed in the current
@@ -528,6 +531,7 @@ class Scheduler {
     struct Cand { int cls; std::int32_t prio; Time lost; TaskId id; PreemptionKind kind; };
     std::vector<Cand> cands;
     for (TaskId v : running_) {
+      if (tasks_[v.index()].started_pass == pass_) continue;  // started in this pass: not a victim yet
       auto k = preemption_kind(t, v);
       if (!k) continue;
       const Entry& ve = tasks_[v.index()];
@@ -607,6 +611,7 @@ class Scheduler {
       if (p.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
     }
     e.placement = std::move(p);
+    e.started_pass = pass_;
     running_.insert(t);
   }
 
