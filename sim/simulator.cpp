@@ -334,7 +334,14 @@ void Simulator::build() {
     q_.schedule(from_seconds(d(rng_->nodes)), NodeDownEv{int(n), true});
   }
   snaps_.push_back(Snapshot{});
-  snaps_.back().gpu_up = cl.total_capacity().gpu_milli;
+  snaps_.back().gpu_up = cl.up_capacity().gpu_milli;
+  frag_ = std::make_unique<FragmentationTracker>(cl, workload_);
+  sched_->take_changed_nodes();
+  snaps_.back().frag_milli = frag_->running_total();
+  wait_code_.assign(runs_.size(), -1);
+  wait_since_.assign(runs_.size(), 0);
+  for (std::size_t i = 0; i < sc_.tasks.size(); ++i)
+    if (sc_.tasks[i].autoscaling.enabled && sc_.tasks[i].type == "RayJob") autoscaled_.push_back(int(i));
 }
 
 std::vector<const AttemptRecord*> Simulator::attempts() const {
@@ -381,6 +388,7 @@ void Simulator::enqueue_attempt(int ti, Time now) {
   TaskSpec& s = sched_->mutable_task(r.id);
   s.runtime_estimate = t.runtime_estimate_s ? std::max<Time>(0, from_seconds(*t.runtime_estimate_s) - (r.duration - r.remaining)) : -1;
   sched_->enqueue(r.id, now);
+  set_wait(ti, int(WaitCode::waits_for_capacity), now);
   change(ti, now, AttemptState::queued, AttemptState::queued, "");
 }
 
@@ -390,6 +398,7 @@ void Simulator::on_started(TaskId id, Time now) {
   auto& a = r.attempts.back();
   const Placement* p = sched_->placement_of(id);
   const Cluster& cl = sched_->cluster();
+  set_wait(ti, -1, now);
   a.start = now;
   a.spec = sched_->task(id).options[p->option].label;
   a.capacity = std::string(libsched::to_string(p->capacity));
@@ -643,7 +652,8 @@ void Simulator::handle(Time now, Event& ev) {
 }
 
 void Simulator::autoscale(Time now) {
-  for (std::size_t i = 0; i < runs_.size(); ++i) {
+  for (int ai : autoscaled_) {
+    std::size_t i = std::size_t(ai);
     auto& r = runs_[i];
     const auto& t = sc_.tasks[i];
     if (!r.active || r.phase != TaskRun::running || !t.autoscaling.enabled || t.type != "RayJob") continue;
@@ -661,36 +671,34 @@ void Simulator::autoscale(Time now) {
   }
 }
 
-void Simulator::account_waits(Time now) {
-  Time dt = now - last_wait_account_;
+void Simulator::set_wait(int ti, int code, Time now) {
+  auto& st = stats_[std::size_t(ti)];
+  Time dt = now - wait_since_[std::size_t(ti)];
   if (dt > 0) {
-    for (const auto& [ti, code] : waiting_codes_) {
-      auto& s = stats_[std::size_t(ti)];
-      switch (code) {
-        case WaitCode::waits_for_quota: s.wait_quota += dt; break;
-        case WaitCode::waits_for_fragmentation: s.wait_fragmentation += dt; break;
-        case WaitCode::blocked_by_node_policy: s.wait_node_policy += dt; break;
-        case WaitCode::fits_after_preemption: s.wait_preemption += dt; break;
-        default: s.wait_capacity += dt; break;
-      }
+    switch (wait_code_[std::size_t(ti)]) {
+      case -1: break;
+      case int(WaitCode::waits_for_quota): st.wait_quota += dt; break;
+      case int(WaitCode::waits_for_fragmentation): st.wait_fragmentation += dt; break;
+      case int(WaitCode::blocked_by_node_policy): st.wait_node_policy += dt; break;
+      case int(WaitCode::fits_after_preemption): st.wait_preemption += dt; break;
+      default: st.wait_capacity += dt; break;
     }
   }
-  last_wait_account_ = now;
+  wait_code_[std::size_t(ti)] = std::int8_t(code);
+  wait_since_[std::size_t(ti)] = now;
 }
 
 void Simulator::take_snapshot(Time now) {
+  // O(changed nodes): counters kept by the scheduler and cluster, fragmentation incremental.
   const Cluster& cl = sched_->cluster();
   Snapshot s;
   s.time = now;
-  for (TaskId id : sched_->running()) {
-    const Placement* p = sched_->placement_of(id);
-    for (const auto& rep : p->replicas) s.gpu_by_class[int(p->capacity)] += rep.total_gpu_milli();
-  }
-  for (const auto& n : cl.nodes())
-    if (n.up) s.gpu_up += n.capacity.gpu_milli;
+  for (int c = 0; c < 4; ++c) s.gpu_by_class[c] = sched_->allocated_gpu_milli(ResourceType(c));
+  s.gpu_up = cl.up_capacity().gpu_milli;
   s.queue = sched_->waiting_count();
   s.running = sched_->running_count();
-  s.frag_milli = cluster_fragmentation(cl, workload_);
+  frag_->update(cl, sched_->take_changed_nodes());
+  s.frag_milli = frag_->running_total();
   if (!snaps_.empty() && snaps_.back().time == now) snaps_.back() = s;
   else snaps_.push_back(s);
 }
@@ -716,28 +724,21 @@ void Simulator::instant_end(Time now) {
     if (res.preemptions.empty() && !released_since_schedule_) break;
   }
   autoscale(now);
-  account_waits(now);
-  waiting_codes_.clear();
-  // Identical requests get identical diagnoses at one instant: memoise by request key (a
+  // Wait accounting: only tasks the scheduler re-examined can have a new status. Identical
+  // requests get identical diagnoses at one instant (memoised by request signature; a
   // per-task blocked_by_queue status is never shared).
-  std::map<std::string, WaitCode> memo;
-  for (TaskId id : sched_->queue()) {
-    const TaskSpec& s = sched_->task(id);
-    std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}{}|{}|{}", s.user, s.tenant, int(s.type), int(s.resource_type),
-                                  s.pool.value, s.priority, s.workers, int(s.accept_idle), int(s.prefer_idle),
-                                  int(s.idle_stability), fmt::join(s.selected_policies, ","));
-    for (const auto& o : s.options)
-      for (const ReplicaShape* r : {&o.head, &o.worker})
-        key += fmt::format("|{},{},{},{},{}", r->num_gpu, r->gpu_milli, r->cpu_milli, r->mem_mib, r->models);
-    auto it = memo.find(key);
+  std::map<std::uint64_t, WaitCode> memo;
+  for (TaskId id : sched_->take_visited_waiting()) {
+    std::uint64_t sig = sched_->request_signature(id, now);
+    auto it = sig ? memo.find(sig) : memo.end();
     WaitCode code;
     if (it != memo.end()) {
       code = it->second;
     } else {
       code = sched_->explain(id, now).code;
-      if (code != WaitCode::blocked_by_queue) memo.emplace(std::move(key), code);
+      if (sig && code != WaitCode::blocked_by_queue) memo.emplace(sig, code);
     }
-    waiting_codes_.emplace_back(task_of_id_[id.index()], code);
+    set_wait(task_of_id_[id.index()], int(code), now);
   }
   take_snapshot(now);
 }
@@ -779,7 +780,8 @@ void Simulator::run() {
     last = until_;
     makespan_ = until_;
   }
-  account_waits(std::max(last, makespan_));
+  for (std::size_t i = 0; i < runs_.size(); ++i)
+    if (wait_code_[i] >= 0) set_wait(int(i), -1, std::max(last, makespan_));
   // Attempts still queued: the scheduler's own explanation.
   Time end = std::max(last, makespan_);
   for (auto& r : runs_) {

@@ -152,7 +152,9 @@ class Simulator {
   void release_debug(int ti, Time now);
   void autoscale(Time now);
   void take_snapshot(Time now);
-  void account_waits(Time now);
+  /// Closes task ti's current wait interval at `now` into its bucket and opens one with
+  /// `code` (-1: not waiting).
+  void set_wait(int ti, int code, Time now);
   void change(int ti, Time now, AttemptState from, AttemptState to, const std::string& reason);
   bool retriable(const std::string& kind) const;
   void cancel_attempt_events(int ti);
@@ -178,8 +180,10 @@ class Simulator {
   int preemptions_ = 0;
   std::uint64_t events_ = 0;
   Time makespan_ = 0;
-  Time last_wait_account_ = 0;
-  std::vector<std::pair<int, libsched::WaitCode>> waiting_codes_;  // codes of the last instant
+  std::vector<std::int8_t> wait_code_;   // per task: current WaitCode while waiting, -1 otherwise
+  std::vector<Time> wait_since_;         // per task: start of the current wait interval
+  std::vector<int> autoscaled_;          // tasks with RayJob autoscaling, scenario order
+  std::unique_ptr<libsched::FragmentationTracker> frag_;
   bool released_since_schedule_ = false;
   struct Rng;
   std::unique_ptr<Rng> rng_;

@@ -167,6 +167,26 @@ class Scheduler {
   /// Running tasks in id order.
   const std::set<TaskId>& running() const { return running_; }
 
+  /// Milli-GPU held by running tasks on capacity class `c` (idle = accept_idle fallbacks too).
+  std::int64_t allocated_gpu_milli(ResourceType c) const { return allocated_[std::size_t(c)]; }
+  /// Nodes whose free capacity or state changed since the last call (Cluster::take_changed).
+  std::vector<NodeId> take_changed_nodes() { return cluster_.take_changed(); }
+  /// Waiting tasks that schedule() visited and did not start since the last call (tried and
+  /// failed, or held by strict / backfill), each once; clears the list. Their wait status may
+  /// have changed; other waiting tasks' have not been re-examined.
+  std::vector<TaskId> take_visited_waiting() {
+    std::vector<TaskId> v;
+    v.swap(visited_);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    std::erase_if(v, [this](TaskId t) { return tasks_[t.index()].state != State::waiting; });
+    return v;
+  }
+  /// Equal for two waiting tasks whose requests are identical for the scheduler (same shapes,
+  /// class, pool, priority, quota owner; no node policy): they get the same decisions and wait
+  /// status. 0 means "not comparable" (a node policy applies).
+  std::uint64_t request_signature(TaskId t, Time now) const { return signature(t, now); }
+
   /// The placement of a running task (nullptr otherwise).
   const Placement* placement_of(TaskId t) const {
     const Entry& e = tasks_.at(t.index());
@@ -229,6 +249,7 @@ class Scheduler {
       if (e.state != State::waiting) continue;
       if (blocked) {
         e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", tasks_[head->index()].spec.name)};
+        visited_.push_back(t);
         continue;
       }
       std::optional<Placement> p;
@@ -248,10 +269,12 @@ class Scheduler {
         if (r > head_reservation) {
           e.wait = WaitStatus{WaitCode::blocked_by_queue,
                               fmt::format("would delay the reserved start of {} (backfill)", tasks_[head->index()].spec.name)};
+          visited_.push_back(t);
           continue;  // tx rolls back
         }
       }
       if (!p) {
+        visited_.push_back(t);
         e.failed_epoch = capacity_epoch_;
         if (sig != 0) failed_signatures.insert(sig);
         if (options_.queueing == Queueing::strict) {
@@ -301,6 +324,7 @@ class Scheduler {
     quotas_.charge(e.placement.quota_key, w.resources(), +1);
     e.placement.quota_held += w.resources();
     e.placement.replicas.push_back(a);
+    allocated_[std::size_t(e.placement.capacity)] += a.total_gpu_milli();
     node_tasks_[best.index()].push_back(t);
     if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(best, now);
     return a;
@@ -312,6 +336,7 @@ class Scheduler {
     if (e.state != State::running || e.placement.replicas.size() <= 1) return false;
     ReplicaAllocation a = e.placement.replicas.back();
     e.placement.replicas.pop_back();
+    allocated_[std::size_t(e.placement.capacity)] -= a.total_gpu_milli();
     cluster_.release(a);
     Resources r = a.resources();
     quotas_.charge(e.placement.quota_key, r, -1);
@@ -356,6 +381,11 @@ class Scheduler {
     std::uint64_t started_pass = 0;                   ///< schedule() pass that started it (0: none)
   };
   std::uint64_t pass_ = 0;   ///< schedule() calls so far
+  std::vector<TaskId> visited_;
+  std::int64_t allocated_[4] = {0, 0, 0, 0};
+  void account(const Placement& p, int sign) {
+    for (const auto& a : p.replicas) allocated_[std::size_t(p.capacity)] += sign * a.total_gpu_milli();
+  }
 
   /// Bumped whenever capacity may have grown for some waiting task (a release, a node up, a
   /// node policy created or expired, a quota change). A task that failed in the current
@@ -595,6 +625,7 @@ class Scheduler {
       if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
     }
     running_.erase(t);
+    account(e.placement, -1);
     e.state = State::idle_state;
     e.placement = Placement{};
     ++capacity_epoch_;
@@ -611,6 +642,7 @@ class Scheduler {
       if (p.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
     }
     e.placement = std::move(p);
+    account(e.placement, +1);
     e.started_pass = pass_;
     running_.insert(t);
   }

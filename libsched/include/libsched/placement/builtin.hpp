@@ -10,7 +10,9 @@
 #include <unordered_map>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -155,6 +157,15 @@ class Fgd final : public PlacementPolicy {
     }
     const Node& n = c.node(id);
     if (n.gpus > kCachedGpus) return -(node_fragmentation_after(c, id, r, workload_) - node_fragmentation(c, id, workload_));
+    // Memo by (node state fingerprint, request): nodes in identical states score a request
+    // identically, and clusters have many of them.
+    if (!(r == last_shape_)) {
+      last_shape_ = r;
+      auto [it, inserted] = shape_ids_.emplace(shape_key(r), std::uint32_t(shape_ids_.size() + 1));
+      last_shape_id_ = it->second;
+    }
+    const std::uint64_t memo_key = n.state_fingerprint() ^ Node::mix64(last_shape_id_);
+    if (auto it = memo_.find(memo_key); it != memo_.end()) return it->second;
     State before = state_of(n, c.gpu_free_begin(id), n.free.cpu_milli, n.free.mem_mib);
     // The state after placing r with Cluster::allocate's GPU choice (best fit per GPU).
     std::int32_t g[kCachedGpus];
@@ -172,7 +183,10 @@ class Fgd final : public PlacementPolicy {
       g[best] -= r.gpu_milli;
     }
     State after = state_of(n, g, n.free.cpu_milli - r.cpu_milli, n.free.mem_mib - r.mem_mib);
-    return -(frag(after) - frag(before));
+    double sc = -(frag(after) - frag(before));
+    if (memo_.size() > (1u << 20)) memo_.clear();
+    memo_.emplace(memo_key, sc);
+    return sc;
   }
 
  private:
@@ -218,9 +232,17 @@ class Fgd final : public PlacementPolicy {
     return f;
   }
 
+  static std::string shape_key(const ReplicaShape& r) {
+    return std::to_string(r.num_gpu) + ',' + std::to_string(r.gpu_milli) + ',' + std::to_string(r.cpu_milli) + ',' +
+           std::to_string(r.mem_mib) + ',' + std::to_string(r.models);
+  }
   WorkloadDistribution workload_;
   WorkloadDistribution self_;
   std::unordered_map<State, double, StateHash> cache_;
+  std::unordered_map<std::uint64_t, double> memo_;
+  std::map<std::string, std::uint32_t> shape_ids_;
+  ReplicaShape last_shape_{-1, 0, 0, 0, 0};
+  std::uint32_t last_shape_id_ = 0;
 };
 
 /// topology: keep a gang's replicas close in the rack/switch tree. The tree (nodes -> racks
