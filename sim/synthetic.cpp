@@ -22,7 +22,7 @@ struct GpuReq { int gpus; int milli; };
 constexpr GpuReq kGpuReqs[] = {{1, 1000}, {1, 800}, {1, 500}, {1, 600}, {1, 300}, {1, 200},
                                {1, 400},  {8, 1000}, {1, 100}, {2, 1000}, {4, 1000}};
 constexpr double kGpuWeights[] = {3911, 1078, 897, 400, 340, 276, 55, 44, 25, 16, 15};
-constexpr double kMedianS = 1321, kMeanS = 35595, kCapS = 7 * 86400;
+constexpr double kMedianS = 1321, kMeanS = 35595, kCapS = 2 * 86400;
 }  // namespace
 
 io::Scenario synthetic_scenario(const SyntheticOptions& o) {

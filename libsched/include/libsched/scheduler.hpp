@@ -382,6 +382,9 @@ class Scheduler {
   };
   std::uint64_t pass_ = 0;   ///< schedule() calls so far
   std::vector<TaskId> visited_;
+  std::vector<std::int32_t> scratch_slot_;  ///< per node, -1 between uses (preemption_may_help)
+  struct ScratchRel { std::int64_t cpu = 0, mem = 0; std::int32_t gpu[kMaxGpusPerNode]; };
+  std::vector<ScratchRel> scratch_rel_;
   std::int64_t allocated_[4] = {0, 0, 0, 0};
   void account(const Placement& p, int sign) {
     for (const auto& a : p.replicas) allocated_[std::size_t(p.capacity)] += sign * a.total_gpu_milli();
@@ -553,6 +556,73 @@ class Scheduler {
     return c > 0 ? e - (e / c) * c : e;
   }
 
+  /// Necessary condition for preemption to start `t`, without touching the cluster: on each
+  /// node, give back to its GPUs (per GPU), vCPU and memory what the candidate victims hold
+  /// there; the nodes of a usable model must then offer at least 1 + workers replica slots
+  /// (slots = min(GPUs with enough free / GPUs per replica, vCPU / replica vCPU, memory /
+  /// replica memory)). An upper bound on what preemption can achieve: it ignores pools, node
+  /// policies, quota and the order replicas are placed in. O(victim replicas x GPUs per node
+  /// + nodes with enough free GPU).
+  template <class Cands>
+  bool preemption_may_help(TaskId t, const Cands& cands) {
+    const TaskSpec& s = tasks_[t.index()].spec;
+    using Rel = ScratchRel;
+    if (scratch_slot_.size() < cluster_.size()) scratch_slot_.assign(cluster_.size(), -1);
+    std::vector<NodeId> touched;
+    scratch_rel_.clear();
+    for (const auto& c : cands)
+      for (const auto& a : tasks_[c.id.index()].placement.replicas) {
+        std::int32_t& slot = scratch_slot_[a.node.index()];
+        const Node& node = cluster_.node(a.node);
+        if (slot < 0) {
+          slot = std::int32_t(scratch_rel_.size());
+          scratch_rel_.emplace_back();
+          Rel& r = scratch_rel_.back();
+          r.cpu = node.free.cpu_milli;
+          r.mem = node.free.mem_mib;
+          std::copy(cluster_.gpu_free_begin(a.node), cluster_.gpu_free_begin(a.node) + node.gpus, r.gpu);
+          touched.push_back(a.node);
+        }
+        Rel& r = scratch_rel_[std::size_t(slot)];
+        r.cpu += a.cpu_milli;
+        r.mem += a.mem_mib;
+        for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) r.gpu[std::countr_zero(m)] += a.gpu_milli;
+      }
+    auto slots_of = [](const ReplicaShape& r, std::int32_t usable, std::int64_t cpu, std::int64_t mem) {
+      std::int64_t k = r.num_gpu > 0 ? usable / r.num_gpu : std::int64_t(1) << 40;
+      if (r.cpu_milli > 0) k = std::min(k, cpu / r.cpu_milli);
+      if (r.mem_mib > 0) k = std::min(k, mem / r.mem_mib);
+      return k;
+    };
+    bool ok = false;
+    for (std::size_t i = 0; i < s.options.size() && !ok; ++i) {
+      const ReplicaShape& h = s.options[i].head;
+      const ReplicaShape& w = s.options[i].worker;
+      const ReplicaShape& r = h.total_gpu_milli() <= w.total_gpu_milli() ? h : w;
+      if (r.num_gpu == 0) { ok = true; break; }
+      auto model_ok = [&](const Node& n) { return n.up && n.model >= 0 && (r.models == 0 || ((r.models >> n.model) & 1u)); };
+      std::int64_t slots = 0;
+      for (NodeId n : touched) {
+        const Node& node = cluster_.node(n);
+        if (!model_ok(node)) continue;
+        const Rel& rel = scratch_rel_[std::size_t(scratch_slot_[n.index()])];
+        std::int32_t usable = 0;
+        for (std::int32_t g = 0; g < node.gpus; ++g) usable += rel.gpu[g] >= r.gpu_milli;
+        slots += slots_of(r, usable, rel.cpu, rel.mem);
+      }
+      const auto& idx = cluster_.free_gpu_index();
+      for (auto it = idx.lower_bound({r.total_gpu_milli(), -1}); it != idx.end() && slots < s.replicas(); ++it) {
+        NodeId n(it->second);
+        if (scratch_slot_[n.index()] >= 0) continue;
+        const Node& node = cluster_.node(n);
+        if (model_ok(node)) slots += slots_of(r, cluster_.usable_gpus(node, r.gpu_milli), node.free.cpu_milli, node.free.mem_mib);
+      }
+      ok = slots >= s.replicas();
+    }
+    for (NodeId n : touched) scratch_slot_[n.index()] = -1;
+    return ok;
+  }
+
   /// Gang-aware preemption: candidates ordered idle, spot, others; lowest priority first; then
   /// least work lost since the last checkpoint; then id. Adds victims until the whole gang
   /// starts, then drops every victim the gang does not need (newest first), so the set is
@@ -560,34 +630,90 @@ class Scheduler {
   std::optional<Placement> try_preempt(Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims) {
     struct Cand { int cls; std::int32_t prio; Time lost; TaskId id; PreemptionKind kind; };
     std::vector<Cand> cands;
-    for (TaskId v : running_) {
-      if (tasks_[v.index()].started_pass == pass_) continue;  // started in this pass: not a victim yet
-      auto k = preemption_kind(t, v);
-      if (!k) continue;
-      const Entry& ve = tasks_[v.index()];
-      int cls = ve.placement.capacity == ResourceType::idle ? 0 : ve.placement.capacity == ResourceType::spot ? 1 : 2;
-      cands.push_back({cls, ve.spec.priority, work_lost(ve, now), v, *k});
+    // Compact scan over the running tasks (RunInfo keeps what eligibility needs together).
+    const TaskSpec& ps = tasks_[t.index()].spec;
+    if (ps.resource_type == ResourceType::idle || ps.resource_type == ResourceType::spot) return std::nullopt;
+    for (const RunInfo& ri : run_info_) {
+      if (ri.guarantee || ri.started_pass == pass_) continue;  // started in this pass: not a victim yet
+      PreemptionKind kind;
+      if (ri.capacity == ResourceType::idle) {
+        if (!options_.idle_reclaim) continue;
+        kind = PreemptionKind::idle_reclaim;
+      } else if (ri.capacity == ResourceType::spot) {
+        if (!options_.spot_eviction) continue;
+        kind = PreemptionKind::spot_eviction;
+      } else {
+        if (!options_.preemption || ri.priority >= ps.priority) continue;
+        kind = PreemptionKind::priority;
+      }
+      int cls = ri.capacity == ResourceType::idle ? 0 : ri.capacity == ResourceType::spot ? 1 : 2;
+      Time e = now - ri.start;
+      Time lost = ri.checkpoint > 0 ? e - (e / ri.checkpoint) * ri.checkpoint : e;
+      cands.push_back({cls, ri.priority, lost, ri.id, kind});
     }
     if (cands.empty()) return std::nullopt;
     std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
       return std::tie(a.cls, a.prio, a.lost, a.id) < std::tie(b.cls, b.prio, b.lost, b.id);
     });
+    if (!preemption_may_help(t, cands)) return std::nullopt;
     std::size_t m0 = tx.mark();
-    std::vector<std::size_t> chosen;
-    bool ok = false;
-    for (std::size_t i = 0; i < cands.size(); ++i) {
-      release_into(tx, cands[i].id);
-      chosen.push_back(i);
+    // The shortest prefix of the candidate order that lets the whole gang start. Galloping
+    // search: release candidates in prefixes of 1, 2, 4, ... (incrementally), trying the gang
+    // after each; if even every candidate is not enough, nothing is preempted (never in vain).
+    // Then binary search inside the last doubling. O(k log k) releases for a k-victim answer.
+    std::size_t released = 0, hi = 0;
+    for (std::size_t size = 1;; size = std::min(size * 2, cands.size())) {
+      for (; released < size; ++released) release_into(tx, cands[released].id);
       std::size_t m1 = tx.mark();
-      if (try_start(tx, t, now)) {
-        ok = true;
-        tx.rollback_to(m1);
+      bool ok = try_start(tx, t, now).has_value();
+      tx.rollback_to(m1);
+      if (ok) {
+        hi = size;
         break;
       }
+      if (size == cands.size()) break;
     }
-    if (!ok) {
+    tx.rollback_to(m0);
+    if (hi == 0) return std::nullopt;
+    auto start_with_prefix = [&](std::size_t k) {
+      for (std::size_t i = 0; i < k; ++i) release_into(tx, cands[i].id);
+      bool ok = try_start(tx, t, now).has_value();
       tx.rollback_to(m0);
-      return std::nullopt;
+      return ok;
+    };
+    std::size_t lo = hi / 2 + 1;
+    while (lo < hi) {
+      std::size_t mid = lo + (hi - lo) / 2;
+      if (start_with_prefix(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    lo = hi;
+    std::vector<std::size_t> chosen(lo);
+    for (std::size_t i = 0; i < lo; ++i) chosen[i] = i;
+    // Victims holding nothing on the nodes the gang would use are usually not needed: keep
+    // only the ones on those nodes when that still starts the gang (then the quadratic
+    // minimisation below runs on a handful).
+    {
+      for (std::size_t i = 0; i < lo; ++i) release_into(tx, cands[i].id);
+      auto p = try_start(tx, t, now);
+      std::vector<NodeId> used;
+      if (p)
+        for (const auto& a : p->replicas) used.push_back(a.node);
+      tx.rollback_to(m0);
+      std::sort(used.begin(), used.end());
+      std::vector<std::size_t> relevant;
+      for (std::size_t i = 0; i < lo; ++i) {
+        bool on_used = false;
+        for (const auto& a : tasks_[cands[i].id.index()].placement.replicas)
+          on_used = on_used || std::binary_search(used.begin(), used.end(), a.node);
+        if (on_used) relevant.push_back(i);
+      }
+      if (relevant.size() < lo) {
+        for (std::size_t i : relevant) release_into(tx, cands[i].id);
+        bool ok = try_start(tx, t, now).has_value();
+        tx.rollback_to(m0);
+        if (ok) chosen = relevant;
+      }
     }
     // Minimise: drop each victim (newest first) if the gang still starts without it.
     std::vector<bool> keep(chosen.size(), true);
@@ -625,6 +751,12 @@ class Scheduler {
       if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
     }
     running_.erase(t);
+    {
+      std::size_t pos = run_pos_[t.index()];
+      run_pos_[run_info_.back().id.index()] = pos;
+      run_info_[pos] = run_info_.back();
+      run_info_.pop_back();
+    }
     account(e.placement, -1);
     e.state = State::idle_state;
     e.placement = Placement{};
@@ -645,6 +777,10 @@ class Scheduler {
     account(e.placement, +1);
     e.started_pass = pass_;
     running_.insert(t);
+    if (run_pos_.size() < tasks_.size()) run_pos_.resize(tasks_.size(), 0);
+    run_pos_[t.index()] = run_info_.size();
+    run_info_.push_back(RunInfo{t, e.placement.capacity, e.spec.priority, e.spec.guarantee, pass_, e.placement.start,
+                                e.spec.checkpoint_interval});
   }
 
   /// Signature of a request for the per-pass failure memo; 0 = do not memoise (node policies
@@ -849,6 +985,18 @@ class Scheduler {
   std::vector<Entry> tasks_;
   std::set<QueueKey> queue_;
   std::set<TaskId> running_;
+  /// Running tasks, unordered (swap-remove), with what victim eligibility and order need.
+  struct RunInfo {
+    TaskId id;
+    ResourceType capacity;
+    std::int32_t priority;
+    bool guarantee;
+    std::uint64_t started_pass;
+    Time start;
+    Time checkpoint;
+  };
+  std::vector<RunInfo> run_info_;
+  std::vector<std::size_t> run_pos_;
   std::vector<std::vector<TaskId>> node_tasks_;
 };
 
