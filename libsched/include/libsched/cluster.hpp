@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -173,7 +174,7 @@ class Cluster {
     node_ids_.emplace(n.name, id);
     nodes_.push_back(std::move(n));
     total_ += nodes_.back().capacity;
-    free_gpu_index_.emplace(nodes_.back().free.gpu_milli, id.value);
+    free_index_.emplace(nodes_.back().free.gpu_milli, nodes_.back().free.cpu_milli, id.value);
     up_capacity_ += nodes_.back().capacity;
     changed_flag_.push_back(0);
     return id;
@@ -189,9 +190,12 @@ class Cluster {
   /// Sum of all nodes' capacity (up or down).
   const Resources& total_capacity() const { return total_; }
 
-  /// Every node keyed by (free milli-GPU, node id), ascending: lets best-fit / worst-fit
-  /// policies visit nodes in leftover order and stop early (O(log N) upkeep per allocation).
-  const std::set<std::pair<std::int64_t, std::int32_t>>& free_gpu_index() const { return free_gpu_index_; }
+  /// Key of the free-capacity index: (free milli-GPU, free milli-vCPU, node id).
+  using FreeKey = std::tuple<std::int64_t, std::int64_t, std::int32_t>;
+  /// Every node keyed by (free milli-GPU, free milli-vCPU, node id), ascending: lets best-fit /
+  /// worst-fit visit nodes in leftover order and stop at the first feasible node (O(log N)
+  /// upkeep per allocation or release).
+  const std::set<FreeKey>& free_index() const { return free_index_; }
 
   /// Free milli-GPU of GPU `g` of node `id`.
   std::int32_t gpu_free(NodeId id, int g) const { return gpu_free_[nodes_[id.index()].gpu_offset + std::size_t(g)]; }
@@ -282,10 +286,8 @@ class Cluster {
   }
   void apply(Node& n, const ReplicaAllocation& a, int sign) {
     mark_changed(a.node);
-    if (a.gpu_mask != 0) {
-      free_gpu_index_.erase({n.free.gpu_milli, a.node.value});
-      free_gpu_index_.emplace(n.free.gpu_milli + sign * a.total_gpu_milli(), a.node.value);
-    }
+    free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, a.node.value});
+    free_index_.emplace(n.free.gpu_milli + sign * a.total_gpu_milli(), n.free.cpu_milli + sign * a.cpu_milli, a.node.value);
     std::int32_t* g = gpu_free_.data() + n.gpu_offset;
     for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) {
       int i = std::countr_zero(m);
@@ -305,7 +307,7 @@ class Cluster {
   std::vector<Node> nodes_;
   std::unordered_map<std::string, NodeId> node_ids_;
   std::vector<std::int32_t> gpu_free_;
-  std::set<std::pair<std::int64_t, std::int32_t>> free_gpu_index_;
+  std::set<FreeKey> free_index_;
   std::vector<NodeId> changed_;
   std::vector<char> changed_flag_;
   Resources total_;

@@ -449,29 +449,28 @@ class Scheduler {
     double best_score = 0;
     auto order = policy_->scan_order();
     if (r.num_gpu > 0 && order != PlacementPolicy::ScanOrder::all_nodes) {
-      // Visit nodes by free GPU, stop after the first free-GPU value with a feasible node.
-      const auto& idx = cluster_.free_gpu_index();
-      std::int64_t best_key = -1;
-      auto visit = [&](const std::pair<std::int64_t, std::int32_t>& e) {
-        if (best.valid() && e.first != best_key) return false;
-        NodeId id(e.second);
-        if (!cluster_.fits(id, r) || !node_eligible(s, cls, id, f, now, ignore_filter)) return true;
-        double sc = policy_->score(cluster_, id, r);
-        if (!best.valid() || sc > best_score || (sc == best_score && id < best)) {
-          best = id;
-          best_score = sc;
-          best_key = e.first;
-        }
-        return true;
+      // The policy's score order is the index order: the first feasible node wins.
+      const auto& idx = cluster_.free_index();
+      auto ok = [&](std::int32_t id) {
+        NodeId n(id);
+        return cluster_.fits(n, r) && node_eligible(s, cls, n, f, now, ignore_filter);
       };
-      if (order == PlacementPolicy::ScanOrder::least_free_gpu_first) {
-        for (auto it = idx.lower_bound({r.total_gpu_milli(), -1}); it != idx.end(); ++it)
-          if (!visit(*it)) break;
-      } else {
-        for (auto it = idx.rbegin(); it != idx.rend() && it->first >= r.total_gpu_milli(); ++it)
-          if (!visit(*it)) break;
+      if (order == PlacementPolicy::ScanOrder::least_free_first) {
+        for (auto it = idx.lower_bound({r.total_gpu_milli(), r.cpu_milli, -1}); it != idx.end(); ++it)
+          if (ok(std::get<2>(*it))) return NodeId(std::get<2>(*it));
+        return NodeId();
       }
-      return best;
+      // most_free_first: groups of equal (GPU, vCPU) from the top, each in ascending id order.
+      auto group_end = idx.end();
+      while (group_end != idx.begin()) {
+        auto last = std::prev(group_end);
+        if (std::get<0>(*last) < r.total_gpu_milli()) break;
+        auto group_begin = idx.lower_bound({std::get<0>(*last), std::get<1>(*last), -1});
+        for (auto it = group_begin; it != group_end; ++it)
+          if (ok(std::get<2>(*it))) return NodeId(std::get<2>(*it));
+        group_end = group_begin;
+      }
+      return NodeId();
     }
     bool first_wins = policy_->first_feasible_wins();
     for (std::size_t i = 0, n = cluster_.size(); i < n; ++i) {
@@ -610,9 +609,9 @@ class Scheduler {
         for (std::int32_t g = 0; g < node.gpus; ++g) usable += rel.gpu[g] >= r.gpu_milli;
         slots += slots_of(r, usable, rel.cpu, rel.mem);
       }
-      const auto& idx = cluster_.free_gpu_index();
-      for (auto it = idx.lower_bound({r.total_gpu_milli(), -1}); it != idx.end() && slots < s.replicas(); ++it) {
-        NodeId n(it->second);
+      const auto& idx = cluster_.free_index();
+      for (auto it = idx.lower_bound({r.total_gpu_milli(), 0, -1}); it != idx.end() && slots < s.replicas(); ++it) {
+        NodeId n(std::get<2>(*it));
         if (scratch_slot_[n.index()] >= 0) continue;
         const Node& node = cluster_.node(n);
         if (model_ok(node)) slots += slots_of(r, cluster_.usable_gpus(node, r.gpu_milli), node.free.cpu_milli, node.free.mem_mib);

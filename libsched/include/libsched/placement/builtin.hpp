@@ -34,25 +34,24 @@ class FirstFit final : public PlacementPolicy {
 };
 
 namespace detail {
-/// Leftover after placement, lexicographic: GPU milli left (primary, GPU replicas) or vCPU
-/// milli left (CPU-only replicas), then the leftover vCPU share in [0,1) as tie-break.
+/// Leftover after placement, lexicographic and exact in a double: GPU replicas by
+/// (free milli-GPU left) x 2^31 + free milli-vCPU left; CPU-only replicas by free milli-vCPU
+/// left x 2^31 + free MiB left / 1024.
 inline double leftover(const Cluster& c, NodeId id, const ReplicaShape& r) {
   const Node& n = c.node(id);
-  double cpu_share = n.capacity.cpu_milli > 0
-                         ? double(n.free.cpu_milli - r.cpu_milli) / double(n.capacity.cpu_milli + 1)
-                         : 0.0;
-  if (r.num_gpu > 0) return double(n.free.gpu_milli - r.total_gpu_milli()) + cpu_share;
-  return double(n.free.cpu_milli - r.cpu_milli) + cpu_share;
+  constexpr double k = 2147483648.0;
+  if (r.num_gpu > 0) return double(n.free.gpu_milli - r.total_gpu_milli()) * k + double(n.free.cpu_milli - r.cpu_milli);
+  return double(n.free.cpu_milli - r.cpu_milli) * k + double(n.free.mem_mib - r.mem_mib) / 1024.0;
 }
 }  // namespace detail
 
-/// best-fit: the node left with the least free GPU (milli-GPU; vCPU for CPU-only replicas)
-/// after placement, then the least free vCPU share. score = -leftover.
+/// best-fit: the node left with the least free GPU (milli-GPU) after placement, then the least
+/// free vCPU (CPU-only replicas: least vCPU, then least memory). score = -leftover.
 class BestFit final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "best-fit"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return -detail::leftover(c, id, r); }
-  ScanOrder scan_order() const override { return ScanOrder::least_free_gpu_first; }
+  ScanOrder scan_order() const override { return ScanOrder::least_free_first; }
 };
 
 /// worst-fit: the node left with the most free capacity (spreads load). score = +leftover.
@@ -60,7 +59,7 @@ class WorstFit final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "worst-fit"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return detail::leftover(c, id, r); }
-  ScanOrder scan_order() const override { return ScanOrder::most_free_gpu_first; }
+  ScanOrder scan_order() const override { return ScanOrder::most_free_first; }
 };
 
 /// dot-product (Tetris, Grandl et al., SIGCOMM'14): alignment of the request with the free
@@ -81,7 +80,7 @@ class DotProduct final : public PlacementPolicy {
 /// gpu-packing (FGD paper baseline "GPU Packing", Weng et al. ATC'23 Sec. 5): prefer, in
 /// tiers, (2) a node with a partly used GPU that can take this share, (1) a node already
 /// running something (some GPU used), (0) an idle node; within a tier, best-fit.
-/// score = tier * 1e9 - leftover.
+/// score = tier * 1e15 - leftover.
 class GpuPacking final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "gpu-packing"; }
@@ -94,14 +93,14 @@ class GpuPacking final : public PlacementPolicy {
       for (int i = 0; i < n.gpus; ++i)
         if (g[i] < kMilliPerGpu && g[i] >= r.gpu_milli) { tier = 2; break; }
     }
-    return tier * 1e9 - detail::leftover(c, id, r);
+    return tier * 1e15 - detail::leftover(c, id, r);
   }
 };
 
 /// gpu-clustering (FGD paper baseline "GPU Clustering"): keep tasks of the same GPU request
 /// together: a share prefers a node with a partly used GPU whose used milli is a multiple of
 /// the share (same-size shares already there); whole-GPU replicas prefer nodes with no shared
-/// GPU. score = same_kind * 1e9 - leftover.
+/// GPU. score = same_kind * 1e15 - leftover.
 class GpuClustering final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "gpu-clustering"; }
@@ -119,7 +118,7 @@ class GpuClustering final : public PlacementPolicy {
       for (int i = 0; i < n.gpus; ++i)
         if (g[i] > 0 && g[i] < kMilliPerGpu) { same = false; break; }
     }
-    return (same ? 1e9 : 0.0) - detail::leftover(c, id, r);
+    return (same ? 1e15 : 0.0) - detail::leftover(c, id, r);
   }
 };
 
@@ -261,7 +260,7 @@ class Topology final : public PlacementPolicy {
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
     double d = 0;
     for (NodeId p : placed_) d += distance(c, p, id);
-    return -d * 1e9 - detail::leftover(c, id, r);
+    return -d * 1e15 - detail::leftover(c, id, r);
   }
   /// Hops between two nodes: 0 same node, 2 same rack, else 2 + rack-to-rack hops.
   double distance(const Cluster&, NodeId a, NodeId b) const {

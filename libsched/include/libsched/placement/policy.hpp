@@ -41,12 +41,13 @@ class PlacementPolicy {
   virtual bool first_feasible_wins() const { return false; }
 
   /// How the scheduler may visit candidate nodes for a GPU replica.
-  /// `all_nodes`: every node in id order. `least_free_gpu_first` / `most_free_gpu_first`: in
-  /// Cluster::free_gpu_index() order, stopping after the first free-GPU value that holds a
-  /// feasible node. A policy may return these only if its score is
-  /// -(free GPU milli) + c or +(free GPU milli) + c with 0 <= c < 1 varying by node, so
-  /// that no node of another free-GPU value could score higher.
-  enum class ScanOrder { all_nodes, least_free_gpu_first, most_free_gpu_first };
+  /// `all_nodes`: score every feasible node, in id order. `least_free_first` /
+  /// `most_free_first`: visit nodes in Cluster::free_index() order (free milli-GPU, then free
+  /// milli-vCPU; ascending or descending; equal keys by ascending id) and take the FIRST
+  /// feasible node. A policy may return these only if its score is strictly decreasing
+  /// (least_free_first) or increasing (most_free_first) in (free GPU, free vCPU) taken
+  /// lexicographically, and equal for equal keys.
+  enum class ScanOrder { all_nodes, least_free_first, most_free_first };
   virtual ScanOrder scan_order() const { return ScanOrder::all_nodes; }
 };
 
