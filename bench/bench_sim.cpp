@@ -38,6 +38,8 @@ int run_sim(const std::string& name, const sim::io::Scenario& sc) {
   std::size_t placements = 0;
   for (const auto* a : s.attempts()) placements += a->start >= 0;
   auto summary = nlohmann::json::parse(s.summary_json());
+  std::cerr << fmt::format("{:<58} {:>8.2f} {:>10.0f} {:>12.0f} {:>9.0f}\n", name, wall, double(s.events_processed()) / wall,
+                           double(placements) / wall, peak_rss_mib());
   std::cout << fmt::format(
       R"J({{"case": "{}", "wall_s": {:.3f}, "events": {}, "events_per_s": {:.0f}, "placements": {}, "placements_per_s": {:.0f}, "tasks": {}, "nodes": {}, "gpu_allocation_ratio": {}, "mean_wait_s": {}, "preemptions": {}, "peak_rss_mib": {:.1f}}})J",
       name, wall, s.events_processed(), double(s.events_processed()) / wall, placements, double(placements) / wall, sc.tasks.size(),
@@ -84,6 +86,8 @@ int main(int argc, char** argv) {
     int rc = sim::fill_command(sc, o, table, std::cerr);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cerr << table.str();
+    std::cerr << fmt::format("{:<58} {:>8.2f} {:>10} {:>12} {:>9.0f}\n", fmt::format("fill {} ({} policies x {} seeds)", sc.name, o.policies.size(), o.seeds),
+                             wall, "-", "-", peak_rss_mib());
     std::cout << fmt::format(R"J({{"case": "fill {} ({} policies x {} seeds)", "wall_s": {:.3f}, "runs": {}, "peak_rss_mib": {:.1f}}})J",
                              sc.name, o.policies.size(), o.seeds, wall, o.policies.size() * std::size_t(o.seeds), peak_rss_mib())
               << "\n";

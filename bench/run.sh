@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The benchmark suite: builds in Release (build-bench/) and runs every case, printing a table
+# and writing bench/results/results.json. One case per process, so peak memory is per case.
+#   bench/run.sh            all cases (about 10 minutes on 2 cores)
+#   bench/run.sh --quick    the small cases only (about 1 minute)
+# Needs the real traces under $SCHEDSIM_DATA (default ../shared/data) for the replay and fill
+# cases; they are skipped with a note when absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1
+
+tools/install-deps.sh
+cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DLIBSCHED_BUILD_TESTS=OFF >/dev/null
+cmake --build build-bench -j 2 --target bench_sim bench_placement >/dev/null
+
+mkdir -p bench/results
+OUT=bench/results/results.json
+TMP=$(mktemp)
+DATA="${SCHEDSIM_DATA:-$(pwd)/../shared/data}"
+
+run() { build-bench/bench/bench_sim "$@" >> "$TMP"; }
+
+printf "%-58s %8s %10s %12s %9s\n" case "wall s" "events/s" "placements/s" "peak MiB"
+echo "== simulator: synthetic clusters and workloads (best-fit; Philly gang sizes, openb GPU requests)"
+if [ "$QUICK" = 1 ]; then
+  CASES="1000:10000 10000:10000 100000:10000 1000:100000"
+else
+  CASES="1000:10000 1000:100000 1000:1000000 10000:10000 10000:100000 10000:1000000 100000:10000 100000:100000 100000:1000000"
+fi
+for c in $CASES; do run synthetic "${c%%:*}" "${c##*:}"; done
+
+echo "== real traces"
+if [ -f "$DATA/openb/openb_pod_list_default.csv" ]; then
+  run scenario scenarios/openb-default.json
+  run fill scenarios/openb-fill.json random,dot-product,gpu-clustering,gpu-packing,best-fit,fgd 10
+else
+  echo "openb data not found under $DATA: replay and fill cases skipped"
+fi
+if [ -f "$DATA/philly/philly_trace.RFold-derived.csv" ]; then
+  run scenario scenarios/philly.json
+else
+  echo "Philly data not found under $DATA: replay case skipped"
+fi
+
+echo "== placement: one schedule() of an 8-replica gang"
+build-bench/bench/bench_placement bench/results/placement.json
+
+{ echo "["; paste -sd, "$TMP"; echo "]"; } > "$OUT"
+rm -f "$TMP"
+echo "results: $OUT, bench/results/placement.json"
