@@ -295,3 +295,24 @@ TEST_CASE("a non-idle start on a node resets its idle age, idle starts do not") 
   REQUIRE(s.is_running(own));
   CHECK(s.cluster().node(NodeId(0)).last_owner_change == 7'000);
 }
+
+TEST_CASE("a backfill candidate that preempts does not count its victim's capacity twice") {
+  // n0: r (guaranteed, 4 GPU, ends at 100 s) and v (priority 1, 4 GPU, ends at 1000 s).
+  // h (8 GPU) cannot preempt its way in (r is guaranteed), so its reservation is 1000 s.
+  // s (priority 3, 4 GPU, 5000 s) could start by preempting v, but then h waits until 5000 s.
+  SchedulerOptions o;
+  o.queueing = Queueing::backfill;
+  Scheduler s(make_cluster().nodes("n", 1).build(), o);
+  TaskId r = submit(s, make_task("r").guaranteed().option("x", gpus(4)).estimate(100'000));
+  TaskId v = submit(s, make_task("v").priority(1).option("x", gpus(4)).estimate(1'000'000));
+  s.schedule(0);
+  REQUIRE((s.is_running(r) && s.is_running(v)));
+  TaskId h = submit(s, make_task("h").priority(9).option("x", gpus(8)).estimate(10'000));
+  TaskId sm = submit(s, make_task("s").priority(3).option("x", gpus(4)).estimate(5'000'000));
+  ScheduleResult res = s.schedule(0);
+  CHECK(s.reservation_of(h, 0) == 1'000'000);
+  CHECK(res.preemptions.empty());
+  CHECK(s.is_waiting(sm));
+  CHECK(s.is_running(v));
+  CHECK(s.explain(sm, 0).code == WaitCode::blocked_by_queue);
+}

@@ -200,6 +200,7 @@ class Scheduler {
     for (TaskId t : order) {
       Entry& e = tasks_[t.index()];
       if (e.state != State::waiting) continue;
+      e.wait = WaitStatus{};  // this pass decides afresh (no stale blocked_by_queue)
       if (blocked) {
         e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", tasks_[head->index()].spec.name)};
         continue;
@@ -214,7 +215,7 @@ class Scheduler {
       if (!p && may_preempt(t)) p = try_preempt(tx, t, now, victims);
       if (p && head && options_.queueing == Queueing::backfill) {
         // Would starting t delay the head's reserved start? Tentatively count t as running.
-        Time r = reservation_with(tx, *head, now, t, *p);
+        Time r = reservation_with(tx, *head, now, t, *p, victims);
         if (r > head_reservation) {
           e.wait = WaitStatus{WaitCode::blocked_by_queue,
                               fmt::format("would delay the reserved start of {} (backfill)", tasks_[head->index()].spec.name)};
@@ -296,19 +297,26 @@ class Scheduler {
   /// victim too (spot_eviction); any other victim only with `preemption` on and a strictly
   /// lower priority.
   std::optional<PreemptionKind> preemption_kind(TaskId preemptor, TaskId victim) const {
+    return preemption_kind(preemptor, victim, false);
+  }
+
+ private:
+  /// `hypothetical`: as if preemption, idle reclaim and spot eviction were all enabled (for
+  /// explain()'s fits_after_preemption when the options disable them).
+  std::optional<PreemptionKind> preemption_kind(TaskId preemptor, TaskId victim, bool hypothetical) const {
     const Entry& p = tasks_.at(preemptor.index());
     const Entry& v = tasks_.at(victim.index());
     if (v.state != State::running || v.spec.guarantee) return std::nullopt;
     if (p.spec.resource_type == ResourceType::idle || p.spec.resource_type == ResourceType::spot) return std::nullopt;
     if (v.placement.capacity == ResourceType::idle) {
-      if (options_.idle_reclaim) return PreemptionKind::idle_reclaim;
+      if (options_.idle_reclaim || hypothetical) return PreemptionKind::idle_reclaim;
       return std::nullopt;
     }
     if (v.placement.capacity == ResourceType::spot) {
-      if (options_.spot_eviction) return PreemptionKind::spot_eviction;
+      if (options_.spot_eviction || hypothetical) return PreemptionKind::spot_eviction;
       return std::nullopt;
     }
-    if (options_.preemption && v.spec.priority < p.spec.priority) return PreemptionKind::priority;
+    if ((options_.preemption || hypothetical) && v.spec.priority < p.spec.priority) return PreemptionKind::priority;
     return std::nullopt;
   }
 
@@ -439,11 +447,12 @@ class Scheduler {
   /// least work lost since the last checkpoint; then id. Adds victims until the whole gang
   /// starts, then drops every victim the gang does not need (newest first), so the set is
   /// minimal. Never preempts in vain: without a successful start nothing changes.
-  std::optional<Placement> try_preempt(Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims) {
+  std::optional<Placement> try_preempt(Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims,
+                                       bool hypothetical = false) {
     struct Cand { int cls; std::int32_t prio; Time lost; TaskId id; PreemptionKind kind; };
     std::vector<Cand> cands;
     for (TaskId v : running_) {
-      auto k = preemption_kind(t, v);
+      auto k = preemption_kind(t, v, hypothetical);
       if (!k) continue;
       const Entry& ve = tasks_[v.index()];
       int cls = ve.placement.capacity == ResourceType::idle ? 0 : ve.placement.capacity == ResourceType::spot ? 1 : 2;
@@ -566,20 +575,27 @@ class Scheduler {
     Transaction tx(cluster_, quotas_);
     return reservation_in(tx, head, now, {});
   }
-  Time reservation_with(Transaction& tx, TaskId head, Time now, TaskId extra, const Placement& extra_p) {
+  /// `gone`: tasks already released inside tx (preemption victims of `extra`); they are not
+  /// running any more and must not be released a second time at their expected end.
+  Time reservation_with(Transaction& tx, TaskId head, Time now, TaskId extra, const Placement& extra_p,
+                        const std::vector<Preemption>& gone = {}) {
     std::size_t m = tx.mark();
     // `extra` is tentatively placed inside tx already; treat it as running with its estimate.
     std::vector<std::pair<Time, const Placement*>> ex;
     const TaskSpec& s = tasks_[extra.index()].spec;
     Time end = s.runtime_estimate < 0 ? kTimeNever : now + s.runtime_estimate;
     ex.emplace_back(end, &extra_p);
-    Time r = reservation_in(tx, head, now, ex);
+    Time r = reservation_in(tx, head, now, ex, gone);
     tx.rollback_to(m);
     return r;
   }
-  Time reservation_in(Transaction& tx, TaskId head, Time now, const std::vector<std::pair<Time, const Placement*>>& extra) {
+  Time reservation_in(Transaction& tx, TaskId head, Time now, const std::vector<std::pair<Time, const Placement*>>& extra,
+                      const std::vector<Preemption>& gone = {}) {
     std::vector<std::pair<Time, const Placement*>> ends(extra);
-    for (TaskId t : running_) ends.emplace_back(expected_end(t, now), &tasks_[t.index()].placement);
+    for (TaskId t : running_) {
+      bool released = std::any_of(gone.begin(), gone.end(), [t](const Preemption& g) { return g.victim == t; });
+      if (!released) ends.emplace_back(expected_end(t, now), &tasks_[t.index()].placement);
+    }
     std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::size_t m = tx.mark();
     Time result = kTimeNever;
@@ -663,10 +679,10 @@ class Scheduler {
       }
     }
     // 4. Preemption would let it start?
-    if (may_preempt(t)) {
+    if (s.resource_type != ResourceType::idle && s.resource_type != ResourceType::spot) {
       Transaction tx(cluster_, quotas_);
       std::vector<Preemption> v;
-      if (try_preempt(tx, t, now, v))
+      if (try_preempt(tx, t, now, v, /*hypothetical=*/true))
         return {WaitCode::fits_after_preemption, fmt::format("{}; fits after preempting {} task(s)", need, v.size())};
     }
     // 5. Fragmentation vs capacity.
