@@ -220,3 +220,32 @@ TEST_CASE("a preempted gang is released whole and its quota returned") {
   CHECK(s.cluster().node(NodeId(0)).free.gpu_milli + s.cluster().node(NodeId(1)).free.gpu_milli == 8000);
   CHECK(s.tasks_on_node(NodeId(0)).size() + s.tasks_on_node(NodeId(1)).size() == 1);
 }
+
+TEST_CASE("a task started in a pass is never preempted in the same pass") {
+  Scheduler s(make_cluster().nodes("n", 1).build());
+  TaskId sp = submit(s, make_task("spot").spot().priority(9).option("x", gpus(8)));
+  TaskId t = submit(s, make_task("t").priority(4).option("x", gpus(8)));
+  ScheduleResult r = s.schedule(0);
+  CHECK(r.preemptions.empty());  // no zero-length attempt for the spot task
+  CHECK(s.is_running(sp));
+  CHECK(s.is_waiting(t));
+  r = s.schedule(60'000);  // a later decision evicts it
+  CHECK(victims(r) == std::vector<TaskId>{sp});
+  CHECK(s.is_running(t));
+}
+
+TEST_CASE("capacity freed by a preemption goes to tasks earlier in the queue in the same call") {
+  // The idle task holds the whole node. The spot task (priority 9, cannot preempt) is ahead of
+  // p, which reclaims all 8 GPUs but needs only 4: the spot task gets the other 4 at once.
+  Scheduler s(make_cluster().nodes("n", 1).build());
+  TaskId i = submit(s, make_task("i").idle().option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE(s.is_running(i));
+  TaskId sp = submit(s, make_task("spot").spot().priority(9).option("x", gpus(4)), 1);
+  TaskId p = submit(s, make_task("p").priority(1).option("x", gpus(4)), 1);
+  ScheduleResult r = s.schedule(1);
+  CHECK(victims(r) == std::vector<TaskId>{i});
+  CHECK(s.is_running(p));
+  CHECK(s.is_running(sp));
+  CHECK(r.started == std::vector<TaskId>{p, sp});
+}

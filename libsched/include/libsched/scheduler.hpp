@@ -186,12 +186,26 @@ class Scheduler {
     cluster_.touch_owner(n, now);
   }
 
-  /// One scheduling pass at `now` over the queue in order (priority desc, submit asc, name,
-  /// id; idle tasks last). Places every gang that may start under the queueing mode,
-  /// preempting victims where that lets a whole gang start. Cost: O(queue x nodes x replicas)
-  /// in the worst case; identical requests that failed in this pass are not retried.
+  /// One scheduling decision at `now`: passes over the queue in order (priority desc, submit
+  /// asc, name, id; idle tasks last). Places every gang that may start under the queueing mode,
+  /// preempting victims where that lets a whole gang start. A preemption frees capacity that
+  /// tasks earlier in the queue may now use, so the pass restarts from the queue's front after
+  /// each preemption (this terminates: a task started in this call is never a victim in the
+  /// same call, so every restart consumes a task that was running before the call).
+  /// Cost per pass: O(queue x nodes x replicas) in the worst case; identical requests that
+  /// failed in a pass are not retried in it.
   ScheduleResult schedule(Time now) {
     ScheduleResult out;
+    started_in_pass_.clear();
+    while (schedule_pass(now, out)) {
+    }
+    started_in_pass_.clear();
+    return out;
+  }
+
+ private:
+  /// One pass; returns true when it preempted (and stopped right after that start).
+  bool schedule_pass(Time now, ScheduleResult& out) {
     std::vector<TaskId> order = queue();
     bool blocked = false;
     std::optional<TaskId> head;     // backfill: first blocked task
@@ -234,16 +248,19 @@ class Scheduler {
         continue;
       }
       tx.commit();
-      if (!victims.empty()) failed_signatures.clear();
       for (const auto& v : victims) {
         finish_release(v.victim, now);
         out.preemptions.push_back(v);
       }
       commit_start(t, std::move(*p), now);
+      started_in_pass_.insert(t);
       out.started.push_back(t);
+      if (!victims.empty()) return true;  // restart: earlier tasks may use what was freed
     }
-    return out;
+    return false;
   }
+
+ public:
 
   /// Why task `t` waits now (status code and one line with numbers). For a task that is not
   /// waiting, the status of its last pass. Does not change any state.
@@ -452,6 +469,7 @@ class Scheduler {
     struct Cand { int cls; std::int32_t prio; Time lost; TaskId id; PreemptionKind kind; };
     std::vector<Cand> cands;
     for (TaskId v : running_) {
+      if (started_in_pass_.count(v)) continue;  // no zero-length attempts
       auto k = preemption_kind(t, v, hypothetical);
       if (!k) continue;
       const Entry& ve = tasks_[v.index()];
@@ -742,6 +760,7 @@ class Scheduler {
   std::set<QueueKey> queue_;
   std::set<TaskId> running_;
   std::vector<std::vector<TaskId>> node_tasks_;
+  std::unordered_set<TaskId> started_in_pass_;
 };
 
 }  // namespace libsched
