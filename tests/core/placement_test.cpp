@@ -214,3 +214,28 @@ TEST_CASE("the registry can be extended with a custom policy") {
   s.schedule(0);
   CHECK(nodes_of(s, t) == std::vector<std::string>{"n3"});
 }
+
+TEST_CASE("looking (explain, reservations) never changes later random placements") {
+  auto run = [](bool look) {
+    SchedulerOptions o;
+    o.placement = "random";
+    o.seed = 11;
+    o.queueing = Queueing::backfill;
+    Scheduler s(make_cluster().nodes("n", 16, "A100", 2).build(), o);
+    std::vector<TaskId> ids;
+    for (int i = 0; i < 12; ++i) ids.push_back(submit(s, make_task("t" + std::to_string(i)).workers(1).option("x", gpus(1)).estimate(1000)));
+    ids.push_back(submit(s, make_task("big").priority(1).workers(20).option("x", gpus(2)).estimate(1000)));
+    std::vector<std::vector<std::string>> out;
+    for (Time now = 0; now < 3; ++now) {
+      if (look)
+        for (TaskId t : ids) {
+          s.explain(t, now);
+          if (s.is_waiting(t)) s.reservation_of(t, now);
+        }
+      s.schedule(now);
+      for (TaskId t : ids) out.push_back(nodes_of(s, t));
+    }
+    return out;
+  };
+  CHECK(run(true) == run(false));
+}

@@ -116,17 +116,37 @@ class GpuClustering final : public PlacementPolicy {
   }
 };
 
-/// random: a uniformly random feasible node, seeded (Boost.Random mt19937 and
-/// uniform_real_distribution: portable across platforms).
+/// random: a uniformly random feasible node, seeded. The score is a pure function of
+/// (seed, node id, the node's free capacity, the request, the replica's index in the gang),
+/// hashed with splitmix64 into [0, 1): so for a given cluster state every feasible node is
+/// equally likely to win across seeds, a seed always gives the same decisions, and calls that
+/// only look (explain(), backfill reservations, rolled-back trials) never perturb later
+/// decisions, which a stateful generator (one draw per score() call) would.
 class Random final : public PlacementPolicy {
  public:
-  explicit Random(std::uint64_t seed) : rng_(static_cast<std::uint32_t>(seed ^ (seed >> 32))) {}
+  explicit Random(std::uint64_t seed) : seed_(seed) {}
   std::string_view name() const override { return "random"; }
-  double score(const Cluster&, NodeId, const ReplicaShape&) override { return dist_(rng_); }
+  void begin_gang(const Cluster&) override { index_ = 0; }
+  void replica_placed(const Cluster&, const ReplicaAllocation&) override { ++index_; }
+  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
+    const Node& n = c.node(id);
+    std::uint64_t h = mix(seed_ ^ 0x5bd1e995u);
+    for (std::uint64_t v : {std::uint64_t(id.value), std::uint64_t(n.free.gpu_milli), std::uint64_t(n.free.cpu_milli),
+                            std::uint64_t(n.free.mem_mib), std::uint64_t(r.num_gpu), std::uint64_t(r.gpu_milli),
+                            std::uint64_t(r.cpu_milli), std::uint64_t(r.mem_mib), index_})
+      h = mix(h ^ v);
+    return double(h >> 11) * 0x1.0p-53;
+  }
 
  private:
-  boost::random::mt19937 rng_;
-  boost::random::uniform_real_distribution<double> dist_{0.0, 1.0};
+  static std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
+  std::uint64_t seed_;
+  std::uint64_t index_ = 0;
 };
 
 /// fgd (Fragmentation Gradient Descent, Weng et al., USENIX ATC'23): the node whose expected
