@@ -10,7 +10,7 @@
 // GPUs taken, every 5th node also a 300 milli-GPU share). For each policy a fresh Scheduler
 // gets a copy; each repetition enqueues the gang, times schedule() with steady_clock, checks
 // the gang started, and releases it (not timed), so every decision sees the same state.
-// Repetitions: until 0.25 s of measured time or 200 decisions, at least 3.
+// Repetitions: until 0.5 s of measured time or 1000 decisions, at least 3.
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
         TaskId id = s.add_task(t);
         double total_us = 0;
         std::size_t reps = 0;
-        while (reps < 3 || (total_us < 250'000 && reps < 200)) {
+        while (reps < 3 || (total_us < 500'000 && reps < 1000)) {
           s.enqueue(id, 0);
           auto t0 = std::chrono::steady_clock::now();
           ScheduleResult r = s.schedule(0);

@@ -138,3 +138,30 @@ TEST_CASE("explain returns the running status for a task that started") {
   REQUIRE(s.is_running(t));
   CHECK(s.explain(t, 0).reason.empty());
 }
+
+TEST_CASE("a NodeIn restriction is not reported as a blacklist") {
+  Cluster c = make_cluster().nodes("n", 2).build();
+  Scheduler s(c);
+  TaskId busy = submit(s, make_task("busy").user("bob").guaranteed().option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE(nodes_of(s, busy) == std::vector<std::string>{"n0"});
+  s.add_node_policy(make_policy("only-n0").node_in().for_user("alice").nodes(c, {"n0"}));
+  TaskId t = submit(s, make_task("t").option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE(s.is_waiting(t));
+  WaitStatus w = s.explain(t, 0);
+  CHECK(w.code == WaitCode::blocked_by_node_policy);
+  CHECK_THAT(w.reason, !Catch::Contains("blacklist"));
+  CHECK_THAT(w.reason, Catch::Contains("NodeIn"));
+}
+
+TEST_CASE("a policy naming an unknown node ignores that name") {
+  Cluster c = make_cluster().nodes("n", 2).build();
+  TaskSpec t = make_task("t").option("x", gpus(1));
+  std::vector<NodePolicy> ps{make_policy("block").node_not_in().nodes(c, {"n1", "no-such-node"}),
+                             make_policy("only").node_in().nodes(c, {"n0", "n1", "missing"})};
+  NodeFilter f = NodeFilter::build(ps, t, 0, c.size());
+  CHECK(f.allowed(NodeId(0)));
+  CHECK_FALSE(f.allowed(NodeId(1)));
+  CHECK(f.blocked() == std::vector<NodeId>{NodeId(1)});
+}

@@ -691,6 +691,8 @@ class Scheduler {
       tx.rollback_to(0);
       bool without = !with && try_start(tx, t, now, true).has_value();
       if (without) {
+        if (f.blocked().empty())  // only NodeIn lists narrowed it: nothing is blacklisted
+          return {WaitCode::blocked_by_node_policy, fmt::format("{}; no node allowed by its NodeIn node policies fits", need)};
         std::string nodes;
         for (NodeId n : f.blocked()) nodes += (nodes.empty() ? "" : ",") + cluster_.node(n).name;
         return {WaitCode::blocked_by_node_policy, "quota check failed due to node blacklist: " + nodes};
