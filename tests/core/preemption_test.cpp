@@ -249,3 +249,46 @@ TEST_CASE("capacity freed by a preemption goes to tasks earlier in the queue in 
   CHECK(s.is_running(sp));
   CHECK(r.started == std::vector<TaskId>{p, sp});
 }
+
+TEST_CASE("a task that can only run on idle capacity never evicts non-idle tasks (no preemption ping-pong)") {
+  // Pool p's only node is held by bob's guaranteed task; the shared node by a priority-1
+  // pay-as-you-go task. Alice (reserved in p, accept_idle, priority 9) could run on idle
+  // capacity only by evicting the pay-as-you-go task, which would then reclaim her idle
+  // placement at once (idle_reclaim), and so on forever.
+  Cluster c = make_cluster().pool("p").nodes("p", 1).pool("s").nodes("s", 1).build();
+  PoolId p = c.find_pool("p");
+  Scheduler s(c);
+  s.quotas().set_limit(QuotaKey{"alice", ResourceType::reserved, p}, gpu_quota(8));
+  s.quotas().set_limit(QuotaKey{"bob", ResourceType::reserved, p}, gpu_quota(8));
+  TaskId bob = submit(s, make_task("bob").user("bob").reserved(p).guaranteed().option("x", gpus(8)));
+  TaskId pg = submit(s, make_task("pg").user("carol").priority(1).option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE((s.is_running(bob) && s.is_running(pg)));
+  TaskId alice = submit(s, make_task("alice").reserved(p).accept_idle().priority(9).option("x", gpus(8)), 1);
+  std::size_t preemptions = 0;
+  for (Time now = 1; now < 10; ++now) {
+    preemptions += s.schedule(now).preemptions.size();
+    for (TaskId t : {pg, alice})  // resubmit whatever was preempted
+      if (!s.is_running(t) && !s.is_waiting(t)) s.enqueue(t, now);
+  }
+  CHECK(preemptions == 0);
+  CHECK(s.is_running(pg));
+  CHECK(s.is_waiting(alice));
+}
+
+TEST_CASE("a task falling back to idle capacity may still reclaim idle tasks") {
+  Cluster c = make_cluster().pool("p").nodes("p", 1).pool("s").nodes("s", 1).build();
+  PoolId p = c.find_pool("p");
+  Scheduler s(c);
+  s.quotas().set_limit(QuotaKey{"alice", ResourceType::reserved, p}, gpu_quota(8));
+  s.quotas().set_limit(QuotaKey{"bob", ResourceType::reserved, p}, gpu_quota(8));
+  TaskId bob = submit(s, make_task("bob").user("bob").reserved(p).guaranteed().option("x", gpus(8)));
+  TaskId idle = submit(s, make_task("idle").user("carol").idle().option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE((s.is_running(bob) && s.is_running(idle)));
+  TaskId alice = submit(s, make_task("alice").reserved(p).accept_idle().priority(9).option("x", gpus(8)), 1);
+  ScheduleResult r = s.schedule(1);
+  CHECK(victims(r) == std::vector<TaskId>{idle});
+  REQUIRE(s.is_running(alice));
+  CHECK(s.placement_of(alice)->capacity == ResourceType::idle);
+}

@@ -269,6 +269,9 @@ std::string check_invariants(const Scheduler& s, const ScheduleResult& r, const 
     if (!started.count(pe.preemptor)) return fmt::format("preemptor {} did not start in the same call", preemptor.name);
     if (preemptor.is_idle() || preemptor.resource_type == ResourceType::spot)
       return fmt::format("{} task {} preempted", to_string(preemptor.resource_type), preemptor.name);
+    if (s.placement_of(pe.preemptor)->capacity == ResourceType::idle && it->second.capacity != ResourceType::idle)
+      return fmt::format("{} runs on idle capacity but evicted {} from {} capacity", preemptor.name, victim.name,
+                         to_string(it->second.capacity));
     bool exempt = it->second.capacity == ResourceType::idle || it->second.capacity == ResourceType::spot;
     if (!exempt && !(it->second.priority < preemptor.priority))
       return fmt::format("victim {} (priority {}) not below preemptor {} ({})", victim.name, it->second.priority, preemptor.name,

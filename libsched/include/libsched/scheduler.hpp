@@ -423,10 +423,13 @@ class Scheduler {
 
   /// Tries every class and candidate spec in order; on success the gang and its quota are
   /// taken inside `tx` and the placement is returned.
-  std::optional<Placement> try_start(Transaction& tx, TaskId t, Time now, bool ignore_filter = false) {
+  /// `only`: try that capacity class alone (preemption tries one class at a time).
+  std::optional<Placement> try_start(Transaction& tx, TaskId t, Time now, bool ignore_filter = false,
+                                     std::optional<ResourceType> only = std::nullopt) {
     const TaskSpec& s = tasks_[t.index()].spec;
     NodeFilter f = NodeFilter::build(policies_, s, now, cluster_.size());
     for (ResourceType cls : classes(s)) {
+      if (only && cls != *only) continue;
       QuotaKey k = quota_key(s, cls);
       for (std::size_t i = 0; i < s.options.size(); ++i) {
         Resources d = s.demand(i);
@@ -466,6 +469,18 @@ class Scheduler {
   /// minimal. Never preempts in vain: without a successful start nothing changes.
   std::optional<Placement> try_preempt(Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims,
                                        bool hypothetical = false) {
+    // One capacity class at a time, in the task's order. A placement on idle capacity may
+    // only reclaim tasks that run on idle capacity themselves: evicting an owner's task to
+    // run on "idle" capacity would let the victim reclaim it right back (ping-pong).
+    for (ResourceType cls : classes(tasks_[t.index()].spec)) {
+      auto p = try_preempt_class(tx, t, now, victims, hypothetical, cls);
+      if (p) return p;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Placement> try_preempt_class(Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims,
+                                             bool hypothetical, ResourceType cls) {
     struct Cand { int cls; std::int32_t prio; Time lost; TaskId id; PreemptionKind kind; };
     std::vector<Cand> cands;
     for (TaskId v : running_) {
@@ -473,8 +488,9 @@ class Scheduler {
       auto k = preemption_kind(t, v, hypothetical);
       if (!k) continue;
       const Entry& ve = tasks_[v.index()];
-      int cls = ve.placement.capacity == ResourceType::idle ? 0 : ve.placement.capacity == ResourceType::spot ? 1 : 2;
-      cands.push_back({cls, ve.spec.priority, work_lost(ve, now), v, *k});
+      if (cls == ResourceType::idle && ve.placement.capacity != ResourceType::idle) continue;
+      int vcls = ve.placement.capacity == ResourceType::idle ? 0 : ve.placement.capacity == ResourceType::spot ? 1 : 2;
+      cands.push_back({vcls, ve.spec.priority, work_lost(ve, now), v, *k});
     }
     if (cands.empty()) return std::nullopt;
     std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
@@ -487,7 +503,7 @@ class Scheduler {
       release_into(tx, cands[i].id);
       chosen.push_back(i);
       std::size_t m1 = tx.mark();
-      if (try_start(tx, t, now)) {
+      if (try_start(tx, t, now, false, cls)) {
         ok = true;
         tx.rollback_to(m1);
         break;
@@ -503,7 +519,7 @@ class Scheduler {
       tx.rollback_to(m0);
       for (std::size_t q = 0; q < chosen.size(); ++q)
         if (keep[q] && q != j) release_into(tx, cands[chosen[q]].id);
-      if (try_start(tx, t, now)) keep[j] = false;
+      if (try_start(tx, t, now, false, cls)) keep[j] = false;
     }
     tx.rollback_to(m0);
     for (std::size_t q = 0; q < chosen.size(); ++q) {
@@ -511,7 +527,7 @@ class Scheduler {
       release_into(tx, cands[chosen[q]].id);
       victims.push_back(Preemption{cands[chosen[q]].id, t, cands[chosen[q]].kind});
     }
-    auto p = try_start(tx, t, now);
+    auto p = try_start(tx, t, now, false, cls);
     if (!p) {  // cannot happen: the kept set was tested; stay safe
       tx.rollback_to(m0);
       victims.clear();
