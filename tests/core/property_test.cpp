@@ -312,6 +312,17 @@ TEST_CASE("random scenarios never over-commit, split a gang, exceed quota or pre
           s.enqueue(ids[i], now);
           submitted[i] = true;
         }
+      if (seed % 4 == 0) {  // looking never changes anything: explain() and reservations roll back
+        ClusterState st = state_of(s.cluster());
+        auto quotas = s.quotas().entries();
+        auto queue = s.queue();
+        for (TaskId t : queue) s.explain(t, now);
+        if (!queue.empty()) s.reservation_of(queue.front(), now);
+        INFO("seed " << seed << " step " << step);
+        REQUIRE(state_of(s.cluster()) == st);
+        REQUIRE(s.queue() == queue);
+        for (const auto& [k, e] : s.quotas().entries()) REQUIRE(e.used == quotas.at(k).used);
+      }
       auto before = snapshot(s);
       ScheduleResult r = s.schedule(now);
       ++decisions;

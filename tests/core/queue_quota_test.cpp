@@ -316,3 +316,40 @@ TEST_CASE("a backfill candidate that preempts does not count its victim's capaci
   CHECK(s.is_running(v));
   CHECK(s.explain(sm, 0).code == WaitCode::blocked_by_queue);
 }
+
+TEST_CASE("RayJob autoscaling charges quota per added worker and remove_worker returns it") {
+  QuotaFixture f;
+  f.s.quotas().set_limit(f.alice, gpu_quota(10));
+  TaskId t = submit(f.s, make_task("ray").ray().reserved(f.p).workers(1).option("x", gpus(4)));
+  f.s.schedule(0);
+  REQUIRE(f.s.is_running(t));
+  CHECK(f.s.quotas().find(f.alice)->used.gpu_milli == 8000);
+  CHECK_FALSE(f.s.add_worker(t, 1).has_value());  // 8 + 4 > 10
+  f.s.quotas().set_limit(f.alice, gpu_quota(12));
+  REQUIRE(f.s.add_worker(t, 1).has_value());
+  CHECK(f.s.quotas().find(f.alice)->used.gpu_milli == 12000);
+  CHECK(f.s.placement_of(t)->replicas.size() == 3);
+  CHECK(f.s.remove_worker(t, 2));
+  CHECK(f.s.remove_worker(t, 2));
+  CHECK_FALSE(f.s.remove_worker(t, 2));  // never the head
+  CHECK(f.s.quotas().find(f.alice)->used.gpu_milli == 4000);
+  f.s.release(t, 3);
+  CHECK(f.s.quotas().find(f.alice)->used == Resources{});
+  CHECK(f.s.cluster().node(NodeId(0)).free == f.s.cluster().node(NodeId(0)).capacity);
+  CHECK(f.s.cluster().node(NodeId(1)).free == f.s.cluster().node(NodeId(1)).capacity);
+}
+
+TEST_CASE("a node goes down only once its tasks are released") {
+  Scheduler s(make_cluster().nodes("n", 1).build());
+  TaskId t = submit(s, make_task("t").option("x", gpus(1)));
+  s.schedule(0);
+  CHECK_THROWS_AS(s.set_node_up(NodeId(0), false, 1), std::logic_error);
+  s.release(t, 1);
+  s.set_node_up(NodeId(0), false, 1);
+  TaskId u = submit(s, make_task("u").option("x", gpus(1)), 2);
+  s.schedule(2);
+  CHECK(s.is_waiting(u));
+  s.set_node_up(NodeId(0), true, 3);
+  s.schedule(3);
+  CHECK(s.is_running(u));
+}
