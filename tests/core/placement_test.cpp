@@ -239,3 +239,18 @@ TEST_CASE("looking (explain, reservations) never changes later random placements
   };
   CHECK(run(true) == run(false));
 }
+
+TEST_CASE("topology copes with every node in its own rack") {
+  // 20,000 racks: a racks x racks distance matrix would need 3.2 GB.
+  ClusterBuilder b;
+  b.pool("p");
+  for (int i = 0; i < 20'000; ++i) b.rack(i, i / 100).node("n" + std::to_string(i), "A100", 1);
+  SchedulerOptions o;
+  o.placement = "topology";
+  Scheduler s(b.build(), o);
+  TaskId t = submit(s, make_task("t").workers(2).option("x", gpus(1)));
+  s.schedule(0);
+  REQUIRE(s.is_running(t));
+  // Best-fit puts the master on n0; the workers go to the same switch (n1, n2), 4 hops away.
+  CHECK(nodes_of(s, t) == std::vector<std::string>{"n0", "n1", "n2"});
+}
