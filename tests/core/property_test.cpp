@@ -294,24 +294,76 @@ std::map<TaskId, Before> snapshot(const Scheduler& s) {
 
 }  // namespace
 
+namespace {
+/// Drives one general random scenario step by step, deterministically per seed, so that a
+/// step can be replayed on a fresh scheduler (the minimality property needs the state just
+/// before a decision).
+struct Driver {
+  std::uint32_t seed;
+  Scenario sc;
+  Scheduler s;
+  Gen g;
+  std::vector<TaskId> ids;
+  std::vector<bool> submitted;
+  std::vector<NodeId> down;
+  Time now = 0;
+
+  explicit Driver(std::uint32_t sd)
+      : seed(sd), sc(random_scenario(sd, false)), s(make_scheduler(sc)), g(sd * 2654435761u) {
+    for (const auto& t : sc.tasks) ids.push_back(s.add_task(t));
+    submitted.assign(ids.size(), false);
+  }
+  /// Arrivals due at `now` (before the decision).
+  void arrivals() {
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      if (!submitted[i] && sc.tasks[i].submit <= now) {
+        s.enqueue(ids[i], now);
+        submitted[i] = true;
+      }
+  }
+  /// Random releases, resubmissions of ended attempts, node failures and repairs (after the
+  /// decision), then time moves on.
+  void events() {
+    std::vector<TaskId> running(s.running().begin(), s.running().end());
+    for (TaskId t : running)
+      if (g.chance(25)) s.release(t, now);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      if (submitted[i] && !s.is_running(ids[i]) && !s.is_waiting(ids[i]) && g.chance(30)) s.enqueue(ids[i], now);
+    if (g.chance(10)) {
+      NodeId n(std::int32_t(g.range(0, std::int64_t(s.cluster().size()) - 1)));
+      if (s.cluster().node(n).up) {
+        for (TaskId t : s.tasks_on_node(n)) s.release(t, now);
+        s.set_node_up(n, false, now);
+        down.push_back(n);
+      }
+    }
+    if (!down.empty() && g.chance(20)) {
+      s.set_node_up(down.back(), true, now);
+      down.pop_back();
+    }
+    now += g.range(1, 60) * 1000;
+  }
+  /// Replays `steps` whole steps (arrivals, decision, events).
+  void replay(int steps) {
+    for (int i = 0; i < steps; ++i) {
+      arrivals();
+      s.schedule(now);
+      events();
+    }
+  }
+};
+constexpr int kSteps = 40;
+}  // namespace
+
 TEST_CASE("random scenarios never over-commit, split a gang, exceed quota or preempt wrongly") {
   constexpr std::uint32_t kScenarios = 1000;
   std::size_t decisions = 0, preemptions = 0, starts = 0;
   for (std::uint32_t seed = 1; seed <= kScenarios; ++seed) {
-    Scenario sc = random_scenario(seed, false);
-    Scheduler s = make_scheduler(sc);
-    Gen g(seed * 2654435761u);
-    std::vector<TaskId> ids;
-    for (const auto& t : sc.tasks) ids.push_back(s.add_task(t));
-    std::vector<bool> submitted(ids.size(), false);
-    std::vector<NodeId> down;
-    Time now = 0;
-    for (int step = 0; step < 40; ++step) {
-      for (std::size_t i = 0; i < ids.size(); ++i)
-        if (!submitted[i] && sc.tasks[i].submit <= now) {
-          s.enqueue(ids[i], now);
-          submitted[i] = true;
-        }
+    Driver d(seed);
+    Scheduler& s = d.s;
+    for (int step = 0; step < kSteps; ++step) {
+      d.arrivals();
+      Time now = d.now;
       if (seed % 4 == 0) {  // looking never changes anything: explain() and reservations roll back
         ClusterState st = state_of(s.cluster());
         auto quotas = s.quotas().entries();
@@ -329,33 +381,58 @@ TEST_CASE("random scenarios never over-commit, split a gang, exceed quota or pre
       preemptions += r.preemptions.size();
       starts += r.started.size();
       std::string err = check_invariants(s, r, before, now);
-      INFO("seed " << seed << " step " << step << " now " << now << " policy " << sc.options.placement);
+      INFO("seed " << seed << " step " << step << " now " << now << " policy " << d.sc.options.placement);
       REQUIRE(err == "");
-      // Random releases, resubmissions of ended attempts, node failures and repairs.
-      std::vector<TaskId> running(s.running().begin(), s.running().end());
-      for (TaskId t : running)
-        if (g.chance(25)) s.release(t, now);
-      for (std::size_t i = 0; i < ids.size(); ++i)
-        if (submitted[i] && !s.is_running(ids[i]) && !s.is_waiting(ids[i]) && g.chance(30)) s.enqueue(ids[i], now);
-      if (g.chance(10)) {
-        NodeId n(std::int32_t(g.range(0, std::int64_t(s.cluster().size()) - 1)));
-        if (s.cluster().node(n).up) {
-          for (TaskId t : s.tasks_on_node(n)) s.release(t, now);
-          s.set_node_up(n, false, now);
-          down.push_back(n);
-        }
-      }
-      if (!down.empty() && g.chance(20)) {
-        s.set_node_up(down.back(), true, now);
-        down.pop_back();
-      }
-      now += g.range(1, 60) * 1000;
+      d.events();
     }
   }
   // The generator must exercise what it claims to.
-  CHECK(decisions == kScenarios * 40);
+  CHECK(decisions == kScenarios * kSteps);
   CHECK(starts > 10 * kScenarios);
   CHECK(preemptions > kScenarios / 10);
+}
+
+TEST_CASE("random scenarios choose minimal victim sets: without any one victim the preemptor does not fit") {
+  // For the first decision of each seed whose first start preempted: replay to just before
+  // it, release every victim but one, leave only the preemptor queued, and decide again:
+  // the preemptor must not start on the same capacity class without preempting.
+  constexpr std::uint32_t kScenarios = 1000;
+  std::size_t checked = 0;
+  for (std::uint32_t seed = 1; seed <= kScenarios; ++seed) {
+    Driver d(seed);
+    for (int step = 0; step < kSteps; ++step) {
+      d.arrivals();
+      ScheduleResult r = d.s.schedule(d.now);
+      if (!r.preemptions.empty() && r.started.front() == r.preemptions.front().preemptor) {
+        TaskId p = r.preemptions.front().preemptor;
+        std::vector<TaskId> vs;
+        for (const auto& pe : r.preemptions)
+          if (pe.preemptor == p) vs.push_back(pe.victim);
+        for (TaskId keep : vs) {
+          Driver e(seed);
+          e.replay(step);
+          e.arrivals();
+          for (TaskId v : vs)
+            if (v != keep) e.s.release(v, e.now);
+          for (TaskId t : e.s.queue())
+            if (t != p) e.s.dequeue(t);
+          ScheduleResult again = e.s.schedule(e.now);
+          INFO("seed " << seed << " step " << step << " preemptor " << e.s.task(p).name << " kept victim "
+                       << e.s.task(keep).name << " policy " << e.sc.options.placement);
+          // Same capacity class: an accept_idle task that needs a victim for reserved capacity
+          // is not expected to fall back to idle capacity freed by priority victims (a
+          // placement on idle capacity only reclaims idle tasks).
+          bool fits_without = e.s.is_running(p) && again.preemptions.empty() &&
+                              e.s.placement_of(p)->capacity == d.s.placement_of(p)->capacity;
+          CHECK_FALSE(fits_without);
+          ++checked;
+        }
+        break;
+      }
+      d.events();
+    }
+  }
+  CHECK(checked > 50);
 }
 
 TEST_CASE("with backfill and exact runtime estimates, a head task never starts after its reservation") {

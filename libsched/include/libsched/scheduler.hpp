@@ -513,13 +513,24 @@ class Scheduler {
       tx.rollback_to(m0);
       return std::nullopt;
     }
-    // Minimise: drop each victim (newest first) if the gang still starts without it.
+    // Minimise: drop each victim (newest first) if the gang still starts without it, and
+    // repeat until a whole round drops nothing. One round is not enough: placement is greedy,
+    // so freeing less can succeed where freeing more failed (a policy may pick a different,
+    // worse node when more is free); only a round with no drop proves that every kept victim
+    // is needed against the final set.
     std::vector<bool> keep(chosen.size(), true);
-    for (std::size_t j = chosen.size(); j-- > 0;) {
-      tx.rollback_to(m0);
-      for (std::size_t q = 0; q < chosen.size(); ++q)
-        if (keep[q] && q != j) release_into(tx, cands[chosen[q]].id);
-      if (try_start(tx, t, now, false, cls)) keep[j] = false;
+    for (bool dropped = true; dropped;) {
+      dropped = false;
+      for (std::size_t j = chosen.size(); j-- > 0;) {
+        if (!keep[j]) continue;
+        tx.rollback_to(m0);
+        for (std::size_t q = 0; q < chosen.size(); ++q)
+          if (keep[q] && q != j) release_into(tx, cands[chosen[q]].id);
+        if (try_start(tx, t, now, false, cls)) {
+          keep[j] = false;
+          dropped = true;
+        }
+      }
     }
     tx.rollback_to(m0);
     for (std::size_t q = 0; q < chosen.size(); ++q) {
