@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -87,6 +88,22 @@ struct Node {
   bool up = true;
   std::uint32_t gpu_offset = 0; ///< first GPU of this node in Cluster's per-GPU array
   std::int32_t full_free_gpus = 0;  ///< GPUs with all 1000 milli free
+  std::uint32_t version = 0;        ///< bumped at every change of free capacity or up/down state
+  std::uint64_t gpu_state = 0;      ///< sum of mix(free milli) over GPUs: a hash of the multiset of per-GPU free
+
+  /// A 64-bit fingerprint of what fragmentation and fit depend on: model, free vCPU, free
+  /// memory and the multiset of per-GPU free milli-GPU. Equal states give equal fingerprints.
+  std::uint64_t state_fingerprint() const {
+    return gpu_state ^ mix64(std::uint64_t(free.cpu_milli) * 0x9E3779B97F4A7C15ull ^ std::uint64_t(free.mem_mib) << 20 ^
+                             std::uint64_t(std::int64_t(model)) << 56 ^ std::uint64_t(gpus) << 48);
+  }
+  /// splitmix64 finaliser.
+  static constexpr std::uint64_t mix64(std::uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+  }
   /// Last time the non-idle (owners') allocation on this node changed; idle stability uses
   /// now - this as the fragment's expected remaining idle time. Starts "long ago".
   Time last_owner_change = -kTimeNever / 2;
@@ -149,12 +166,16 @@ class Cluster {
     n.switch_id = d.switch_id;
     n.gpu_offset = std::uint32_t(gpu_free_.size());
     n.full_free_gpus = d.gpus;
+    n.gpu_state = std::uint64_t(d.gpus) * Node::mix64(kMilliPerGpu);
     n.labels = d.labels;
     gpu_free_.insert(gpu_free_.end(), std::size_t(d.gpus), kMilliPerGpu);
     NodeId id(std::int32_t(nodes_.size()));
     node_ids_.emplace(n.name, id);
     nodes_.push_back(std::move(n));
     total_ += nodes_.back().capacity;
+    free_gpu_index_.emplace(nodes_.back().free.gpu_milli, id.value);
+    up_capacity_ += nodes_.back().capacity;
+    changed_flag_.push_back(0);
     return id;
   }
 
@@ -168,12 +189,33 @@ class Cluster {
   /// Sum of all nodes' capacity (up or down).
   const Resources& total_capacity() const { return total_; }
 
+  /// Every node keyed by (free milli-GPU, node id), ascending: lets best-fit / worst-fit
+  /// policies visit nodes in leftover order and stop early (O(log N) upkeep per allocation).
+  const std::set<std::pair<std::int64_t, std::int32_t>>& free_gpu_index() const { return free_gpu_index_; }
+
   /// Free milli-GPU of GPU `g` of node `id`.
   std::int32_t gpu_free(NodeId id, int g) const { return gpu_free_[nodes_[id.index()].gpu_offset + std::size_t(g)]; }
   /// Pointer to node `id`'s per-GPU free milli array (length node(id).gpus).
   const std::int32_t* gpu_free_begin(NodeId id) const { return gpu_free_.data() + nodes_[id.index()].gpu_offset; }
 
-  void set_up(NodeId id, bool up) { nodes_[id.index()].up = up; }
+  void set_up(NodeId id, bool up) {
+    Node& n = nodes_[id.index()];
+    if (n.up != up) up_capacity_ += up ? n.capacity : Resources{} - n.capacity;
+    n.up = up;
+    mark_changed(id);
+  }
+  /// Sum of the capacity of the nodes that are up.
+  const Resources& up_capacity() const { return up_capacity_; }
+
+  /// Nodes whose free capacity or up/down state changed since the last call, each once, in
+  /// the order of their first change; clears the list. O(changed nodes). Lets observers
+  /// (fragmentation tracking, metrics) update incrementally.
+  std::vector<NodeId> take_changed() {
+    std::vector<NodeId> v;
+    v.swap(changed_);
+    for (NodeId n : v) changed_flag_[n.index()] = 0;
+    return v;
+  }
   void touch_owner(NodeId id, Time now) { nodes_[id.index()].last_owner_change = now; }
 
   /// Can `r` go on node `id` now (up, model, CPU, memory, and enough GPUs each with
@@ -232,12 +274,25 @@ class Cluster {
   void reacquire(const ReplicaAllocation& a) { apply(nodes_[a.node.index()], a, -1); }
 
  private:
+  void mark_changed(NodeId id) {
+    ++nodes_[id.index()].version;
+    if (changed_flag_[id.index()]) return;
+    changed_flag_[id.index()] = 1;
+    changed_.push_back(id);
+  }
   void apply(Node& n, const ReplicaAllocation& a, int sign) {
+    mark_changed(a.node);
+    if (a.gpu_mask != 0) {
+      free_gpu_index_.erase({n.free.gpu_milli, a.node.value});
+      free_gpu_index_.emplace(n.free.gpu_milli + sign * a.total_gpu_milli(), a.node.value);
+    }
     std::int32_t* g = gpu_free_.data() + n.gpu_offset;
     for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) {
       int i = std::countr_zero(m);
       if (g[i] == kMilliPerGpu) --n.full_free_gpus;
+      n.gpu_state -= Node::mix64(std::uint64_t(g[i]));
       g[i] += sign * a.gpu_milli;
+      n.gpu_state += Node::mix64(std::uint64_t(g[i]));
       if (g[i] == kMilliPerGpu) ++n.full_free_gpus;
     }
     Resources d = a.resources();
@@ -250,7 +305,11 @@ class Cluster {
   std::vector<Node> nodes_;
   std::unordered_map<std::string, NodeId> node_ids_;
   std::vector<std::int32_t> gpu_free_;
+  std::set<std::pair<std::int64_t, std::int32_t>> free_gpu_index_;
+  std::vector<NodeId> changed_;
+  std::vector<char> changed_flag_;
   Resources total_;
+  Resources up_capacity_;
 };
 
 }  // namespace libsched

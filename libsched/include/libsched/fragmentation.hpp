@@ -108,4 +108,37 @@ inline double cluster_fragmentation(const Cluster& c, const WorkloadDistribution
   return f;
 }
 
+/// Cluster fragmentation kept up to date incrementally: F_n(M) per node, recomputed only for
+/// the nodes reported changed (Cluster::take_changed). O(changed nodes x |M| x GPUs) per update.
+class FragmentationTracker {
+ public:
+  FragmentationTracker(const Cluster& c, WorkloadDistribution w) : w_(std::move(w)), node_(c.size(), 0.0) {
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      node_[i] = node_fragmentation(c, NodeId(std::int32_t(i)), w_);
+      total_ += node_[i];
+    }
+  }
+  void update(const Cluster& c, const std::vector<NodeId>& changed) {
+    for (NodeId n : changed) {
+      double f = node_fragmentation(c, n, w_);
+      total_ += f - node_[n.index()];
+      node_[n.index()] = f;
+    }
+  }
+  /// Sum over nodes of F_n(M), milli-GPU (re-summed on demand to avoid drift).
+  double total() const {
+    double s = 0;
+    for (double f : node_) s += f;
+    return s;
+  }
+  /// Running total (may drift by rounding over millions of updates; total() is exact).
+  double running_total() const { return total_; }
+  const WorkloadDistribution& workload() const { return w_; }
+
+ private:
+  WorkloadDistribution w_;
+  std::vector<double> node_;
+  double total_ = 0;
+};
+
 }  // namespace libsched

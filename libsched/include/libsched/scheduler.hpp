@@ -102,10 +102,17 @@ class Scheduler {
   }
 
   const Cluster& cluster() const { return cluster_; }
-  QuotaBook& quotas() { return quotas_; }
+  /// Mutable quota book (e.g. to set limits); counts as a capacity change.
+  QuotaBook& quotas() {
+    ++capacity_epoch_;
+    return quotas_;
+  }
   const QuotaBook& quotas() const { return quotas_; }
   const SchedulerOptions& options() const { return options_; }
-  void add_node_policy(NodePolicy p) { policies_.push_back(std::move(p)); }
+  void add_node_policy(NodePolicy p) {
+    policies_.push_back(std::move(p));
+    ++capacity_epoch_;
+  }
   const std::vector<NodePolicy>& node_policies() const { return policies_; }
 
   /// Registers a task (not queued yet). Throws std::invalid_argument when it has no option.
@@ -133,7 +140,10 @@ class Scheduler {
     if (e.state != State::idle_state) throw std::logic_error("enqueue: task " + e.spec.name + " is not idle");
     e.state = State::waiting;
     e.wait = WaitStatus{};
+    e.failed_epoch = ~std::uint64_t{0};
     queue_.insert(key(t));
+    fresh_.push_back(t);
+    if (ages(e.spec) && std::find(aging_.begin(), aging_.end(), t) == aging_.end()) aging_.push_back(t);
   }
   /// Removes a waiting task from the queue (e.g. the user stops it).
   void dequeue(TaskId t) {
@@ -141,6 +151,7 @@ class Scheduler {
     if (e.state != State::waiting) return;
     queue_.erase(key(t));
     e.state = State::idle_state;
+    if (!aging_.empty()) aging_.erase(std::remove(aging_.begin(), aging_.end(), t), aging_.end());
   }
   bool is_waiting(TaskId t) const { return tasks_.at(t.index()).state == State::waiting; }
   bool is_running(TaskId t) const { return tasks_.at(t.index()).state == State::running; }
@@ -155,6 +166,26 @@ class Scheduler {
   }
   /// Running tasks in id order.
   const std::set<TaskId>& running() const { return running_; }
+
+  /// Milli-GPU held by running tasks on capacity class `c` (idle = accept_idle fallbacks too).
+  std::int64_t allocated_gpu_milli(ResourceType c) const { return allocated_[std::size_t(c)]; }
+  /// Nodes whose free capacity or state changed since the last call (Cluster::take_changed).
+  std::vector<NodeId> take_changed_nodes() { return cluster_.take_changed(); }
+  /// Waiting tasks that schedule() visited and did not start since the last call (tried and
+  /// failed, or held by strict / backfill), each once; clears the list. Their wait status may
+  /// have changed; other waiting tasks' have not been re-examined.
+  std::vector<TaskId> take_visited_waiting() {
+    std::vector<TaskId> v;
+    v.swap(visited_);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    std::erase_if(v, [this](TaskId t) { return tasks_[t.index()].state != State::waiting; });
+    return v;
+  }
+  /// Equal for two waiting tasks whose requests are identical for the scheduler (same shapes,
+  /// class, pool, priority, quota owner; no node policy): they get the same decisions and wait
+  /// status. 0 means "not comparable" (a node policy applies).
+  std::uint64_t request_signature(TaskId t, Time now) const { return signature(t, now); }
 
   /// The placement of a running task (nullptr otherwise).
   const Placement* placement_of(TaskId t) const {
@@ -184,6 +215,7 @@ class Scheduler {
     if (!up && !node_tasks_.at(n.index()).empty()) throw std::logic_error("set_node_up: tasks still run on " + cluster_.node(n).name);
     cluster_.set_up(n, up);
     cluster_.touch_owner(n, now);
+    if (up) ++capacity_epoch_;
   }
 
   /// One scheduling decision at `now`: passes over the queue in order (priority desc, submit
@@ -196,19 +228,32 @@ class Scheduler {
   /// failed in a pass are not retried in it.
   ScheduleResult schedule(Time now) {
     ScheduleResult out;
-    started_in_pass_.clear();
-    while (schedule_pass(now, out)) {
+    ++pass_;
+    note_time(now);
+    for (bool first = true; schedule_pass(now, out, first); first = false) {
     }
-    started_in_pass_.clear();
     return out;
   }
 
  private:
   /// One pass; returns true when it preempted (and stopped right after that start).
-  bool schedule_pass(Time now, ScheduleResult& out) {
-    std::vector<TaskId> order = queue();
+  bool schedule_pass(Time now, ScheduleResult& out, bool first) {
+    std::vector<TaskId> order;
+    if (first && options_.queueing == Queueing::greedy && capacity_epoch_ == last_pass_epoch_) {
+      // Nothing was released since the last pass: only tasks enqueued since then, and tasks
+      // whose idle fragments age with time, can start now (everything else failed on at
+      // least this much capacity).
+      order = fresh_;
+      for (TaskId t : aging_)
+        if (tasks_[t.index()].state == State::waiting) order.push_back(t);
+      std::sort(order.begin(), order.end(), [this](TaskId a, TaskId b) { return key(a) < key(b); });
+      order.erase(std::unique(order.begin(), order.end()), order.end());
+    } else {
+      order = queue();
+    }
+    fresh_.clear();
     bool blocked = false;
-    std::optional<TaskId> head;     // backfill: first blocked task
+    std::optional<TaskId> head;     // strict: the blocking task; backfill: first blocked task
     Time head_reservation = kTimeNever;
     std::unordered_set<std::uint64_t> failed_signatures;
     for (TaskId t : order) {
@@ -217,27 +262,40 @@ class Scheduler {
       e.wait = WaitStatus{};  // this pass decides afresh (no stale blocked_by_queue)
       if (blocked) {
         e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", tasks_[head->index()].spec.name)};
+        visited_.push_back(t);
         continue;
       }
-      std::uint64_t sig = signature(t, now);
-      if (sig != 0 && failed_signatures.count(sig)) {
-        continue;  // an identical request failed in this pass, and nothing was released since
-      }
-      Transaction tx(cluster_, quotas_);
+      std::optional<Placement> p;
       std::vector<Preemption> victims;
-      std::optional<Placement> p = try_start(tx, t, now);
-      if (!p && may_preempt(t)) p = try_preempt(tx, t, now, victims);
+      std::optional<Transaction> tx;
+      std::uint64_t sig = signature(t, now);
+      bool known_to_fail = (e.failed_epoch == capacity_epoch_ && !ages(e.spec)) ||
+                           (sig != 0 && failed_signatures.count(sig));
+      if (!known_to_fail) {
+        tx.emplace(cluster_, quotas_);
+        p = try_start(*tx, t, now);
+        if (!p && may_preempt(t)) p = try_preempt(*tx, t, now, victims);
+      }
       if (p && head && options_.queueing == Queueing::backfill) {
         // Would starting t delay the head's reserved start? Tentatively count t as running.
-        Time r = reservation_with(tx, *head, now, t, *p, victims);
+        Time r = reservation_with(*tx, *head, now, t, *p, victims);
         if (r > head_reservation) {
           e.wait = WaitStatus{WaitCode::blocked_by_queue,
                               fmt::format("would delay the reserved start of {} (backfill)", tasks_[head->index()].spec.name)};
+          visited_.push_back(t);
           continue;  // tx rolls back
         }
       }
       if (!p) {
-        if (sig != 0 && victims.empty()) failed_signatures.insert(sig);
+        visited_.push_back(t);
+        // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
+        // release nothing more can start. Not so when a task started earlier in this call is a
+        // victim t could take but may not (no zero-length attempts): in the next call it may.
+        bool fresh_victims = std::any_of(out.started.begin(), out.started.end(),
+                                         [&](TaskId v) { return preemption_kind(t, v).has_value(); });
+        if (fresh_victims) retry_all_next_ = true;
+        else e.failed_epoch = capacity_epoch_;
+        if (sig != 0) failed_signatures.insert(sig);
         if (options_.queueing == Queueing::strict) {
           blocked = true;
           head = t;
@@ -247,16 +305,17 @@ class Scheduler {
         }
         continue;
       }
-      tx.commit();
+      tx->commit();
       for (const auto& v : victims) {
         finish_release(v.victim, now);
         out.preemptions.push_back(v);
       }
       commit_start(t, std::move(*p), now);
-      started_in_pass_.insert(t);
       out.started.push_back(t);
       if (!victims.empty()) return true;  // restart: earlier tasks may use what was freed
     }
+    last_pass_epoch_ = retry_all_next_ ? ~std::uint64_t{0} : capacity_epoch_;
+    retry_all_next_ = false;
     return false;
   }
 
@@ -287,6 +346,7 @@ class Scheduler {
     quotas_.charge(e.placement.quota_key, w.resources(), +1);
     e.placement.quota_held += w.resources();
     e.placement.replicas.push_back(a);
+    allocated_[std::size_t(e.placement.capacity)] += a.total_gpu_milli();
     node_tasks_[best.index()].push_back(t);
     if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(best, now);
     return a;
@@ -298,6 +358,7 @@ class Scheduler {
     if (e.state != State::running || e.placement.replicas.size() <= 1) return false;
     ReplicaAllocation a = e.placement.replicas.back();
     e.placement.replicas.pop_back();
+    allocated_[std::size_t(e.placement.capacity)] -= a.total_gpu_milli();
     cluster_.release(a);
     Resources r = a.resources();
     quotas_.charge(e.placement.quota_key, r, -1);
@@ -305,6 +366,7 @@ class Scheduler {
     auto& v = node_tasks_[a.node.index()];
     v.erase(std::find(v.begin(), v.end(), t));
     if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
+    ++capacity_epoch_;
     return true;
   }
 
@@ -344,7 +406,42 @@ class Scheduler {
     State state = State::idle_state;
     Placement placement;
     WaitStatus wait;
+    std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
+    std::uint64_t started_pass = 0;                   ///< schedule() pass that started it (0: none)
   };
+  std::uint64_t pass_ = 0;   ///< schedule() calls so far
+  std::vector<TaskId> visited_;
+  std::int64_t allocated_[4] = {0, 0, 0, 0};
+  void account(const Placement& p, int sign) {
+    for (const auto& a : p.replicas) allocated_[std::size_t(p.capacity)] += sign * a.total_gpu_milli();
+  }
+
+  /// Bumped whenever capacity may have grown for some waiting task (a release, a node up, a
+  /// node policy created or expired, a quota change). A task that failed in the current
+  /// epoch cannot start until it changes.
+  std::uint64_t capacity_epoch_ = 0;
+  std::uint64_t last_pass_epoch_ = ~std::uint64_t{0};
+  bool retry_all_next_ = false;  ///< a task failed while fresh starts of this call were victims it could take
+  Time last_now_ = -kTimeNever;
+  std::vector<TaskId> fresh_;   ///< enqueued since the last pass
+  std::vector<TaskId> aging_;   ///< waiting tasks whose feasibility grows with time (idle stability)
+
+  /// Tasks whose candidate nodes can grow with time alone: idle fragments offered at high or
+  /// medium stability age into eligibility.
+  static bool ages(const TaskSpec& s) {
+    bool may_idle = s.resource_type == ResourceType::idle || s.accept_idle || s.prefer_idle;
+    return may_idle && s.idle_stability != IdleStability::low;
+  }
+  /// Bumps the epoch when a node policy starts or ends in (last_now_, now].
+  void note_time(Time now) {
+    for (const auto& p : policies_) {
+      if ((p.created > last_now_ && p.created <= now) || (p.expire > last_now_ && p.expire <= now)) {
+        ++capacity_epoch_;
+        break;
+      }
+    }
+    last_now_ = std::max(last_now_, now);
+  }
   // (idle last, priority desc, submit asc, name, id)
   using QueueKey = std::tuple<int, int, Time, std::string, int, TaskId>;
   QueueKey key(TaskId t) const {
@@ -377,6 +474,32 @@ class Scheduler {
   NodeId pick_node(const TaskSpec& s, ResourceType cls, const ReplicaShape& r, const NodeFilter& f, Time now, bool ignore_filter) {
     NodeId best;
     double best_score = 0;
+    auto order = policy_->scan_order();
+    if (r.num_gpu > 0 && order != PlacementPolicy::ScanOrder::all_nodes) {
+      // Visit nodes by free GPU, stop after the first free-GPU value with a feasible node.
+      const auto& idx = cluster_.free_gpu_index();
+      std::int64_t best_key = -1;
+      auto visit = [&](const std::pair<std::int64_t, std::int32_t>& e) {
+        if (best.valid() && e.first != best_key) return false;
+        NodeId id(e.second);
+        if (!cluster_.fits(id, r) || !node_eligible(s, cls, id, f, now, ignore_filter)) return true;
+        double sc = policy_->score(cluster_, id, r);
+        if (!best.valid() || sc > best_score || (sc == best_score && id < best)) {
+          best = id;
+          best_score = sc;
+          best_key = e.first;
+        }
+        return true;
+      };
+      if (order == PlacementPolicy::ScanOrder::least_free_gpu_first) {
+        for (auto it = idx.lower_bound({r.total_gpu_milli(), -1}); it != idx.end(); ++it)
+          if (!visit(*it)) break;
+      } else {
+        for (auto it = idx.rbegin(); it != idx.rend() && it->first >= r.total_gpu_milli(); ++it)
+          if (!visit(*it)) break;
+      }
+      return best;
+    }
     bool first_wins = policy_->first_feasible_wins();
     for (std::size_t i = 0, n = cluster_.size(); i < n; ++i) {
       NodeId id(static_cast<std::int32_t>(i));
@@ -484,7 +607,7 @@ class Scheduler {
     struct Cand { int cls; std::int32_t prio; Time lost; TaskId id; PreemptionKind kind; };
     std::vector<Cand> cands;
     for (TaskId v : running_) {
-      if (started_in_pass_.count(v)) continue;  // no zero-length attempts
+      if (tasks_[v.index()].started_pass == pass_) continue;  // started in this call: no zero-length attempts
       auto k = preemption_kind(t, v, hypothetical);
       if (!k) continue;
       const Entry& ve = tasks_[v.index()];
@@ -560,13 +683,16 @@ class Scheduler {
       if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
     }
     running_.erase(t);
+    account(e.placement, -1);
     e.state = State::idle_state;
     e.placement = Placement{};
+    ++capacity_epoch_;
   }
 
   void commit_start(TaskId t, Placement p, Time now) {
     Entry& e = tasks_[t.index()];
     queue_.erase(key(t));
+    if (!aging_.empty()) aging_.erase(std::remove(aging_.begin(), aging_.end(), t), aging_.end());
     e.state = State::running;
     e.wait = WaitStatus{};
     for (const auto& a : p.replicas) {
@@ -574,6 +700,8 @@ class Scheduler {
       if (p.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
     }
     e.placement = std::move(p);
+    account(e.placement, +1);
+    e.started_pass = pass_;
     running_.insert(t);
   }
 
@@ -789,7 +917,6 @@ class Scheduler {
   std::set<QueueKey> queue_;
   std::set<TaskId> running_;
   std::vector<std::vector<TaskId>> node_tasks_;
-  std::unordered_set<TaskId> started_in_pass_;
 };
 
 }  // namespace libsched

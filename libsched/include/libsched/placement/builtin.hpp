@@ -5,9 +5,14 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <functional>
+#include <unordered_map>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <boost/graph/adjacency_list.hpp>
@@ -47,6 +52,7 @@ class BestFit final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "best-fit"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return -detail::leftover(c, id, r); }
+  ScanOrder scan_order() const override { return ScanOrder::least_free_gpu_first; }
 };
 
 /// worst-fit: the node left with the most free capacity (spreads load). score = +leftover.
@@ -54,6 +60,7 @@ class WorstFit final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "worst-fit"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return detail::leftover(c, id, r); }
+  ScanOrder scan_order() const override { return ScanOrder::most_free_gpu_first; }
 };
 
 /// dot-product (Tetris, Grandl et al., SIGCOMM'14): alignment of the request with the free
@@ -153,23 +160,109 @@ class Random final : public PlacementPolicy {
 /// fragmentation F_n(M) (fragmentation.hpp) grows least when the replica is placed:
 /// score = -(F_n(M) after - F_n(M) before). M is the workload distribution of the context,
 /// or, when empty, the replica's own shape with weight 1.
+///
+/// F_n(M) depends only on the node's state (GPU model, free vCPU and memory, and the multiset
+/// of per-GPU free milli-GPU), so values are memoised by that state: clusters have many nodes
+/// in identical states, which makes a decision cost O(nodes) hash look-ups instead of
+/// O(nodes x |M| x GPUs) arithmetic.
 class Fgd final : public PlacementPolicy {
  public:
   explicit Fgd(WorkloadDistribution w) : workload_(std::move(w)) {}
   std::string_view name() const override { return "fgd"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
-    const WorkloadDistribution& w = workload_.empty() ? own(r) : workload_;
-    return -(node_fragmentation_after(c, id, r, w) - node_fragmentation(c, id, w));
+    if (workload_.empty()) {
+      self_.shapes.assign(1, r);
+      self_.weights.assign(1, 1.0);
+      return -(node_fragmentation_after(c, id, r, self_) - node_fragmentation(c, id, self_));
+    }
+    const Node& n = c.node(id);
+    if (n.gpus > kCachedGpus) return -(node_fragmentation_after(c, id, r, workload_) - node_fragmentation(c, id, workload_));
+    // Memo by (node state fingerprint, request): nodes in identical states score a request
+    // identically, and clusters have many of them.
+    if (!(r == last_shape_)) {
+      last_shape_ = r;
+      auto [it, inserted] = shape_ids_.emplace(shape_key(r), std::uint32_t(shape_ids_.size() + 1));
+      last_shape_id_ = it->second;
+    }
+    const std::uint64_t memo_key = n.state_fingerprint() ^ Node::mix64(last_shape_id_);
+    if (auto it = memo_.find(memo_key); it != memo_.end()) return it->second;
+    State before = state_of(n, c.gpu_free_begin(id), n.free.cpu_milli, n.free.mem_mib);
+    // The state after placing r with Cluster::allocate's GPU choice (best fit per GPU).
+    std::int32_t g[kCachedGpus];
+    std::copy(c.gpu_free_begin(id), c.gpu_free_begin(id) + n.gpus, g);
+    std::uint64_t used = 0;
+    for (std::int32_t k = 0; k < r.num_gpu; ++k) {
+      int best = -1;
+      for (int i = 0; i < n.gpus; ++i) {
+        if ((used >> i) & 1u || g[i] < r.gpu_milli) continue;
+        if (best < 0 || g[i] < g[best]) best = i;
+        if (r.gpu_milli >= kMilliPerGpu) break;
+      }
+      if (best < 0) break;
+      used |= std::uint64_t{1} << best;
+      g[best] -= r.gpu_milli;
+    }
+    State after = state_of(n, g, n.free.cpu_milli - r.cpu_milli, n.free.mem_mib - r.mem_mib);
+    double sc = -(frag(after) - frag(before));
+    if (memo_.size() > (1u << 20)) memo_.clear();
+    memo_.emplace(memo_key, sc);
+    return sc;
   }
 
  private:
-  const WorkloadDistribution& own(const ReplicaShape& r) {
-    self_.shapes.assign(1, r);
-    self_.weights.assign(1, 1.0);
-    return self_;
+  static constexpr int kCachedGpus = 16;
+  struct State {
+    std::int64_t cpu = 0, mem = 0;
+    std::int32_t model = -1;
+    std::int32_t gpus = 0;
+    std::array<std::int16_t, kCachedGpus> free{};   // sorted descending
+    friend bool operator==(const State&, const State&) = default;
+  };
+  struct StateHash {
+    std::size_t operator()(const State& s) const noexcept {
+      std::uint64_t h = 1469598103934665603ull;
+      auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+      mix(std::uint64_t(s.cpu));
+      mix(std::uint64_t(s.mem));
+      mix(std::uint64_t(std::int64_t(s.model)));
+      for (int i = 0; i < s.gpus; ++i) mix(std::uint64_t(std::uint16_t(s.free[std::size_t(i)])));
+      return std::size_t(h ^ (h >> 32));
+    }
+  };
+  static State state_of(const Node& n, const std::int32_t* g, std::int64_t cpu, std::int64_t mem) {
+    State s;
+    s.cpu = cpu;
+    s.mem = mem;
+    s.model = n.model;
+    s.gpus = n.gpus;
+    for (int i = 0; i < n.gpus; ++i) s.free[std::size_t(i)] = std::int16_t(g[i]);
+    std::sort(s.free.begin(), s.free.begin() + n.gpus, std::greater<>());
+    return s;
+  }
+  double frag(const State& s) {
+    auto it = cache_.find(s);
+    if (it != cache_.end()) return it->second;
+    std::int32_t g[kCachedGpus];
+    for (int i = 0; i < s.gpus; ++i) g[i] = s.free[std::size_t(i)];
+    double f = 0;
+    for (std::size_t k = 0; k < workload_.shapes.size(); ++k)
+      f += workload_.weights[k] * libsched::detail::fragment_for(s.model, s.cpu, s.mem, g, s.gpus, workload_.shapes[k]);
+    if (cache_.size() > (1u << 20)) cache_.clear();
+    cache_.emplace(s, f);
+    return f;
+  }
+
+  static std::string shape_key(const ReplicaShape& r) {
+    return std::to_string(r.num_gpu) + ',' + std::to_string(r.gpu_milli) + ',' + std::to_string(r.cpu_milli) + ',' +
+           std::to_string(r.mem_mib) + ',' + std::to_string(r.models);
   }
   WorkloadDistribution workload_;
   WorkloadDistribution self_;
+  std::unordered_map<State, double, StateHash> cache_;
+  std::unordered_map<std::uint64_t, double> memo_;
+  std::map<std::string, std::uint32_t> shape_ids_;
+  ReplicaShape last_shape_{-1, 0, 0, 0, 0};
+  std::uint32_t last_shape_id_ = 0;
 };
 
 /// topology: keep a gang's replicas close in the rack/switch tree (nodes -> racks ->

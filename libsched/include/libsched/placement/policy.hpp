@@ -39,6 +39,15 @@ class PlacementPolicy {
   virtual double score(const Cluster& c, NodeId node, const ReplicaShape& r) = 0;
   /// When true the first feasible node in id order wins and the scan stops (first-fit).
   virtual bool first_feasible_wins() const { return false; }
+
+  /// How the scheduler may visit candidate nodes for a GPU replica.
+  /// `all_nodes`: every node in id order. `least_free_gpu_first` / `most_free_gpu_first`: in
+  /// Cluster::free_gpu_index() order, stopping after the first free-GPU value that holds a
+  /// feasible node. A policy may return these only if its score is
+  /// -(free GPU milli) + c or +(free GPU milli) + c with 0 <= c < 1 varying by node, so
+  /// that no node of another free-GPU value could score higher.
+  enum class ScanOrder { all_nodes, least_free_gpu_first, most_free_gpu_first };
+  virtual ScanOrder scan_order() const { return ScanOrder::all_nodes; }
 };
 
 using PlacementFactory = std::function<std::unique_ptr<PlacementPolicy>(const PolicyContext&)>;

@@ -1,0 +1,84 @@
+#include "sim/fill_cli.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include "libsched/placement/policy.hpp"
+#include "sim/convert_cli.hpp"
+#include "sim/fill.hpp"
+#include "sim/simulator.hpp"
+
+namespace sim {
+
+int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> policies = opts.policies;
+  if (policies.empty()) policies.push_back(opts.policy.value_or(sc.scheduler.placement));
+  for (const auto& p : policies) {
+    if (!libsched::PlacementRegistry::builtin().contains(p)) {
+      err << fmt::format("{}: --policy: {}: unknown placement policy\n", sc.file, p);
+      return 2;
+    }
+  }
+  const double target = opts.target_pct.value_or(sc.fill.target_pct);
+  if (!(target > 0) || target > 1000) {
+    err << fmt::format("{}: fill.target_pct: {}: must be in (0, 1000]\n", sc.file, target);
+    return 2;
+  }
+  const std::uint64_t seed0 = opts.seed.value_or(sc.seed);
+  const int seeds = std::max(1, opts.seeds);
+
+  // The cluster and task shapes exactly as the simulator builds them from the scenario.
+  Simulator built(sc);
+  const libsched::Cluster& cluster = built.scheduler().cluster();
+  std::vector<libsched::TaskSpec> tasks;
+  tasks.reserve(built.scheduler().task_count());
+  for (std::size_t i = 0; i < built.scheduler().task_count(); ++i)
+    tasks.push_back(built.scheduler().task(libsched::TaskId(std::int32_t(i))));
+  if (tasks.empty() || cluster.total_capacity().gpu_milli == 0) {
+    err << fmt::format("{}: fill needs tasks and GPU nodes (got {} tasks, {} GPUs)\n", sc.file, tasks.size(),
+                       cluster.total_capacity().gpu_milli / 1000);
+    return 2;
+  }
+
+  std::string first_csv;
+  std::string curves = "policy,seed,arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks\n";
+  std::string summary = "policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,seconds\n";
+  out << fmt::format("{:<16} {:>5} {:>22} {:>20} {:>9}\n", "policy", "runs", "GPU alloc % @target", "frag % @target", "seconds");
+  for (const auto& policy : policies) {
+    Eigen::VectorXd alloc(seeds), frag(seeds);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < seeds; ++k) {
+      FillOptions fo{policy, seed0 + std::uint64_t(k), target};
+      FillResult r = run_fill(cluster, tasks, fo);
+      if (first_csv.empty()) first_csv = fill_csv(r);
+      for (const auto& row : r.rows)
+        curves += fmt::format("{},{},{},{:.4f},{:.4f},{}\n", policy, fo.seed, row.arrived_pct, row.allocated_gpu_pct, row.frag_gpu_pct,
+                              row.failed_tasks);
+      alloc[k] = r.rows.back().allocated_gpu_pct;
+      frag[k] = r.rows.back().frag_gpu_pct;
+    }
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double mean = alloc.mean();
+    double sd = seeds > 1 ? std::sqrt((alloc.array() - mean).square().sum() / double(seeds - 1)) : 0.0;
+    summary += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.3f}\n", policy, seeds, mean, sd, frag.mean(), secs);
+    out << fmt::format("{:<16} {:>5} {:>15.2f} ± {:<5.2f} {:>20.2f} {:>9.2f}\n", policy, seeds, mean, sd, frag.mean(), secs);
+  }
+  try {
+    std::filesystem::create_directories(opts.out_dir);
+    write_file_atomic((std::filesystem::path(opts.out_dir) / "fill.csv").string(), first_csv);
+    if (policies.size() > 1 || seeds > 1) {
+      write_file_atomic((std::filesystem::path(opts.out_dir) / "fill_curves.csv").string(), curves);
+      write_file_atomic((std::filesystem::path(opts.out_dir) / "fill_summary.csv").string(), summary);
+    }
+  } catch (const std::exception& e) {
+    err << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace sim

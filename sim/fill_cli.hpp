@@ -1,0 +1,33 @@
+// `schedsim fill`: the FGD workload-inflation experiment on a scenario's cluster and trace,
+// for one policy and seed (DIR/fill.csv, the contract's file) or a sweep over policies and
+// seeds (also DIR/fill_curves.csv and DIR/fill_summary.csv).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/io/scenario.hpp"
+
+namespace sim {
+
+struct FillCommandOptions {
+  std::string out_dir;
+  std::optional<std::string> policy;        ///< --policy: overrides scheduler.placement
+  std::optional<std::uint64_t> seed;        ///< --seed: overrides the scenario seed
+  std::optional<double> target_pct;         ///< --target-pct: overrides fill.target_pct (default 130)
+  std::vector<std::string> policies;        ///< --policies: sweep these (empty: just `policy`)
+  int seeds = 0;                            ///< --seeds K: sweep seeds seed, seed+1, ..., seed+K-1
+};
+
+/// Runs the fill experiment(s) on a scenario whose traces are already applied. Writes, each
+/// completely or not at all:
+///   DIR/fill.csv          the first policy and seed: arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks
+///   DIR/fill_curves.csv   (sweeps) policy,seed,arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks
+///   DIR/fill_summary.csv  (sweeps) policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,seconds
+/// and prints a table on `out`. Returns 0, or 2 after printing the problem on `err`.
+int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::ostream& out, std::ostream& err);
+
+}  // namespace sim

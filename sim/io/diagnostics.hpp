@@ -1,0 +1,38 @@
+// Diagnostics reported while reading a scenario (sim::io): one per problem, never "stop at first".
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sim::io {
+
+/// One problem found in an input file.
+///
+/// Rendered by str() as `FILE: JSON.PATH: VALUE: RULE`, for example
+/// `s.json: tasks[1].priority: 12: must be between 1 and 9`. Warnings render as
+/// `FILE: warning: JSON.PATH: VALUE: RULE`. `path` uses dots for keys and `[i]` for array
+/// indices (`cluster.pools[0].node_groups[1].count`); `value` is the JSON dump of the offending
+/// value, or `<missing>` for a required key that is absent. For malformed JSON, `path` holds
+/// `line L, column C` and `line`/`column` are set (1-based); otherwise they are 0.
+struct Diagnostic {
+  enum class Severity { error, warning };
+  Severity severity = Severity::error;
+  std::string file;
+  std::string path;
+  std::string value;
+  std::string rule;
+  int line = 0;    ///< malformed JSON only: 1-based line of the error
+  int column = 0;  ///< malformed JSON only: 1-based column of the error
+
+  /// The one-line rendering described above. Empty `path` or `value` parts are left out.
+  std::string str() const;
+  bool is_error() const { return severity == Severity::error; }
+};
+
+/// Value dump used for a required key that is absent.
+inline constexpr const char* missing_value = "<missing>";
+
+/// Number of diagnostics with Severity::error.
+std::size_t count_errors(const std::vector<Diagnostic>& diagnostics);
+
+}  // namespace sim::io

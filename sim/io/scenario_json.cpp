@@ -1,0 +1,1060 @@
+// Scenario JSON parsing, validation and serialisation. See scenario_json.hpp and
+// docs/scenario-format.md for the keys and the rules (each rule names its source there).
+#include "sim/io/scenario_json.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace sim::io {
+
+using nlohmann::json;
+
+namespace {
+
+// ------------------------------------------------------------------ enums and sets
+
+const std::vector<std::string_view> k_task_types = {"PyTorchJob", "RayJob"};
+const std::vector<std::string_view> k_resource_types = {"reserved", "pay_as_you_go", "spot", "idle"};
+const std::vector<std::string_view> k_quota_resource_types = {"reserved", "pay_as_you_go", "spot"};
+const std::vector<std::string_view> k_idle_stability = {"high", "medium", "low"};
+const std::vector<std::string_view> k_pool_kinds = {"shared", "dedicated"};
+const std::vector<std::string_view> k_policy_types = {"NodeIn", "NodeNotIn"};
+const std::vector<std::string_view> k_policy_scopes = {"user", "tenant"};
+const std::vector<std::string_view> k_policy_effects = {"default", "explicit"};
+const std::vector<std::string_view> k_queueing = {"greedy", "strict", "backfill"};
+const std::vector<std::string_view> k_event_kinds = {"node_down", "node_up", "task_fault", "spot_reclaim"};
+const std::vector<std::string_view> k_fault_errors = {"transient", "image_unavailable", "bad_command",
+                                                      "invalid_data_path", "gpu_oom"};
+const std::vector<std::string_view> k_scale_out = {"conservative", "aggressive"};
+const std::vector<std::string_view> k_trace_formats = {"openb", "philly", "swf"};
+const std::vector<std::string_view> k_placements = {"first-fit", "best-fit",       "worst-fit", "dot-product",
+                                                    "gpu-packing", "gpu-clustering", "random",    "fgd",
+                                                    "topology"};
+const std::vector<std::string_view> k_retry_causes = {
+    "transient",        "node_failure",       "preemption",        "spot_eviction",     "precheck_failure",
+    "image_pull_failure", "image_unavailable", "bad_command",       "invalid_data_path", "gpu_oom"};
+
+constexpr double k_block_min_s = 60;               // platform-model.md: block expiry >= 1 minute
+constexpr double k_block_max_s = 72.0 * 3600.0;    // ... and <= 72 hours after creation
+
+bool contains(const std::vector<std::string_view>& set, std::string_view v) {
+  return std::find(set.begin(), set.end(), v) != set.end();
+}
+
+std::string one_of(const std::vector<std::string_view>& set) {
+  std::string s = "must be one of ";
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    if (i) s += ", ";
+    s += "`";
+    s += set[i];
+    s += "`";
+  }
+  return s;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string key_path(const std::string& parent, std::string_view key) {
+  return parent.empty() ? std::string(key) : parent + "." + std::string(key);
+}
+std::string index_path(const std::string& parent, std::size_t i) {
+  return parent + "[" + std::to_string(i) + "]";
+}
+std::string dump(const json& j) { return j.dump(); }
+std::string num_text(double v) { return fmt::format("{}", v); }
+
+// ------------------------------------------------------------------ diagnostic sink
+
+/// Collects diagnostics for one file. In `dedupe` mode an error is dropped when its path, or a
+/// path enclosing it, already has an error (so a value that failed its type check is not blamed
+/// again by a cross-field rule that saw the default).
+class Sink {
+ public:
+  Sink(std::string file, std::vector<Diagnostic>& out, bool dedupe = false)
+      : file_(std::move(file)), out_(out), dedupe_(dedupe) {}
+
+  void error(std::string path, std::string value, std::string rule) {
+    if (dedupe_ && already_blamed(path)) return;
+    out_.push_back({Diagnostic::Severity::error, file_, std::move(path), std::move(value), std::move(rule)});
+  }
+  void warning(std::string path, std::string value, std::string rule) {
+    out_.push_back({Diagnostic::Severity::warning, file_, std::move(path), std::move(value), std::move(rule)});
+  }
+
+ private:
+  bool already_blamed(const std::string& path) const {
+    for (const auto& d : out_) {
+      if (!d.is_error()) continue;
+      if (d.path == path) return true;
+      if (path.size() > d.path.size() && path.compare(0, d.path.size(), d.path) == 0 &&
+          (path[d.path.size()] == '.' || path[d.path.size()] == '['))
+        return true;
+    }
+    return false;
+  }
+  std::string file_;
+  std::vector<Diagnostic>& out_;
+  bool dedupe_;
+};
+
+// ------------------------------------------------------------------ typed reading of one object
+
+struct Range {
+  double lo = -std::numeric_limits<double>::infinity();
+  bool lo_inclusive = true;
+  double hi = std::numeric_limits<double>::infinity();
+  bool hi_inclusive = true;
+  bool ok(double v) const {
+    const bool lo_ok = lo_inclusive ? v >= lo : v > lo;
+    const bool hi_ok = hi_inclusive ? v <= hi : v < hi;
+    return lo_ok && hi_ok;
+  }
+  std::string rule() const {
+    const bool has_lo = std::isfinite(lo), has_hi = std::isfinite(hi);
+    if (has_lo && has_hi) return fmt::format("must be between {} and {}", num_text(lo), num_text(hi));
+    if (has_lo) return fmt::format("must be {} {}", lo_inclusive ? ">=" : ">", num_text(lo));
+    if (has_hi) return fmt::format("must be {} {}", hi_inclusive ? "<=" : "<", num_text(hi));
+    return "";
+  }
+};
+Range any() { return {}; }
+Range at_least(double v) { return {v, true}; }
+Range above(double v) { return {v, false}; }
+Range between(double a, double b) { return {a, true, b, true}; }
+
+enum class Req { optional, required };
+
+/// A JSON object at `path` whose keys are read by name. Unknown keys (not in `known`) are
+/// reported as warnings with the nearest known key when the object is opened. When the value is
+/// not an object, one type error is reported and every read finds nothing.
+class Obj {
+ public:
+  Obj(Sink& sink, const json& j, std::string path, std::vector<std::string_view> known)
+      : sink_(sink), j_(j), path_(std::move(path)), known_(std::move(known)) {
+    if (!j_.is_object()) {
+      sink_.error(path_.empty() ? "<root>" : path_, dump(j_), "must be an object");
+      return;
+    }
+    valid_ = true;
+    for (const auto& [key, value] : j_.items()) {
+      if (contains(known_, key)) continue;
+      std::string_view best;
+      std::size_t best_d = std::numeric_limits<std::size_t>::max();
+      for (auto k : known_) {
+        const auto d = edit_distance(key, k);
+        if (d < best_d) best_d = d, best = k;
+      }
+      std::string rule = fmt::format("unknown key `{}`", key);
+      if (!best.empty() && best_d <= std::max<std::size_t>(2, key.size() / 2))
+        rule += fmt::format("; did you mean `{}`?", best);
+      else
+        rule += " (ignored)";
+      sink_.warning(key_path(path_, key), dump(value), rule);
+    }
+  }
+
+  bool valid() const { return valid_; }
+  const std::string& path() const { return path_; }
+  std::string path(std::string_view key) const { return key_path(path_, key); }
+  Sink& sink() const { return sink_; }
+
+  const json* find(std::string_view key) const {
+    if (!valid_) return nullptr;
+    auto it = j_.find(std::string(key));
+    return it == j_.end() ? nullptr : &*it;
+  }
+  bool has(std::string_view key) const { return find(key) != nullptr; }
+
+  /// Returns the value, or reports `<missing>` for a required key.
+  const json* get(std::string_view key, Req req) const {
+    const json* v = find(key);
+    if (!v && req == Req::required && valid_) sink_.error(path(key), missing_value, "required key is missing");
+    return v;
+  }
+
+  bool str(std::string_view key, std::string& out, Req req = Req::optional, bool non_empty = false) const {
+    const json* v = get(key, req);
+    if (!v) return false;
+    if (!v->is_string()) return type_error(key, *v, "must be a string");
+    if (non_empty && v->get_ref<const std::string&>().empty())
+      return type_error(key, *v, "must not be empty");
+    out = v->get<std::string>();
+    return true;
+  }
+
+  bool enumeration(std::string_view key, std::string& out, const std::vector<std::string_view>& allowed,
+                   Req req = Req::optional) const {
+    const json* v = get(key, req);
+    if (!v) return false;
+    if (!v->is_string() || !contains(allowed, v->get_ref<const std::string&>()))
+      return type_error(key, *v, one_of(allowed));
+    out = v->get<std::string>();
+    return true;
+  }
+
+  bool number(std::string_view key, double& out, Req req = Req::optional, Range range = any()) const {
+    const json* v = get(key, req);
+    if (!v) return false;
+    if (!v->is_number()) return type_error(key, *v, "must be a number");
+    const double d = v->get<double>();
+    if (!range.ok(d)) return type_error(key, *v, range.rule());
+    out = d;
+    return true;
+  }
+
+  bool number(std::string_view key, std::optional<double>& out, Range range = any()) const {
+    double d = 0;
+    if (!number(key, d, Req::optional, range)) return false;
+    out = d;
+    return true;
+  }
+
+  bool integer64(std::string_view key, std::int64_t& out, Req req, Range range) const {
+    const json* v = get(key, req);
+    if (!v) return false;
+    bool integral = v->is_number_integer();
+    if (v->is_number_float()) {
+      const double d = v->get<double>();
+      integral = std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15;
+    }
+    if (!integral) return type_error(key, *v, "must be an integer");
+    const std::int64_t i = v->is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                                         v->get<std::uint64_t>(), std::numeric_limits<std::int64_t>::max()))
+                                                   : v->get<std::int64_t>();
+    if (!range.ok(static_cast<double>(i))) return type_error(key, *v, range.rule());
+    out = i;
+    return true;
+  }
+
+  bool integer(std::string_view key, int& out, Req req = Req::optional, Range range = any()) const {
+    std::int64_t i = 0;
+    if (!integer64(key, i, req, range)) return false;
+    if (i < std::numeric_limits<int>::min() || i > std::numeric_limits<int>::max())
+      return type_error(key, *find(key), "is out of the 32-bit integer range");
+    out = static_cast<int>(i);
+    return true;
+  }
+
+  bool boolean(std::string_view key, bool& out, Req req = Req::optional) const {
+    const json* v = get(key, req);
+    if (!v) return false;
+    if (!v->is_boolean()) return type_error(key, *v, "must be a boolean (true or false)");
+    out = v->get<bool>();
+    return true;
+  }
+
+  /// A list of strings; each element must be in `allowed` when it is not empty.
+  bool str_list(std::string_view key, std::vector<std::string>& out, Req req = Req::optional,
+                const std::vector<std::string_view>& allowed = {}) const {
+    const json* v = get(key, req);
+    if (!v) return false;
+    if (!v->is_array()) return type_error(key, *v, "must be an array of strings");
+    out.clear();
+    bool all_ok = true;
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const json& e = (*v)[i];
+      if (!e.is_string()) {
+        sink_.error(index_path(path(key), i), dump(e), "must be a string");
+        all_ok = false;
+        continue;
+      }
+      if (!allowed.empty() && !contains(allowed, e.get_ref<const std::string&>())) {
+        sink_.error(index_path(path(key), i), dump(e), one_of(allowed));
+        all_ok = false;
+        continue;
+      }
+      out.push_back(e.get<std::string>());
+    }
+    return all_ok;
+  }
+
+  bool labels(std::string_view key, std::map<std::string, std::string>& out) const {
+    const json* v = get(key, Req::optional);
+    if (!v) return false;
+    if (!v->is_object()) return type_error(key, *v, "must be an object of string values");
+    for (const auto& [k, e] : v->items()) {
+      if (!e.is_string()) {
+        sink_.error(key_path(path(key), k), dump(e), "must be a string");
+        continue;
+      }
+      out[k] = e.get<std::string>();
+    }
+    return true;
+  }
+
+  /// Calls fn(element, element_path) for each element of the array at `key`.
+  template <class F>
+  bool array(std::string_view key, Req req, F&& fn) const {
+    const json* v = get(key, req);
+    if (!v) return false;
+    if (!v->is_array()) return type_error(key, *v, "must be an array");
+    for (std::size_t i = 0; i < v->size(); ++i) fn((*v)[i], index_path(path(key), i));
+    return true;
+  }
+
+  void error(std::string_view key, std::string rule) const {
+    const json* v = find(key);
+    sink_.error(path(key), v ? dump(*v) : std::string(missing_value), std::move(rule));
+  }
+
+ private:
+  bool type_error(std::string_view key, const json& v, std::string rule) const {
+    sink_.error(path(key), dump(v), std::move(rule));
+    return false;
+  }
+  Sink& sink_;
+  const json& j_;
+  std::string path_;
+  std::vector<std::string_view> known_;
+  bool valid_ = false;
+};
+
+// ------------------------------------------------------------------ pass 1: structure, types, ranges
+
+InstanceSpecCfg read_spec(Sink& sink, const json& j, const std::string& path) {
+  InstanceSpecCfg s;
+  Obj o(sink, j, path, {"name", "gpu_model", "gpus", "gpu_milli", "vcpu", "memory_gib"});
+  o.str("name", s.name, Req::required, true);
+  o.str("gpu_model", s.gpu_model);
+  o.integer("gpus", s.gpus, Req::optional, at_least(0));
+  if (o.integer("gpu_milli", s.gpu_milli, Req::optional, between(1, 1000)) && s.gpu_milli < 1000 && s.gpus != 1)
+    o.error("gpu_milli", "a GPU share (gpu_milli < 1000) needs gpus == 1");
+  o.number("vcpu", s.vcpu, Req::optional, at_least(0));
+  o.number("memory_gib", s.memory_gib, Req::optional, at_least(0));
+  return s;
+}
+
+NodeGroupCfg read_node_group(Sink& sink, const json& j, const std::string& path) {
+  NodeGroupCfg g;
+  Obj o(sink, j, path,
+        {"prefix", "count", "gpu_model", "gpus", "vcpu", "memory_gib", "nodes_per_rack", "racks_per_switch", "labels",
+         "mtbf_s", "mttr_s", "unhealthy_prob"});
+  o.str("prefix", g.prefix, Req::required);
+  o.integer("count", g.count, Req::required, at_least(1));
+  o.str("gpu_model", g.gpu_model);
+  o.integer("gpus", g.gpus, Req::optional, at_least(0));
+  o.number("vcpu", g.vcpu, Req::optional, at_least(0));
+  o.number("memory_gib", g.memory_gib, Req::optional, at_least(0));
+  o.integer("nodes_per_rack", g.nodes_per_rack, Req::optional, at_least(0));
+  o.integer("racks_per_switch", g.racks_per_switch, Req::optional, at_least(0));
+  o.labels("labels", g.labels);
+  o.number("mtbf_s", g.mtbf_s, Req::optional, at_least(0));
+  o.number("mttr_s", g.mttr_s, Req::optional, at_least(0));
+  o.number("unhealthy_prob", g.unhealthy_prob, Req::optional, between(0, 1));
+  return g;
+}
+
+NodeCfg read_node(Sink& sink, const json& j, const std::string& path) {
+  NodeCfg n;
+  Obj o(sink, j, path, {"name", "gpu_model", "gpus", "vcpu", "memory_gib", "rack", "labels"});
+  o.str("name", n.name, Req::required, true);
+  o.str("gpu_model", n.gpu_model);
+  o.integer("gpus", n.gpus, Req::optional, at_least(0));
+  o.number("vcpu", n.vcpu, Req::optional, at_least(0));
+  o.number("memory_gib", n.memory_gib, Req::optional, at_least(0));
+  o.str("rack", n.rack);
+  o.labels("labels", n.labels);
+  return n;
+}
+
+PoolCfg read_pool(Sink& sink, const json& j, const std::string& path) {
+  PoolCfg p;
+  Obj o(sink, j, path, {"name", "kind", "node_groups", "nodes"});
+  o.str("name", p.name, Req::required, true);
+  o.enumeration("kind", p.kind, k_pool_kinds);
+  o.array("node_groups", Req::optional,
+          [&](const json& e, const std::string& ep) { p.node_groups.push_back(read_node_group(sink, e, ep)); });
+  o.array("nodes", Req::optional,
+          [&](const json& e, const std::string& ep) { p.nodes.push_back(read_node(sink, e, ep)); });
+  return p;
+}
+
+ClusterCfg read_cluster(Sink& sink, const json& j, const std::string& path) {
+  ClusterCfg c;
+  Obj o(sink, j, path, {"name", "region", "instance_specs", "pools"});
+  o.str("name", c.name);
+  o.str("region", c.region);
+  o.array("instance_specs", Req::optional,
+          [&](const json& e, const std::string& ep) { c.instance_specs.push_back(read_spec(sink, e, ep)); });
+  o.array("pools", Req::optional,
+          [&](const json& e, const std::string& ep) { c.pools.push_back(read_pool(sink, e, ep)); });
+  return c;
+}
+
+QuotaCfg read_quota(Sink& sink, const json& j, const std::string& path) {
+  QuotaCfg q;
+  Obj o(sink, j, path, {"user", "resource_type", "pool", "gpus", "vcpu", "memory_gib"});
+  o.str("user", q.user, Req::required, true);
+  o.enumeration("resource_type", q.resource_type, k_quota_resource_types, Req::required);
+  o.str("pool", q.pool);
+  o.number("gpus", q.gpus, Req::optional, at_least(0));
+  o.number("vcpu", q.vcpu, Req::optional, at_least(0));
+  o.number("memory_gib", q.memory_gib, Req::optional, at_least(0));
+  return q;
+}
+
+NodePolicyCfg read_policy(Sink& sink, const json& j, const std::string& path) {
+  NodePolicyCfg p;
+  Obj o(sink, j, path,
+        {"name", "type", "scope", "effect", "user", "tenant", "workload_types", "nodes", "created_s", "expire_s"});
+  o.str("name", p.name, Req::required, true);
+  o.enumeration("type", p.type, k_policy_types, Req::required);
+  o.enumeration("scope", p.scope, k_policy_scopes, Req::required);
+  o.enumeration("effect", p.effect, k_policy_effects);
+  o.str("user", p.user);
+  o.str("tenant", p.tenant);
+  o.str_list("workload_types", p.workload_types, Req::optional, k_task_types);
+  o.str_list("nodes", p.nodes, Req::required);
+  o.number("created_s", p.created_s, Req::optional, at_least(0));
+  o.number("expire_s", p.expire_s, at_least(0));
+  return p;
+}
+
+SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path) {
+  SchedulerCfg s;
+  Obj o(sink, j, path,
+        {"placement", "preemption", "idle_reclaim", "spot_eviction", "queueing", "idle_stability_high_s",
+         "idle_stability_medium_s", "retry_on"});
+  o.enumeration("placement", s.placement, k_placements);
+  o.boolean("preemption", s.preemption);
+  o.boolean("idle_reclaim", s.idle_reclaim);
+  o.boolean("spot_eviction", s.spot_eviction);
+  o.enumeration("queueing", s.queueing, k_queueing);
+  o.number("idle_stability_high_s", s.idle_stability_high_s, Req::optional, at_least(0));
+  o.number("idle_stability_medium_s", s.idle_stability_medium_s, Req::optional, at_least(0));
+  o.str_list("retry_on", s.retry_on, Req::optional, k_retry_causes);
+  return s;
+}
+
+ReplicaCfg read_replica(Sink& sink, const json& j, const std::string& path) {
+  ReplicaCfg r;
+  Obj o(sink, j, path, {"gpus", "gpu_milli", "vcpu", "memory_gib", "gpu_models"});
+  o.integer("gpus", r.gpus, Req::optional, at_least(0));
+  if (o.integer("gpu_milli", r.gpu_milli, Req::optional, between(1, 1000)) && r.gpu_milli < 1000 && r.gpus != 1)
+    o.error("gpu_milli", "a GPU share (gpu_milli < 1000) needs gpus == 1");
+  o.number("vcpu", r.vcpu, Req::optional, at_least(0));
+  o.number("memory_gib", r.memory_gib, Req::optional, at_least(0));
+  o.str_list("gpu_models", r.gpu_models);
+  return r;
+}
+
+AutoscalingCfg read_autoscaling(Sink& sink, const json& j, const std::string& path) {
+  AutoscalingCfg a;
+  Obj o(sink, j, path, {"enabled", "min_workers", "max_workers", "idle_reclaim_s", "scale_out", "demand"});
+  o.boolean("enabled", a.enabled);
+  o.integer("min_workers", a.min_workers, Req::optional, at_least(0));
+  o.integer("max_workers", a.max_workers, Req::optional, at_least(0));
+  o.number("idle_reclaim_s", a.idle_reclaim_s, Req::optional, at_least(0));
+  o.enumeration("scale_out", a.scale_out, k_scale_out);
+  o.array("demand", Req::optional, [&](const json& e, const std::string& ep) {
+    AutoscalingCfg::Step step;
+    Obj so(sink, e, ep, {"at_s", "workers"});
+    so.number("at_s", step.at_s, Req::required, at_least(0));
+    so.integer("workers", step.workers, Req::required, at_least(0));
+    a.demand.push_back(step);
+  });
+  return a;
+}
+
+TaskCfg read_task(Sink& sink, const json& j, const std::string& path) {
+  TaskCfg t;
+  Obj o(sink, j, path,
+        {"name",
+         "user",
+         "tenant",
+         "submit_s",
+         "duration_s",
+         "type",
+         "workers",
+         "specs",
+         "replica",
+         "count_per_node",
+         "head_spec",
+         "resource_type",
+         "pool",
+         "priority",
+         "guarantee",
+         "accept_idle",
+         "prefer_idle",
+         "idle_stability",
+         "checkpoint_interval_s",
+         "fault_tolerance",
+         "image_pull_retries",
+         "node_policies",
+         "runtime_estimate_s",
+         "precheck_s",
+         "image_pull_s",
+         "image_pull_failure_prob",
+         "transient_failure_rate_per_h",
+         "debug",
+         "debug_retention_s",
+         "autoscaling"});
+  if (!o.valid()) return t;
+  o.str("name", t.name, Req::required, true);
+  o.str("user", t.user, Req::required, true);
+  o.str("tenant", t.tenant);
+  o.number("submit_s", t.submit_s, Req::required, at_least(0));
+  o.number("duration_s", t.duration_s, Req::required, above(0));
+  const bool type_ok = o.enumeration("type", t.type, k_task_types, Req::required);
+  o.integer("workers", t.workers, Req::required, at_least(0));
+
+  // specs (non-empty list) or replica (inline shape), exactly one.
+  const bool has_specs = o.has("specs"), has_replica = o.has("replica");
+  if (!has_specs && !has_replica) {
+    o.sink().error(o.path("specs"), missing_value, "required key is missing (give `specs` or `replica`)");
+  } else if (has_specs && has_replica) {
+    o.error("replica", "`specs` and `replica` are mutually exclusive");
+  }
+  if (has_specs && o.str_list("specs", t.specs) && t.specs.empty()) o.error("specs", "must be a non-empty list");
+  if (has_replica) t.replica = read_replica(sink, *o.find("replica"), o.path("replica"));
+
+  o.integer("count_per_node", t.count_per_node, Req::optional, at_least(1));
+  const bool rt_ok = o.enumeration("resource_type", t.resource_type, k_resource_types);
+  o.str("pool", t.pool);
+  t.priority_set = o.has("priority");
+  o.integer("priority", t.priority, Req::optional, between(1, 9));
+  t.guarantee_set = o.has("guarantee");
+  o.boolean("guarantee", t.guarantee);
+  o.boolean("accept_idle", t.accept_idle);
+  o.boolean("prefer_idle", t.prefer_idle);
+  o.enumeration("idle_stability", t.idle_stability, k_idle_stability);
+  o.number("checkpoint_interval_s", t.checkpoint_interval_s, above(0));
+  if (const json* ft = o.find("fault_tolerance")) {
+    Obj fo(sink, *ft, o.path("fault_tolerance"), {"max_resubmissions"});
+    fo.integer("max_resubmissions", t.fault_tolerance.max_resubmissions, Req::optional, at_least(0));
+  }
+  o.integer("image_pull_retries", t.image_pull_retries, Req::optional, at_least(-1));
+  o.str_list("node_policies", t.node_policies);
+  o.number("runtime_estimate_s", t.runtime_estimate_s, above(0));
+  o.number("precheck_s", t.precheck_s, Req::optional, at_least(0));
+  o.number("image_pull_s", t.image_pull_s, Req::optional, at_least(0));
+  o.number("image_pull_failure_prob", t.image_pull_failure_prob, Req::optional, between(0, 1));
+  o.number("transient_failure_rate_per_h", t.transient_failure_rate_per_h, Req::optional, at_least(0));
+  o.boolean("debug", t.debug);
+  o.number("debug_retention_s", t.debug_retention_s, Req::optional, at_least(0));
+  o.str("head_spec", t.head_spec);
+  if (const json* as = o.find("autoscaling")) t.autoscaling = read_autoscaling(sink, *as, o.path("autoscaling"));
+
+  // Presence rules (they need to know which keys the file set, not just their values).
+  if (rt_ok && t.resource_type == "idle") {
+    // platform-model.md "Resource types" / "Validation": idle tasks cannot set priority or guarantee.
+    if (t.priority_set) o.error("priority", "an idle task cannot set priority");
+    if (t.guarantee_set) o.error("guarantee", "an idle task cannot set guarantee");
+  }
+  if (rt_ok && t.resource_type != "reserved") {
+    for (auto key : {"accept_idle", "prefer_idle"})
+      if (o.has(key)) o.error(key, fmt::format("only a reserved task may set {} (resource_type is {})", key, t.resource_type));
+  }
+  if (rt_ok && o.has("idle_stability") && !(t.resource_type == "idle" || (t.resource_type == "reserved" && t.accept_idle)))
+    o.error("idle_stability", "idle_stability applies only to an idle task or a reserved task with accept_idle");
+  if (type_ok && t.type == "PyTorchJob") {
+    for (auto key : {"head_spec", "autoscaling", "debug", "debug_retention_s"})
+      if (o.has(key)) o.error(key, fmt::format("{} is a RayJob-only option (type is PyTorchJob)", key));
+  }
+  return t;
+}
+
+EventCfg read_event(Sink& sink, const json& j, const std::string& path) {
+  EventCfg e;
+  Obj o(sink, j, path, {"at_s", "kind", "node", "nodes", "task", "error"});
+  if (!o.valid()) return e;
+  o.number("at_s", e.at_s, Req::required, at_least(0));
+  const bool kind_ok = o.enumeration("kind", e.kind, k_event_kinds, Req::required);
+  const bool node_event = kind_ok && (e.kind == "node_down" || e.kind == "node_up");
+  const bool fault = kind_ok && e.kind == "task_fault";
+  const bool reclaim = kind_ok && e.kind == "spot_reclaim";
+  o.str("node", e.node, node_event ? Req::required : Req::optional, true);
+  o.str_list("nodes", e.nodes, reclaim ? Req::required : Req::optional);
+  o.str("task", e.task, fault ? Req::required : Req::optional, true);
+  o.enumeration("error", e.error, k_fault_errors, fault ? Req::required : Req::optional);
+  return e;
+}
+
+TraceCfg read_trace(Sink& sink, const json& j, const std::string& path) {
+  TraceCfg t;
+  Obj o(sink, j, path, {"format", "path", "nodes", "limit", "procs_per_node", "pool", "resource_type", "time_scale"});
+  o.enumeration("format", t.format, k_trace_formats, Req::required);
+  o.str("path", t.path, Req::required, true);
+  o.str("nodes", t.nodes);
+  std::int64_t limit = 0;
+  if (o.integer64("limit", limit, Req::optional, at_least(0))) t.limit = static_cast<std::size_t>(limit);
+  o.integer("procs_per_node", t.procs_per_node, Req::optional, at_least(1));
+  o.str("pool", t.pool);
+  o.enumeration("resource_type", t.resource_type, k_resource_types);
+  o.number("time_scale", t.time_scale, Req::optional, above(0));
+  return t;
+}
+
+Scenario read_scenario(Sink& sink, const json& j) {
+  Scenario s;
+  Obj o(sink, j, "",
+        {"schema", "name", "seed", "until_s", "timeseries_interval_s", "cluster", "quotas", "node_policies", "scheduler",
+         "tasks", "events", "traces", "fill"});
+  if (!o.valid()) return s;
+  if (const json* v = o.get("schema", Req::required)) {
+    if (!v->is_string() || v->get_ref<const std::string&>() != "schedsim/v1")
+      o.error("schema", "must be \"schedsim/v1\"");
+  }
+  o.str("name", s.name, Req::required, true);
+  std::int64_t seed = 0;
+  if (o.integer64("seed", seed, Req::optional, at_least(0))) s.seed = static_cast<std::uint64_t>(seed);
+  o.number("until_s", s.until_s, at_least(0));
+  o.number("timeseries_interval_s", s.timeseries_interval_s, Req::optional, at_least(0));
+  if (const json* c = o.get("cluster", Req::required)) s.cluster = read_cluster(sink, *c, "cluster");
+  o.array("quotas", Req::optional, [&](const json& e, const std::string& p) { s.quotas.push_back(read_quota(sink, e, p)); });
+  o.array("node_policies", Req::optional,
+          [&](const json& e, const std::string& p) { s.node_policies.push_back(read_policy(sink, e, p)); });
+  if (const json* sc = o.find("scheduler")) s.scheduler = read_scheduler(sink, *sc, "scheduler");
+  o.array("traces", Req::optional, [&](const json& e, const std::string& p) { s.traces.push_back(read_trace(sink, e, p)); });
+  const json* tasks = o.find("tasks");
+  if (!tasks && s.traces.empty())
+    sink.error("tasks", missing_value, "required key is missing (tasks may be absent or empty only when traces are given)");
+  else if (tasks && tasks->is_array() && tasks->empty() && s.traces.empty())
+    o.error("tasks", "must not be empty unless traces are given");
+  o.array("tasks", Req::optional, [&](const json& e, const std::string& p) { s.tasks.push_back(read_task(sink, e, p)); });
+  o.array("events", Req::optional, [&](const json& e, const std::string& p) { s.events.push_back(read_event(sink, e, p)); });
+  if (const json* f = o.find("fill")) {
+    Obj fo(sink, *f, "fill", {"target_pct"});
+    fo.number("target_pct", s.fill.target_pct, Req::optional, above(0));
+  }
+  return s;
+}
+
+// ------------------------------------------------------------------ pass 2 helpers
+
+struct NodeShape {
+  std::string name;
+  std::string gpu_model;
+  int gpus = 0;
+  double vcpu = 0;
+  double memory_gib = 0;
+  std::string origin;  // JSON path of the key that created the name
+};
+
+std::vector<NodeShape> expand_nodes(const ClusterCfg& c) {
+  std::vector<NodeShape> out;
+  for (std::size_t p = 0; p < c.pools.size(); ++p) {
+    const auto& pool = c.pools[p];
+    const std::string pp = index_path("cluster.pools", p);
+    for (std::size_t g = 0; g < pool.node_groups.size(); ++g) {
+      const auto& ng = pool.node_groups[g];
+      for (int i = 0; i < ng.count; ++i)
+        out.push_back({ng.prefix + std::to_string(i), ng.gpu_model, ng.gpus, ng.vcpu, ng.memory_gib,
+                       index_path(pp + ".node_groups", g) + ".prefix"});
+    }
+    for (std::size_t n = 0; n < pool.nodes.size(); ++n) {
+      const auto& nd = pool.nodes[n];
+      out.push_back({nd.name, nd.gpu_model, nd.gpus, nd.vcpu, nd.memory_gib, index_path(pp + ".nodes", n) + ".name"});
+    }
+  }
+  return out;
+}
+
+bool valid_task_name(const std::string& name) {
+  if (name.empty()) return false;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  for (char c : name)
+    if (!alnum(c) && c != '-') return false;
+  return alnum(name.front()) && alnum(name.back());
+}
+
+std::string q(const std::string& s) { return json(s).dump(); }
+
+/// Warns when a replica (gpus, vcpu, memory) fits on no node whose GPU model is allowed.
+void check_replica_fits(Sink& sink, const std::vector<NodeShape>& nodes, const std::string& path,
+                        const std::string& value, int gpus, double vcpu, double mem,
+                        const std::vector<std::string>& models) {
+  if (nodes.empty()) return;
+  for (const auto& n : nodes) {
+    const bool model_ok =
+        gpus == 0 || models.empty() || std::find(models.begin(), models.end(), n.gpu_model) != models.end();
+    if (model_ok && n.gpus >= gpus && n.vcpu >= vcpu && n.memory_gib >= mem) return;
+  }
+  sink.warning(path, value,
+               fmt::format("a replica of {} GPUs, {} vCPU, {} GiB is larger than every node{}; the task can never start",
+                           gpus, num_text(vcpu), num_text(mem),
+                           models.empty() ? std::string() : fmt::format(" with GPU model {}", fmt::join(models, "/"))));
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ pass 2: cross-field rules
+
+std::vector<std::string> expanded_node_names(const ClusterCfg& cluster) {
+  std::vector<std::string> names;
+  for (auto& n : expand_nodes(cluster)) names.push_back(std::move(n.name));
+  return names;
+}
+
+void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) {
+  // A reference cannot be checked against a collection whose names are themselves broken (a
+  // missing cluster, a pool without a valid count, ...): skip those checks instead of blaming
+  // every reference (one problem, one diagnostic).
+  auto broken = [&](const char* pattern) {
+    const std::regex re(pattern);
+    return std::any_of(diagnostics.begin(), diagnostics.end(),
+                       [&](const Diagnostic& d) { return d.is_error() && std::regex_match(d.path, re); });
+  };
+  const bool specs_broken = broken(R"(cluster(\.instance_specs(\[\d+\](\.name)?)?)?)");
+  const bool pools_broken = broken(R"(cluster(\.pools(\[\d+\](\.name)?)?)?)");
+  const bool nodes_broken =
+      broken(R"(cluster(\.pools(\[\d+\](\.(node_groups|nodes)(\[\d+\](\.(prefix|count|name))?)?)?)?)?)");
+  const bool policies_broken = broken(R"(node_policies(\[\d+\](\.name)?)?)");
+  const bool tasks_broken = broken(R"(tasks(\[\d+\](\.name)?)?)");
+
+  Sink sink(s.file, diagnostics, /*dedupe=*/true);
+
+  // Duplicate names (contract: node names unique across the cluster; specs/pools/policies/tasks
+  // are referenced by name).
+  auto check_dupes = [&](const std::string& array, auto const& items, auto name_of) {
+    std::map<std::string, std::size_t> first;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::string& n = name_of(items[i]);
+      if (n.empty()) continue;
+      auto [it, inserted] = first.emplace(n, i);
+      if (!inserted)
+        sink.error(index_path(array, i) + ".name", q(n), fmt::format("duplicate name (also {}[{}])", array, it->second));
+    }
+  };
+  check_dupes("cluster.instance_specs", s.cluster.instance_specs, [](const InstanceSpecCfg& x) -> const std::string& { return x.name; });
+  check_dupes("cluster.pools", s.cluster.pools, [](const PoolCfg& x) -> const std::string& { return x.name; });
+  check_dupes("node_policies", s.node_policies, [](const NodePolicyCfg& x) -> const std::string& { return x.name; });
+  check_dupes("tasks", s.tasks, [](const TaskCfg& x) -> const std::string& { return x.name; });
+
+  std::map<std::string, const InstanceSpecCfg*> spec_by_name;
+  for (const auto& sp : s.cluster.instance_specs) spec_by_name.emplace(sp.name, &sp);
+  std::set<std::string> pools, policies, tasks;
+  for (const auto& p : s.cluster.pools) pools.insert(p.name);
+  for (const auto& p : s.node_policies) policies.insert(p.name);
+  for (const auto& t : s.tasks) tasks.insert(t.name);
+
+  const auto nodes = expand_nodes(s.cluster);
+  std::map<std::string, const NodeShape*> node_by_name;
+  for (const auto& n : nodes) {
+    auto [it, inserted] = node_by_name.emplace(n.name, &n);
+    if (!inserted)
+      sink.error(n.origin, q(n.name),
+                 fmt::format("node name `{}` is not unique (also from {})", n.name, it->second->origin));
+  }
+  // Node names can come from trace node lists too; then references cannot be checked here.
+  const bool nodes_from_traces = std::any_of(s.traces.begin(), s.traces.end(), [](const TraceCfg& t) { return !t.nodes.empty(); });
+  const bool tasks_from_traces = !s.traces.empty();
+  auto known_node = [&](const std::string& n) { return nodes_broken || nodes_from_traces || node_by_name.count(n) > 0; };
+  auto known_pool = [&](const std::string& n) { return pools_broken || pools.count(n) > 0; };
+  auto known_spec = [&](const std::string& n) { return specs_broken || spec_by_name.count(n) > 0; };
+  auto known_policy = [&](const std::string& n) { return policies_broken || policies.count(n) > 0; };
+  auto known_task = [&](const std::string& n) { return tasks_broken || tasks_from_traces || tasks.count(n) > 0; };
+
+
+  for (std::size_t i = 0; i < s.quotas.size(); ++i) {
+    const auto& qt = s.quotas[i];
+    const std::string p = index_path("quotas", i);
+    if (!qt.pool.empty() && !known_pool(qt.pool)) sink.error(p + ".pool", q(qt.pool), "unknown pool (not in cluster.pools)");
+    if (qt.pool.empty() && qt.resource_type == "reserved")
+      sink.error(p + ".pool", missing_value, "a reserved quota needs a pool");
+  }
+
+  for (std::size_t i = 0; i < s.node_policies.size(); ++i) {
+    const auto& np = s.node_policies[i];
+    const std::string p = index_path("node_policies", i);
+    if (np.scope == "user" && np.user.empty()) sink.error(p + ".user", missing_value, "a scope=user policy needs `user`");
+    for (std::size_t k = 0; k < np.nodes.size(); ++k)
+      if (!known_node(np.nodes[k])) sink.error(index_path(p + ".nodes", k), q(np.nodes[k]), "unknown node");
+    if (np.type == "NodeNotIn" && !np.expire_s) {
+      sink.error(p + ".expire_s", missing_value, "a NodeNotIn block must expire between 1 minute and 72 hours after created_s");
+    } else if (np.expire_s) {
+      const double d = *np.expire_s - np.created_s;
+      if (d < k_block_min_s || d > k_block_max_s)
+        sink.error(p + ".expire_s", num_text(*np.expire_s),
+                   fmt::format("must be between 1 minute and 72 hours after created_s ({}), i.e. in [{}, {}]",
+                               num_text(np.created_s), num_text(np.created_s + k_block_min_s),
+                               num_text(np.created_s + k_block_max_s)));
+    }
+  }
+
+  for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+    const auto& t = s.tasks[i];
+    const std::string p = index_path("tasks", i);
+    if (!t.name.empty() && !valid_task_name(t.name))
+      sink.error(p + ".name", q(t.name),
+                 "must use lowercase letters, digits and '-', starting and ending with a letter or digit");
+    for (std::size_t k = 0; k < t.specs.size(); ++k)
+      if (!known_spec(t.specs[k]))
+        sink.error(index_path(p + ".specs", k), q(t.specs[k]), "unknown spec (not in cluster.instance_specs)");
+    if (!t.head_spec.empty() && !known_spec(t.head_spec))
+      sink.error(p + ".head_spec", q(t.head_spec), "unknown spec (not in cluster.instance_specs)");
+    if (t.resource_type == "reserved" && t.pool.empty())
+      sink.error(p + ".pool", missing_value, "a reserved task needs a pool");
+    if (!t.pool.empty() && !known_pool(t.pool)) sink.error(p + ".pool", q(t.pool), "unknown pool (not in cluster.pools)");
+    for (std::size_t k = 0; k < t.node_policies.size(); ++k)
+      if (!known_policy(t.node_policies[k]))
+        sink.error(index_path(p + ".node_policies", k), q(t.node_policies[k]), "unknown node policy");
+    if (t.autoscaling.min_workers > t.autoscaling.max_workers)
+      sink.error(p + ".autoscaling.min_workers", std::to_string(t.autoscaling.min_workers),
+                 fmt::format("must be <= max_workers ({})", t.autoscaling.max_workers));
+
+    // Warning: a replica that no node can ever host.
+    for (std::size_t k = 0; k < t.specs.size(); ++k) {
+      auto it = spec_by_name.find(t.specs[k]);
+      if (it == spec_by_name.end()) continue;
+      const auto& sp = *it->second;
+      std::vector<std::string> models;
+      if (!sp.gpu_model.empty()) models.push_back(sp.gpu_model);
+      check_replica_fits(sink, nodes, index_path(p + ".specs", k), q(sp.name), sp.gpus * t.count_per_node,
+                         sp.vcpu * t.count_per_node, sp.memory_gib * t.count_per_node, models);
+    }
+    if (t.replica) {
+      const auto& r = *t.replica;
+      check_replica_fits(sink, nodes, p + ".replica", "", r.gpus * t.count_per_node, r.vcpu * t.count_per_node,
+                         r.memory_gib * t.count_per_node, r.gpu_models);
+    }
+  }
+
+  for (std::size_t i = 0; i < s.events.size(); ++i) {
+    const auto& e = s.events[i];
+    const std::string p = index_path("events", i);
+    if (!e.node.empty() && !known_node(e.node)) sink.error(p + ".node", q(e.node), "unknown node");
+    for (std::size_t k = 0; k < e.nodes.size(); ++k)
+      if (!known_node(e.nodes[k])) sink.error(index_path(p + ".nodes", k), q(e.nodes[k]), "unknown node");
+    if (!e.task.empty() && !known_task(e.task))
+      sink.error(p + ".task", q(e.task), "unknown task (not in tasks)");
+  }
+}
+
+// ------------------------------------------------------------------ entry points
+
+bool ParseResult::ok() const { return scenario.has_value() && count_errors(diagnostics) == 0; }
+
+ParseResult parse_scenario_text(std::string_view text, const std::string& file_label) {
+  ParseResult r;
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    // e.byte is the 1-based count of bytes read, the last one being the offending byte.
+    const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    int line = 1;
+    std::size_t line_start = 0;
+    for (std::size_t i = 0; i < end; ++i)
+      if (text[i] == '\n') ++line, line_start = i + 1;
+    const int column = static_cast<int>(end - line_start) + 1;
+    std::string msg = e.what();
+    if (auto pos = msg.find("column "); pos != std::string::npos)
+      if (auto colon = msg.find(": ", pos); colon != std::string::npos) msg = msg.substr(colon + 2);
+    Diagnostic d{Diagnostic::Severity::error, file_label, fmt::format("line {}, column {}", line, column), "",
+                 "malformed JSON: " + msg};
+    d.line = line;
+    d.column = column;
+    r.diagnostics.push_back(std::move(d));
+    return r;
+  }
+  Sink sink(file_label, r.diagnostics);
+  if (!j.is_object()) {
+    sink.error("<root>", dump(j), "a scenario must be a JSON object");
+    return r;
+  }
+  Scenario s = read_scenario(sink, j);
+  s.file = file_label;
+  validate_scenario(s, r.diagnostics);
+  r.scenario = std::move(s);
+  return r;
+}
+
+ParseResult load_scenario_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    ParseResult r;
+    r.diagnostics.push_back({Diagnostic::Severity::error, path, "", "", "cannot read file"});
+    return r;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_scenario_text(ss.str(), path);
+}
+
+// ------------------------------------------------------------------ serialisation
+
+namespace {
+
+json labels_json(const std::map<std::string, std::string>& m) {
+  json j = json::object();
+  for (const auto& [k, v] : m) j[k] = v;
+  return j;
+}
+
+json task_json(const TaskCfg& t) {
+  json j;
+  j["name"] = t.name;
+  j["user"] = t.user;
+  j["tenant"] = t.tenant;
+  j["submit_s"] = t.submit_s;
+  j["duration_s"] = t.duration_s;
+  j["type"] = t.type;
+  j["workers"] = t.workers;
+  if (t.replica) {
+    const auto& r = *t.replica;
+    j["replica"] = {{"gpus", r.gpus}, {"gpu_milli", r.gpu_milli}, {"vcpu", r.vcpu}, {"memory_gib", r.memory_gib},
+                    {"gpu_models", r.gpu_models}};
+  } else {
+    j["specs"] = t.specs;
+  }
+  j["count_per_node"] = t.count_per_node;
+  j["resource_type"] = t.resource_type;
+  if (!t.pool.empty()) j["pool"] = t.pool;
+  const bool idle = t.resource_type == "idle";
+  if (!idle || t.priority_set) j["priority"] = t.priority;
+  if (!idle || t.guarantee_set) j["guarantee"] = t.guarantee;
+  if (t.resource_type == "reserved") {
+    j["accept_idle"] = t.accept_idle;
+    j["prefer_idle"] = t.prefer_idle;
+  }
+  if (idle || (t.resource_type == "reserved" && t.accept_idle)) j["idle_stability"] = t.idle_stability;
+  if (t.checkpoint_interval_s) j["checkpoint_interval_s"] = *t.checkpoint_interval_s;
+  j["fault_tolerance"] = {{"max_resubmissions", t.fault_tolerance.max_resubmissions}};
+  j["image_pull_retries"] = t.image_pull_retries;
+  j["node_policies"] = t.node_policies;
+  if (t.runtime_estimate_s) j["runtime_estimate_s"] = *t.runtime_estimate_s;
+  j["precheck_s"] = t.precheck_s;
+  j["image_pull_s"] = t.image_pull_s;
+  j["image_pull_failure_prob"] = t.image_pull_failure_prob;
+  j["transient_failure_rate_per_h"] = t.transient_failure_rate_per_h;
+  if (t.type == "RayJob") {
+    if (!t.head_spec.empty()) j["head_spec"] = t.head_spec;
+    j["debug"] = t.debug;
+    j["debug_retention_s"] = t.debug_retention_s;
+    const auto& a = t.autoscaling;
+    json demand = json::array();
+    for (const auto& st : a.demand) demand.push_back({{"at_s", st.at_s}, {"workers", st.workers}});
+    j["autoscaling"] = {{"enabled", a.enabled},           {"min_workers", a.min_workers}, {"max_workers", a.max_workers},
+                        {"idle_reclaim_s", a.idle_reclaim_s}, {"scale_out", a.scale_out},     {"demand", demand}};
+  }
+  return j;
+}
+
+}  // namespace
+
+json scenario_to_json(const Scenario& s) {
+  json j;
+  j["schema"] = s.schema;
+  j["name"] = s.name;
+  j["seed"] = s.seed;
+  if (s.until_s) j["until_s"] = *s.until_s;
+  j["timeseries_interval_s"] = s.timeseries_interval_s;
+
+  json specs = json::array();
+  for (const auto& sp : s.cluster.instance_specs)
+    specs.push_back({{"name", sp.name}, {"gpu_model", sp.gpu_model}, {"gpus", sp.gpus}, {"gpu_milli", sp.gpu_milli},
+                     {"vcpu", sp.vcpu}, {"memory_gib", sp.memory_gib}});
+  json pools = json::array();
+  for (const auto& p : s.cluster.pools) {
+    json groups = json::array();
+    for (const auto& g : p.node_groups)
+      groups.push_back({{"prefix", g.prefix},
+                        {"count", g.count},
+                        {"gpu_model", g.gpu_model},
+                        {"gpus", g.gpus},
+                        {"vcpu", g.vcpu},
+                        {"memory_gib", g.memory_gib},
+                        {"nodes_per_rack", g.nodes_per_rack},
+                        {"racks_per_switch", g.racks_per_switch},
+                        {"labels", labels_json(g.labels)},
+                        {"mtbf_s", g.mtbf_s},
+                        {"mttr_s", g.mttr_s},
+                        {"unhealthy_prob", g.unhealthy_prob}});
+    json nodes = json::array();
+    for (const auto& n : p.nodes)
+      nodes.push_back({{"name", n.name},
+                       {"gpu_model", n.gpu_model},
+                       {"gpus", n.gpus},
+                       {"vcpu", n.vcpu},
+                       {"memory_gib", n.memory_gib},
+                       {"rack", n.rack},
+                       {"labels", labels_json(n.labels)}});
+    pools.push_back({{"name", p.name}, {"kind", p.kind}, {"node_groups", groups}, {"nodes", nodes}});
+  }
+  j["cluster"] = {{"name", s.cluster.name}, {"region", s.cluster.region}, {"instance_specs", specs}, {"pools", pools}};
+
+  json quotas = json::array();
+  for (const auto& qt : s.quotas) {
+    json e = {{"user", qt.user}, {"resource_type", qt.resource_type}, {"gpus", qt.gpus}, {"vcpu", qt.vcpu},
+              {"memory_gib", qt.memory_gib}};
+    if (!qt.pool.empty()) e["pool"] = qt.pool;
+    quotas.push_back(std::move(e));
+  }
+  j["quotas"] = quotas;
+
+  json policies = json::array();
+  for (const auto& np : s.node_policies) {
+    json e = {{"name", np.name},     {"type", np.type},     {"scope", np.scope},
+              {"effect", np.effect}, {"tenant", np.tenant}, {"workload_types", np.workload_types},
+              {"nodes", np.nodes},   {"created_s", np.created_s}};
+    if (!np.user.empty()) e["user"] = np.user;
+    if (np.expire_s) e["expire_s"] = *np.expire_s;
+    policies.push_back(std::move(e));
+  }
+  j["node_policies"] = policies;
+
+  const auto& sc = s.scheduler;
+  j["scheduler"] = {{"placement", sc.placement},
+                    {"preemption", sc.preemption},
+                    {"idle_reclaim", sc.idle_reclaim},
+                    {"spot_eviction", sc.spot_eviction},
+                    {"queueing", sc.queueing},
+                    {"idle_stability_high_s", sc.idle_stability_high_s},
+                    {"idle_stability_medium_s", sc.idle_stability_medium_s},
+                    {"retry_on", sc.retry_on}};
+
+  json tasks = json::array();
+  for (const auto& t : s.tasks) tasks.push_back(task_json(t));
+  j["tasks"] = tasks;
+
+  json events = json::array();
+  for (const auto& e : s.events) {
+    json ev = {{"at_s", e.at_s}, {"kind", e.kind}};
+    if (!e.node.empty()) ev["node"] = e.node;
+    if (!e.nodes.empty()) ev["nodes"] = e.nodes;
+    if (!e.task.empty()) ev["task"] = e.task;
+    if (!e.error.empty()) ev["error"] = e.error;
+    events.push_back(std::move(ev));
+  }
+  j["events"] = events;
+
+  json traces = json::array();
+  for (const auto& t : s.traces) {
+    json e = {{"format", t.format},
+              {"path", t.path},
+              {"nodes", t.nodes},
+              {"procs_per_node", t.procs_per_node},
+              {"pool", t.pool},
+              {"resource_type", t.resource_type},
+              {"time_scale", t.time_scale}};
+    if (t.limit) e["limit"] = *t.limit;
+    traces.push_back(std::move(e));
+  }
+  j["traces"] = traces;
+  j["fill"] = {{"target_pct", s.fill.target_pct}};
+  return j;
+}
+
+}  // namespace sim::io

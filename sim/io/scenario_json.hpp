@@ -1,0 +1,54 @@
+// Scenario JSON <-> sim::io::Scenario, with validation (contract v1, docs/scenario-format.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/io/diagnostics.hpp"
+#include "sim/io/scenario.hpp"
+
+namespace sim::io {
+
+/// Outcome of reading a scenario: the typed model (absent only when the text is not a JSON object
+/// at all) and every diagnostic found, in file order within each pass.
+struct ParseResult {
+  std::optional<Scenario> scenario;
+  std::vector<Diagnostic> diagnostics;
+  /// True when there is a scenario and no diagnostic is an error (warnings are fine).
+  bool ok() const;
+};
+
+/// Parses and validates scenario text. `file_label` is used as the FILE part of diagnostics and
+/// stored in Scenario::file. Never throws on bad input: malformed JSON gives one error with its
+/// line and column; otherwise every type, range, enum, reference, duplicate and cross-field
+/// problem is reported (one Diagnostic each) and unknown keys give warnings with the nearest
+/// known key. The scenario is returned even when it has errors (fields with errors keep their
+/// defaults); use it only when ok().
+ParseResult parse_scenario_text(std::string_view text, const std::string& file_label);
+
+/// Reads `path` and calls parse_scenario_text with `path` as the label. An unreadable file gives
+/// one error diagnostic and no scenario.
+ParseResult load_scenario_file(const std::string& path);
+
+/// Cross-field checks on a typed scenario (references to specs/pools/policies/nodes/tasks,
+/// duplicate names, name prefix rule, block expiry window, `pool` for reserved, autoscaling
+/// bounds, and the "replica larger than every node" warning). Appends to `diagnostics`; an error
+/// whose JSON path (or an enclosing path) already has an error in `diagnostics` is not repeated.
+/// Paths are derived from vector indices, so they match the file the scenario was read from.
+void validate_scenario(const Scenario& scenario, std::vector<Diagnostic>& diagnostics);
+
+/// Node names of the cluster in order: each node group expands to prefix + 0..count-1, then
+/// each pool's explicit `nodes`; pools in file order.
+std::vector<std::string> expanded_node_names(const ClusterCfg& cluster);
+
+/// The inverse of parsing: every key with its value (defaults written out), omitting only keys
+/// that are absent optionals or that the validation rules forbid for this task/event shape
+/// (e.g. `priority` on an idle task that never set it, `head_spec` on a PyTorchJob).
+/// parse(scenario_to_json(s)) yields s again (Scenario::file aside).
+nlohmann::json scenario_to_json(const Scenario& scenario);
+
+}  // namespace sim::io

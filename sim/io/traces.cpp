@@ -1,0 +1,215 @@
+// Trace readers: data root, file access, dispatch and scenario merge (docs/traces.md).
+#include "sim/io/traces.hpp"
+
+#include <boost/iostreams/copy.hpp>
+#include <boost/iostreams/filter/gzip.hpp>
+#include <boost/iostreams/filtering_streambuf.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <unordered_set>
+
+#include "sim/io/traces_detail.hpp"
+
+#ifndef SCHEDSIM_SOURCE_DIR
+#define SCHEDSIM_SOURCE_DIR "."
+#endif
+
+namespace fs = std::filesystem;
+
+namespace sim::io {
+
+std::string data_root() {
+  if (const char* env = std::getenv("SCHEDSIM_DATA"); env && *env) return env;
+  return (fs::path(SCHEDSIM_SOURCE_DIR) / ".." / "shared" / "data").lexically_normal().string();
+}
+
+std::string trace_source(std::string_view format) {
+  if (format == "openb")
+    return "https://github.com/alibaba/clusterdata (cluster-trace-gpu-v2023, the 'openb' traces of "
+           "Weng et al., USENIX ATC'23)";
+  if (format == "philly")
+    return "https://github.com/msr-fiddle/philly-traces (machine lists; the per-job trace "
+           "philly_trace.RFold-derived.csv is derived from it by the RFold artifact, "
+           "https://github.com/shuoshuc/RFold)";
+  if (format == "swf")
+    return "the Parallel Workloads Archive, https://www.cs.huji.ac.il/labs/parallel/workload/";
+  return trace_source("openb") + "; " + trace_source("philly") + "; " + trace_source("swf");
+}
+
+namespace {
+
+std::string_view guess_format(std::string_view path) {
+  if (path.find("openb") != std::string_view::npos) return "openb";
+  if (path.find("philly") != std::string_view::npos) return "philly";
+  if (path.find(".swf") != std::string_view::npos || path.find("swf/") != std::string_view::npos)
+    return "swf";
+  return {};
+}
+
+}  // namespace
+
+std::string resolve_data_path(const std::string& rel, std::string_view format) {
+  if (rel.empty()) throw TraceError("trace: empty data file path");
+  fs::path p(rel);
+  const std::string root = data_root();
+  if (!p.is_absolute()) p = fs::path(root) / p;
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) {
+    if (format.empty()) format = guess_format(rel);
+    throw TraceError("trace data file '" + p.string() + "' not found (data root '" + root +
+                     "'): set SCHEDSIM_DATA or download it from " + trace_source(format));
+  }
+  return p.string();
+}
+
+std::string sanitize_name(std::string_view raw, std::string_view fallback) {
+  std::string out;
+  out.reserve(raw.size());
+  for (char c : raw) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (ok) {
+      out.push_back(c);
+    } else if (!out.empty() && out.back() != '-') {
+      out.push_back('-');
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  if (out.empty()) return std::string(fallback);
+  return out;
+}
+
+namespace detail {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw TraceError("trace: cannot open '" + path + "'");
+  std::string raw;
+  in.seekg(0, std::ios::end);
+  const auto size = in.tellg();
+  if (size > 0) {
+    raw.resize(static_cast<std::size_t>(size));
+    in.seekg(0, std::ios::beg);
+    in.read(raw.data(), static_cast<std::streamsize>(raw.size()));
+    if (!in) throw TraceError("trace: cannot read '" + path + "'");
+  }
+  if (raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
+      static_cast<unsigned char>(raw[1]) == 0x8b) {
+    try {
+      std::istringstream src(std::move(raw), std::ios::binary);
+      boost::iostreams::filtering_istreambuf gz;
+      gz.push(boost::iostreams::gzip_decompressor());
+      gz.push(src);
+      std::string out;
+      boost::iostreams::copy(gz, boost::iostreams::back_inserter(out));
+      return out;
+    } catch (const std::exception& e) {
+      throw TraceError("trace: '" + path + "': bad gzip stream: " + e.what());
+    }
+  }
+  return raw;
+}
+
+std::string located(const std::string& path, std::size_t line, std::size_t column,
+                    const std::string& message) {
+  return path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message;
+}
+
+void check_cfg(const TraceCfg& cfg) {
+  if (!(cfg.time_scale > 0))
+    throw TraceError("trace '" + cfg.path + "': time_scale must be > 0, got " +
+                     std::to_string(cfg.time_scale));
+  static const std::set<std::string, std::less<>> kTypes = {"reserved", "pay_as_you_go", "spot",
+                                                            "idle"};
+  if (!kTypes.count(cfg.resource_type))
+    throw TraceError("trace '" + cfg.path + "': resource_type must be reserved, pay_as_you_go, "
+                     "spot or idle, got '" + cfg.resource_type + "'");
+}
+
+void init_task(TaskCfg& t, const TraceCfg& cfg, std::string_view user) {
+  t.user = std::string(user);
+  t.type = "PyTorchJob";
+  t.resource_type = cfg.resource_type;
+  if (cfg.resource_type == "reserved") t.pool = cfg.pool;
+}
+
+}  // namespace detail
+
+TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts) {
+  detail::check_cfg(cfg);
+  TraceLoad load;
+  if (cfg.format == "openb") {
+    if (!cfg.nodes.empty())
+      load.nodes = read_openb_nodes(resolve_data_path(cfg.nodes, "openb"), opts, &load.skipped_rows);
+    if (!cfg.path.empty())
+      load.tasks = read_openb_pods(resolve_data_path(cfg.path, "openb"), cfg, opts, &load.skipped_rows);
+  } else if (cfg.format == "philly") {
+    if (!cfg.nodes.empty())
+      load.nodes = read_philly_machines(resolve_data_path(cfg.nodes, "philly"), opts, &load.skipped_rows);
+    if (!cfg.path.empty())
+      load.tasks = read_philly_jobs(resolve_data_path(cfg.path, "philly"), cfg, opts, &load.skipped_rows);
+  } else if (cfg.format == "swf") {
+    load = read_swf(resolve_data_path(cfg.path, "swf"), cfg, opts);
+  } else {
+    throw TraceError("trace '" + cfg.path + "': unknown format '" + cfg.format +
+                     "' (expected openb, philly or swf)");
+  }
+  return load;
+}
+
+std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
+  std::size_t skipped = 0;
+  std::unordered_set<std::string> node_names;
+  for (const auto& pool : scenario.cluster.pools) {
+    for (const auto& g : pool.node_groups)
+      for (int i = 0; i < g.count; ++i) node_names.insert(g.prefix + std::to_string(i));
+    for (const auto& n : pool.nodes) node_names.insert(n.name);
+  }
+  std::unordered_set<std::string> task_names;
+  for (const auto& t : scenario.tasks) task_names.insert(t.name);
+
+  for (std::size_t ti = 0; ti < scenario.traces.size(); ++ti) {
+    const TraceCfg& cfg = scenario.traces[ti];
+    std::string pool_name = cfg.pool;
+    if (pool_name.empty())
+      pool_name = scenario.cluster.pools.empty() ? "trace" : scenario.cluster.pools.front().name;
+    TraceLoad load = load_trace(cfg, opts);
+    skipped += load.skipped_rows;
+
+    PoolCfg* pool = nullptr;
+    for (auto& p : scenario.cluster.pools)
+      if (p.name == pool_name) pool = &p;
+    if (!pool && !load.nodes.empty()) {  // only a pool that receives nodes is created
+      PoolCfg np;
+      np.name = pool_name;
+      scenario.cluster.pools.push_back(std::move(np));
+      pool = &scenario.cluster.pools.back();
+    }
+    for (auto& n : load.nodes) {
+      if (!node_names.insert(n.name).second)
+        throw TraceError("trace " + std::to_string(ti) + " ('" + cfg.path + "'): node name '" +
+                         n.name + "' is already used in the cluster");
+      pool->nodes.push_back(std::move(n));
+    }
+    const std::string suffix = "-t" + std::to_string(ti);
+    scenario.tasks.reserve(scenario.tasks.size() + load.tasks.size());
+    for (auto& t : load.tasks) {
+      if (t.resource_type == "reserved" && t.pool.empty()) t.pool = pool_name;
+      if (!task_names.insert(t.name).second) {
+        std::string base = t.name + suffix;
+        std::string name = base;
+        for (int k = 2; !task_names.insert(name).second; ++k) name = base + "-" + std::to_string(k);
+        t.name = std::move(name);
+      }
+      scenario.tasks.push_back(std::move(t));
+    }
+  }
+  return skipped;
+}
+
+}  // namespace sim::io

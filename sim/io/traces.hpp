@@ -1,0 +1,106 @@
+// Readers for public cluster traces (docs/traces.md): Alibaba "openb" (FGD, ATC'23), Microsoft
+// Philly (ATC'19, per-job derived trace) and the Standard Workload Format (Parallel Workloads
+// Archive). Each reader turns a trace into the typed scenario model of scenario.hpp: explicit
+// nodes (NodeCfg) and tasks (TaskCfg with an inline ReplicaCfg), in the units of the scenario
+// file (seconds, vCPU, GiB, whole GPUs + milli-GPU).
+//
+// Data files are never committed: they are found under the data root (data_root()), which is
+// $SCHEDSIM_DATA when set, else `<project source dir>/../shared/data`.
+//
+// Errors: every problem is a TraceError. A missing file names the file and says where to get it;
+// a malformed row is reported as `FILE:LINE:COLUMN: message` (LINE 1-based; COLUMN the 1-based
+// character column where the offending field starts; the message also names the field index and
+// name). Rows are never skipped silently: with TraceOptions::skip_bad_rows they are skipped and
+// counted in TraceLoad::skipped_rows.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/io/scenario.hpp"
+
+namespace sim::io {
+
+/// Any trace problem: missing file, unknown format, malformed row, bad TraceCfg value.
+class TraceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The data root: the value of the environment variable SCHEDSIM_DATA when it is set and
+/// non-empty, else "../shared/data" relative to the project source directory (compile
+/// definition SCHEDSIM_SOURCE_DIR), lexically normalised. No existence check.
+std::string data_root();
+
+/// Path of a data file: `rel` itself when it is absolute, else data_root()/rel.
+/// Throws TraceError when the file does not exist (or is not a regular file); the message names
+/// the file and the data root and says "set SCHEDSIM_DATA or download it from <source>", where
+/// the source is chosen by `format` ("openb", "philly", "swf"); with an empty `format` it is
+/// guessed from the path, or all three sources are listed.
+std::string resolve_data_path(const std::string& rel, std::string_view format = {});
+
+/// Public download location (and reference) of a trace format, for messages and docs.
+/// Unknown formats give the list of all sources.
+std::string trace_source(std::string_view format);
+
+struct TraceOptions {
+  /// false (default): the first malformed row throws TraceError. true: malformed rows are skipped
+  /// and counted in TraceLoad::skipped_rows (a bad header, a missing file or an unreadable gzip
+  /// stream still throws).
+  bool skip_bad_rows = false;
+};
+
+/// What one trace contributes to a scenario.
+struct TraceLoad {
+  std::vector<NodeCfg> nodes;      ///< empty when the TraceCfg names no node list (openb, philly) or nodes == "none" (swf)
+  std::vector<TaskCfg> tasks;      ///< in file order; at most TraceCfg::limit
+  std::size_t skipped_rows = 0;    ///< malformed rows skipped (only with skip_bad_rows)
+};
+
+/// Reads one trace entry. Paths in `cfg.path` / `cfg.nodes` go through resolve_data_path.
+/// Honours cfg.limit (first N tasks in file order; reading stops there), cfg.time_scale (> 0;
+/// multiplies submit_s, duration_s and runtime_estimate_s), cfg.resource_type (see
+/// docs/traces.md: for openb, "pay_as_you_go" sends qos=BE pods to "spot") and cfg.pool (set on
+/// the tasks when resource_type is "reserved"). Throws TraceError.
+TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts = {});
+
+/// Loads every entry of `scenario.traces` (in order) and appends to the scenario:
+///  - the nodes to the pool named cfg.pool (default: the first pool of the cluster, or a new
+///    shared pool "trace" when there is none); a missing named pool is created (kind "shared");
+///  - the tasks to scenario.tasks; reserved tasks without a pool get that pool. A task name that
+///    is already taken gets the suffix "-t<I>" (I = index of the trace entry), then "-<N>".
+/// A node name already present in the cluster (groups expanded as prefix+index, explicit nodes)
+/// throws TraceError. Returns the total number of skipped rows.
+std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts = {});
+
+// ------------------------------------------------------------------ per-format readers
+// These take resolved file paths (no data root lookup) and the same TraceCfg knobs; load_trace
+// dispatches to them. Exposed for tests and tools.
+
+/// openb node list `sn,cpu_milli,memory_mib,gpu,model` (columns found by header name).
+std::vector<NodeCfg> read_openb_nodes(const std::string& path, const TraceOptions& opts,
+                                      std::size_t* skipped = nullptr);
+/// openb pod list `name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,qos,pod_phase,
+/// creation_time,deletion_time,scheduled_time]` (columns found by header name).
+std::vector<TaskCfg> read_openb_pods(const std::string& path, const TraceCfg& cfg,
+                                     const TraceOptions& opts, std::size_t* skipped = nullptr);
+/// Philly machine list: `revised_machine_list.csv` (`,machineId,number of GPUs`) or the official
+/// `cluster_machine_list` (`machineId, number of GPUs, single GPU mem`).
+std::vector<NodeCfg> read_philly_machines(const std::string& path, const TraceOptions& opts,
+                                          std::size_t* skipped = nullptr);
+/// Philly per-job trace `#job id,arrival time (sec),topology,shape,size,duration (sec)`.
+std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& cfg,
+                                      const TraceOptions& opts, std::size_t* skipped = nullptr);
+/// SWF file (plain or gzip, detected by magic bytes): the jobs, plus (unless cfg.nodes == "none")
+/// the cluster from the MaxProcs / MaxNodes header.
+TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOptions& opts);
+
+/// Lowercase letters, digits and '-' only, starting and ending with a letter or digit (the
+/// platform's name-prefix rule): uppercase is lowered, every other character becomes '-', runs of
+/// '-' collapse, leading/trailing '-' are dropped; an empty result becomes `fallback`.
+std::string sanitize_name(std::string_view raw, std::string_view fallback = "task");
+
+}  // namespace sim::io

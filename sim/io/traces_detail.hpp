@@ -1,0 +1,202 @@
+// Internal helpers shared by the trace readers (not part of the public API).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <vector>
+
+#include "sim/io/traces.hpp"
+
+namespace sim::io::detail {
+
+/// Whole file as bytes; gzip streams (magic 1f 8b) are decompressed. Throws TraceError.
+std::string read_file(const std::string& path);
+
+/// A field of a row: its text (trimmed of blanks) and the 1-based character column where it starts.
+struct Field {
+  std::string_view text;
+  std::size_t column = 1;
+};
+
+/// Thrown inside a row handler; the reader loop turns it into TraceError or a skipped row.
+struct RowError {
+  std::size_t column;
+  std::string message;
+};
+
+[[noreturn]] inline void row_fail(std::size_t column, std::string message) {
+  throw RowError{column, std::move(message)};
+}
+
+/// Iterates lines of a buffer (LF or CRLF), 1-based line numbers.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view data) : data_(data) {
+    if (data_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // UTF-8 BOM
+  }
+  bool next(std::string_view& line) {
+    if (pos_ >= data_.size()) return false;
+    std::size_t end = data_.find('\n', pos_);
+    if (end == std::string_view::npos) end = data_.size();
+    line = data_.substr(pos_, end - pos_);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos_ = end + 1;
+    ++number_;
+    return true;
+  }
+  std::size_t number() const { return number_; }
+
+ private:
+  std::string_view data_;
+  std::size_t pos_ = 0;
+  std::size_t number_ = 0;
+};
+
+inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+inline bool blank_line(std::string_view line) {
+  for (char c : line)
+    if (!is_blank(c)) return false;
+  return true;
+}
+
+/// Splits on `sep`, trimming blanks around each field (no quoting: none of the traces use it).
+inline void split_csv(std::string_view line, char sep, std::vector<Field>& out) {
+  out.clear();
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = line.find(sep, start);
+    std::size_t stop = end == std::string_view::npos ? line.size() : end;
+    std::size_t b = start, e = stop;
+    while (b < e && is_blank(line[b])) ++b;
+    while (e > b && is_blank(line[e - 1])) --e;
+    out.push_back(Field{line.substr(b, e - b), b + 1});
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+}
+
+/// Splits on runs of blanks (SWF).
+inline void split_ws(std::string_view line, std::vector<Field>& out) {
+  out.clear();
+  std::size_t i = 0, n = line.size();
+  while (i < n) {
+    while (i < n && is_blank(line[i])) ++i;
+    if (i >= n) break;
+    std::size_t b = i;
+    while (i < n && !is_blank(line[i])) ++i;
+    out.push_back(Field{line.substr(b, i - b), b + 1});
+  }
+}
+
+/// Parses a whole field as a number (std::from_chars, no locale). `what` names the field in
+/// messages, e.g. "field 4 (num_gpu)".
+template <class T>
+T parse_number(const Field& f, std::string_view what) {
+  T value{};
+  const char* first = f.text.data();
+  const char* last = first + f.text.size();
+  if (first != last && *first == '+') ++first;  // from_chars rejects a leading '+'
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  bool bad = f.text.empty() || ec != std::errc{} || ptr != last;
+  if constexpr (std::is_floating_point_v<T>) bad = bad || !std::isfinite(value);  // no nan / inf
+  if (bad) {
+    std::string msg = std::string(what) + ": expected ";
+    msg += std::is_integral_v<T> ? "an integer" : "a number";
+    msg += ", got '" + std::string(f.text) + "'";
+    row_fail(f.column, std::move(msg));
+  }
+  return value;
+}
+
+/// "field N (name)" for messages.
+inline std::string field_name(std::size_t index0, std::string_view name) {
+  return "field " + std::to_string(index0 + 1) + " (" + std::string(name) + ")";
+}
+
+/// `FILE:LINE:COLUMN: message`.
+std::string located(const std::string& path, std::size_t line, std::size_t column,
+                    const std::string& message);
+
+/// Runs `handle(line_view, fields)` for every data line, turning RowError into TraceError or a
+/// counted skip. The handler returns false to stop reading (limit reached).
+template <class Handler>
+void for_each_row(const std::string& path, LineReader& lines,
+                  const TraceOptions& opts, std::size_t& skipped, Handler&& handle) {
+  std::string_view line;
+  while (lines.next(line)) {
+    if (blank_line(line)) continue;
+    try {
+      if (!handle(line)) return;
+    } catch (const RowError& e) {
+      if (!opts.skip_bad_rows) throw TraceError(located(path, lines.number(), e.column, e.message));
+      ++skipped;
+    }
+  }
+}
+
+/// Column positions found from a CSV header by name; -1 = absent.
+template <std::size_t N>
+struct Header {
+  std::array<int, N> index{};
+  std::vector<std::string> names;  // as in the file, for messages
+};
+
+template <std::size_t N>
+Header<N> read_header(const std::string& path, LineReader& lines,
+                      const std::array<std::string_view, N>& wanted, std::size_t required) {
+  std::string_view line;
+  while (lines.next(line) && blank_line(line)) {
+  }
+  if (lines.number() == 0 || blank_line(line))
+    throw TraceError(located(path, std::max<std::size_t>(lines.number(), 1), 1,
+                                     "empty file: expected a CSV header"));
+  std::vector<Field> fields;
+  split_csv(line, ',', fields);
+  Header<N> h;
+  h.index.fill(-1);
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    h.names.emplace_back(fields[i].text);
+    for (std::size_t w = 0; w < N; ++w)
+      if (fields[i].text == wanted[w]) h.index[w] = static_cast<int>(i);
+  }
+  for (std::size_t w = 0; w < required; ++w)
+    if (h.index[w] < 0) {
+      std::string expected;
+      for (std::size_t k = 0; k < required; ++k) {
+        if (k) expected.push_back(',');
+        expected.append(wanted[k]);
+      }
+      throw TraceError(located(path, lines.number(), 1,
+                                       "header lacks column '" + std::string(wanted[w]) +
+                                           "' (expected at least " + expected + ")"));
+    }
+  return h;
+}
+
+/// The row must have exactly as many fields as the header.
+inline void check_width(std::string_view line, const std::vector<Field>& f, std::size_t expected) {
+  if (f.size() == expected) return;
+  if (f.size() > expected)
+    row_fail(f[expected].column, "expected " + std::to_string(expected) + " fields, got " +
+                                     std::to_string(f.size()));
+  row_fail(line.size() + 1, "expected " + std::to_string(expected) + " fields, got " +
+                                std::to_string(f.size()));
+}
+
+/// Validates the TraceCfg knobs shared by all readers (time_scale > 0). Throws TraceError.
+void check_cfg(const TraceCfg& cfg);
+
+/// Common task fields: user, resource type, pool for reserved.
+void init_task(TaskCfg& t, const TraceCfg& cfg, std::string_view user);
+
+inline bool limit_reached(const TraceCfg& cfg, std::size_t n) { return cfg.limit && n >= *cfg.limit; }
+
+}  // namespace sim::io::detail

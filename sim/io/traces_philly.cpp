@@ -1,0 +1,126 @@
+// Microsoft Philly (Jeon et al., USENIX ATC'19): machine lists and the per-job derived trace.
+#include <algorithm>
+#include <array>
+
+#include "sim/io/traces.hpp"
+#include "sim/io/traces_detail.hpp"
+
+namespace sim::io {
+
+namespace {
+
+using detail::Field;
+using detail::field_name;
+using detail::parse_number;
+using detail::row_fail;
+
+// Documented assumptions (docs/traces.md): the trace has no CPU or memory figures.
+constexpr double kVcpuPerGpu = 6.0;        // an 8-GPU server: 48 vCPU
+constexpr double kMemGibPerGpu = 64.0;     // an 8-GPU server: 512 GiB
+constexpr double kCpuOnlyVcpu = 8 * kVcpuPerGpu;
+constexpr double kCpuOnlyMemGib = 8 * kMemGibPerGpu;
+
+}  // namespace
+
+std::vector<NodeCfg> read_philly_machines(const std::string& path, const TraceOptions& opts,
+                                          std::size_t* skipped) {
+  const std::string data = detail::read_file(path);
+  detail::LineReader lines(data);
+  enum { kId, kGpus, kMem };
+  static constexpr std::array<std::string_view, 3> kCols = {"machineId", "number of GPUs",
+                                                            "single GPU mem"};
+  const auto h = detail::read_header(path, lines, kCols, 2);
+  auto idx = [&](int k) { return static_cast<std::size_t>(h.index[static_cast<std::size_t>(k)]); };
+  std::vector<NodeCfg> nodes;
+  std::vector<Field> f;
+  std::size_t skip = 0;
+  detail::for_each_row(path, lines, opts, skip, [&](std::string_view line) {
+    detail::split_csv(line, ',', f);
+    detail::check_width(line, f, h.names.size());
+    const Field& id = f[idx(kId)];
+    if (id.text.empty()) row_fail(id.column, field_name(idx(kId), "machineId") + ": empty machine id");
+    const int gpus = parse_number<int>(f[idx(kGpus)], field_name(idx(kGpus), "number of GPUs"));
+    if (gpus < 0) row_fail(f[idx(kGpus)].column, field_name(idx(kGpus), "number of GPUs") + ": must be >= 0");
+    NodeCfg n;
+    n.name = sanitize_name(id.text, "machine");
+    n.gpus = gpus;
+    if (gpus > 0) {
+      n.gpu_model = "PhillyGPU";
+      if (h.index[kMem] >= 0 && !f[idx(kMem)].text.empty())
+        n.gpu_model.append("-").append(f[idx(kMem)].text);  // e.g. PhillyGPU-12GB
+      n.vcpu = kVcpuPerGpu * gpus;
+      n.memory_gib = kMemGibPerGpu * gpus;
+    } else {
+      n.vcpu = kCpuOnlyVcpu;
+      n.memory_gib = kCpuOnlyMemGib;
+    }
+    nodes.push_back(std::move(n));
+    return true;
+  });
+  if (skipped) *skipped += skip;
+  return nodes;
+}
+
+std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& cfg,
+                                      const TraceOptions& opts, std::size_t* skipped) {
+  const std::string data = detail::read_file(path);
+  detail::LineReader lines(data);
+  std::vector<TaskCfg> tasks;
+  tasks.reserve(cfg.limit ? std::min<std::size_t>(*cfg.limit, 1 << 16) : data.size() / 30);
+  std::vector<Field> f;
+  std::size_t skip = 0;
+  static constexpr std::array<std::string_view, 6> kNames = {
+      "job id", "arrival time (sec)", "topology", "shape", "size", "duration (sec)"};
+  detail::for_each_row(path, lines, opts, skip, [&](std::string_view line) {
+    if (line.front() == '#') return true;  // header / comment
+    if (detail::limit_reached(cfg, tasks.size())) return false;
+    detail::split_csv(line, ',', f);
+    detail::check_width(line, f, 6);
+    if (f[0].text.empty()) row_fail(f[0].column, field_name(0, kNames[0]) + ": empty job id");
+    const double arrival = parse_number<double>(f[1], field_name(1, kNames[1]));
+    if (arrival < 0) row_fail(f[1].column, field_name(1, kNames[1]) + ": must be >= 0");
+    // shape: GPUs per server joined by '+'
+    std::string_view shape = f[3].text;
+    int parts = 0, largest = 0, total = 0;
+    std::size_t start = 0;
+    while (true) {
+      std::size_t plus = shape.find('+', start);
+      if (plus == std::string_view::npos) plus = shape.size();
+      Field part{shape.substr(start, plus - start), f[3].column + start};
+      const int g = parse_number<int>(part, field_name(3, kNames[3]) + " part " + std::to_string(parts + 1));
+      if (g <= 0) row_fail(part.column, field_name(3, kNames[3]) + ": GPUs per server must be > 0");
+      ++parts;
+      largest = std::max(largest, g);
+      total += g;
+      if (plus >= shape.size()) break;
+      start = plus + 1;
+    }
+    const int size = parse_number<int>(f[4], field_name(4, kNames[4]));
+    if (size != total)
+      row_fail(f[4].column, field_name(4, kNames[4]) + ": " + std::to_string(size) +
+                                " GPUs but the shape '" + std::string(shape) + "' sums to " +
+                                std::to_string(total));
+    double duration = parse_number<double>(f[5], field_name(5, kNames[5]));
+    if (duration < 0) row_fail(f[5].column, field_name(5, kNames[5]) + ": must be >= 0");
+    // 10 jobs of the derived trace last 0.0 s (shorter than the trace's 1 s resolution): 1 s.
+    if (duration == 0) duration = 1.0;
+
+    TaskCfg& t = tasks.emplace_back();  // all checks are done: build in place
+    detail::init_task(t, cfg, "philly");
+    t.name = "philly-" + sanitize_name(f[0].text, "job");
+    t.workers = parts - 1;
+    ReplicaCfg r;
+    r.gpus = largest;  // unequal parts (none in the derived trace): every replica asks for the largest
+    r.gpu_milli = 1000;
+    r.vcpu = kVcpuPerGpu * largest;
+    r.memory_gib = kMemGibPerGpu * largest;
+    t.replica = std::move(r);
+    t.submit_s = arrival * cfg.time_scale;
+    t.duration_s = duration * cfg.time_scale;  // 0 -> 1 s, then scaled
+    return true;
+  });
+  if (skipped) *skipped += skip;
+  return tasks;
+}
+
+}  // namespace sim::io

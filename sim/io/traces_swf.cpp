@@ -1,0 +1,125 @@
+// Standard Workload Format (Parallel Workloads Archive; Feitelson, Tsafrir & Krakov, JPDC 2014).
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "sim/io/traces.hpp"
+#include "sim/io/traces_detail.hpp"
+
+namespace sim::io {
+
+namespace {
+
+using detail::Field;
+using detail::field_name;
+using detail::parse_number;
+using detail::row_fail;
+
+constexpr double kMemGibPerVcpu = 4.0;  // documented assumption: SWF memory fields are ignored
+
+constexpr std::array<std::string_view, 18> kNames = {
+    "job id", "submit time", "wait time", "run time", "allocated processors",
+    "average CPU time", "used memory", "requested processors", "requested time",
+    "requested memory", "status", "user id", "group id", "executable", "queue", "partition",
+    "preceding job", "think time"};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (detail::is_blank(s.front()) || s.front() == ';')) s.remove_prefix(1);
+  while (!s.empty() && detail::is_blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+/// "; MaxProcs: 240" -> value of key, when this comment carries it.
+std::optional<long long> header_value(std::string_view comment, std::string_view key) {
+  comment = trim(comment);
+  const auto colon = comment.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  if (trim(comment.substr(0, colon)) != key) return std::nullopt;
+  std::string_view v = trim(comment.substr(colon + 1));
+  long long out = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc{} || out <= 0) return std::nullopt;
+  (void)p;
+  return out;
+}
+
+}  // namespace
+
+TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOptions& opts) {
+  if (cfg.procs_per_node <= 0)
+    throw TraceError("trace '" + cfg.path + "': procs_per_node must be > 0, got " +
+                     std::to_string(cfg.procs_per_node));
+  const int ppn = cfg.procs_per_node;
+  const std::string data = detail::read_file(path);
+  detail::LineReader lines(data);
+  TraceLoad load;
+  load.tasks.reserve(cfg.limit ? std::min<std::size_t>(*cfg.limit, 1 << 16) : data.size() / 90);
+  std::optional<long long> max_procs, max_nodes;
+  long long largest_job = 0;
+  std::vector<Field> f;
+  detail::for_each_row(path, lines, opts, load.skipped_rows, [&](std::string_view line) {
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (line[first] == ';') {
+      if (auto v = header_value(line, "MaxProcs")) max_procs = v;
+      if (auto v = header_value(line, "MaxNodes")) max_nodes = v;
+      return true;
+    }
+    if (detail::limit_reached(cfg, load.tasks.size())) return false;
+    detail::split_ws(line, f);
+    if (f.size() != 18)
+      row_fail(f.size() > 18 ? f[18].column : line.size() + 1,
+               "expected 18 whitespace-separated fields, got " + std::to_string(f.size()));
+    const double submit = parse_number<double>(f[1], field_name(1, kNames[1]));
+    if (submit < 0) row_fail(f[1].column, field_name(1, kNames[1]) + ": unknown or negative submit time");
+    const double run = parse_number<double>(f[3], field_name(3, kNames[3]));
+    if (!(run > 0))
+      row_fail(f[3].column, field_name(3, kNames[3]) + ": must be > 0 to simulate the job, got " +
+                                std::string(f[3].text) + " (skip such rows with skip_bad_rows)");
+    const long long allocated = parse_number<long long>(f[4], field_name(4, kNames[4]));
+    const long long requested = parse_number<long long>(f[7], field_name(7, kNames[7]));
+    const long long procs = requested > 0 ? requested : allocated;
+    if (procs <= 0)
+      row_fail(f[7].column, field_name(7, kNames[7]) + " and " + field_name(4, kNames[4]) +
+                                ": both unknown, the job's size is unknown");
+    const double req_time = parse_number<double>(f[8], field_name(8, kNames[8]));
+    const long long user = parse_number<long long>(f[11], field_name(11, kNames[11]));
+
+    TaskCfg& t = load.tasks.emplace_back();  // all checks are done: build in place
+    detail::init_task(t, cfg, user >= 0 ? "swf-u" + std::to_string(user) : std::string("swf"));
+    t.name = "swf-" + sanitize_name(f[0].text, "job");
+    const long long replicas = (procs + ppn - 1) / ppn;
+    t.workers = static_cast<int>(replicas - 1);
+    ReplicaCfg r;
+    r.gpus = 0;
+    r.vcpu = static_cast<double>(std::min<long long>(procs, ppn));
+    r.memory_gib = r.vcpu * kMemGibPerVcpu;
+    t.replica = std::move(r);
+    t.submit_s = submit * cfg.time_scale;
+    t.duration_s = run * cfg.time_scale;
+    if (req_time > 0) t.runtime_estimate_s = req_time * cfg.time_scale;
+    largest_job = std::max(largest_job, procs);
+    return true;
+  });
+
+  if (cfg.nodes != "none") {
+    long long count = 0;
+    if (max_procs) {
+      count = (*max_procs + ppn - 1) / ppn;
+    } else if (max_nodes) {
+      count = *max_nodes;
+    } else {
+      count = (largest_job + ppn - 1) / ppn;
+    }
+    load.nodes.reserve(static_cast<std::size_t>(count));
+    for (long long i = 0; i < count; ++i) {
+      NodeCfg n;
+      n.name = "swf-node-" + std::to_string(i);
+      n.vcpu = ppn;
+      n.memory_gib = ppn * kMemGibPerVcpu;
+      load.nodes.push_back(std::move(n));
+    }
+  }
+  return load;
+}
+
+}  // namespace sim::io

@@ -1,0 +1,29 @@
+#include "sim/io/validate_cli.hpp"
+
+#include "sim/io/scenario_json.hpp"
+
+namespace sim::io {
+
+namespace {
+void print_diagnostics(const ParseResult& r, std::ostream& err) {
+  for (const auto& d : r.diagnostics) err << d.str() << '\n';
+}
+}  // namespace
+
+int validate_command(const std::string& path, std::ostream& out, std::ostream& err) {
+  const ParseResult r = load_scenario_file(path);
+  print_diagnostics(r, err);
+  if (!r.ok()) return exit_invalid_input;
+  out << path << ": ok (" << r.scenario->tasks.size() << " tasks, " << expanded_node_names(r.scenario->cluster).size()
+      << " nodes)\n";
+  return 0;
+}
+
+std::optional<Scenario> load_or_report(const std::string& path, std::ostream& err) {
+  ParseResult r = load_scenario_file(path);
+  print_diagnostics(r, err);
+  if (!r.ok()) return std::nullopt;
+  return std::move(r.scenario);
+}
+
+}  // namespace sim::io

@@ -1,0 +1,26 @@
+// `schedsim validate` and the shared "load or report" step used by `schedsim run`.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "sim/io/scenario.hpp"
+
+namespace sim::io {
+
+/// Exit status for invalid input (contract: "Invalid input: exit status 2").
+inline constexpr int exit_invalid_input = 2;
+
+/// Reads and validates the scenario at `path`. Prints every diagnostic (errors and warnings),
+/// one per line, on `err`; when there is no error prints `FILE: ok (N tasks, M nodes)` on `out`
+/// (N inline tasks, M cluster nodes after node-group expansion). Returns 0 when there is no
+/// error, otherwise exit_invalid_input (2).
+int validate_command(const std::string& path, std::ostream& out, std::ostream& err);
+
+/// Reads and validates the scenario at `path`, printing every diagnostic one per line on `err`.
+/// Returns the scenario when it has no error (warnings are printed but allowed), else nullopt;
+/// the caller then exits with exit_invalid_input without simulating.
+std::optional<Scenario> load_or_report(const std::string& path, std::ostream& err);
+
+}  // namespace sim::io

@@ -1,0 +1,253 @@
+// Output writers of sim::Simulator: tasks.csv, summary.json, events.jsonl, timeseries.csv,
+// metrics.prom. Every column and formula: docs/outputs.md. Deterministic: only ordered
+// containers are iterated.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+#include <boost/random/mersenne_twister.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/simulator.hpp"
+
+namespace sim {
+
+using namespace libsched;
+
+/// Seconds from ms: an integer when whole, else up to 3 decimals with trailing zeros trimmed.
+/// Negative (not applicable) prints as "".
+std::string format_seconds(Time ms) {
+  if (ms < 0) return "";
+  if (ms % 1000 == 0) return fmt::format("{}", ms / 1000);
+  std::string s = fmt::format("{}.{:03d}", ms / 1000, int(ms % 1000));
+  while (s.back() == '0') s.pop_back();
+  return s;
+}
+
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"') o += '"';
+    o += c;
+  }
+  return o + "\"";
+}
+
+nlohmann::ordered_json seconds_json(Time ms) {
+  if (ms % 1000 == 0) return ms / 1000;
+  return double(ms) / 1000.0;
+}
+
+/// A number rounded to 3 decimals, as a JSON integer when whole.
+nlohmann::ordered_json round3(double x) {
+  double r = std::round(x * 1000.0) / 1000.0;
+  if (r == std::floor(r) && std::fabs(r) < 1e15) return std::int64_t(r);
+  return r;
+}
+
+std::string prom_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '\\') o += "\\\\";
+    else if (c == '"') o += "\\\"";
+    else if (c == '\n') o += "\\n";
+    else o += c;
+  }
+  return o;
+}
+
+std::string prom_num(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 1e15) return fmt::format("{}", std::int64_t(v));
+  return fmt::format("{:.3f}", v);
+}
+
+/// Deterministic UUID-shaped id of a task (hash of scenario name, task name and index).
+std::string task_uuid(const std::string& scenario, const std::string& task, std::size_t i) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (char c : scenario + "\x1f" + task) h = (h ^ std::uint8_t(c)) * 1099511628211ull;
+  boost::random::mt19937_64 g(h ^ i);
+  std::uint64_t a = g(), b = g();
+  return fmt::format("{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}", std::uint32_t(a >> 32), std::uint32_t((a >> 16) & 0xffff),
+                     std::uint32_t(a & 0xfff), std::uint32_t(0x8000 | ((b >> 48) & 0x3fff)), b & 0xffffffffffffull);
+}
+
+}  // namespace
+
+std::string Simulator::tasks_csv() const {
+  std::string o = "task,attempt,state,submit_s,start_s,end_s,spec,nodes,reason,capacity,gpus,wait_s,work_s,lost_work_s\n";
+  for (const AttemptRecord* a : attempts()) {
+    std::string nodes;
+    for (const auto& n : a->nodes) nodes += (nodes.empty() ? "" : ";") + n;
+    Time wait = a->start >= 0 ? a->start - a->submit : -1;
+    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(sc_.tasks[std::size_t(a->task)].name), a->attempt,
+                     to_string(a->state), format_seconds(a->submit), format_seconds(a->start), format_seconds(a->end),
+                     csv_field(a->spec), csv_field(nodes), csv_field(a->reason), a->capacity,
+                     a->start >= 0 ? format_seconds(a->gpu_milli) : "", format_seconds(wait),
+                     a->start >= 0 ? format_seconds(a->work_done) : "", a->start >= 0 ? format_seconds(a->lost_work) : "");
+  }
+  return o;
+}
+
+std::string Simulator::summary_json() const {
+  nlohmann::ordered_json j;
+  int succeeded = 0, failed = 0, unfinished = 0, resub = 0;
+  Time lost = 0;
+  Time wq = 0, wc = 0, wf = 0, wp = 0, wpre = 0;
+  std::vector<Time> jcts;
+  for (std::size_t i = 0; i < stats_.size(); ++i) {
+    const auto& s = stats_[i];
+    if (s.finished && s.succeeded) ++succeeded;
+    else if (s.finished) ++failed;
+    else ++unfinished;
+    resub += s.resubmissions;
+    lost += s.lost_work;
+    wq += s.wait_quota;
+    wc += s.wait_capacity;
+    wf += s.wait_fragmentation;
+    wp += s.wait_node_policy;
+    wpre += s.wait_preemption;
+    if (s.finished) jcts.push_back(s.end - from_seconds(sc_.tasks[i].submit_s));
+  }
+  std::vector<Time> waits;
+  for (const AttemptRecord* a : attempts())
+    if (a->start >= 0) waits.push_back(a->start - a->submit);
+  std::sort(waits.begin(), waits.end());
+  auto mean = [](const std::vector<Time>& v) {
+    if (v.empty()) return 0.0;
+    long double s = 0;
+    for (Time x : v) s += x;
+    return double(s / (long double)v.size()) / 1000.0;
+  };
+  double p95 = 0;
+  if (!waits.empty()) {
+    std::size_t rank = std::size_t(std::ceil(0.95 * double(waits.size())));
+    p95 = double(waits[std::max<std::size_t>(rank, 1) - 1]) / 1000.0;
+  }
+  // GPU-seconds allocated over GPU-seconds available (up nodes) over [0, makespan].
+  long double alloc = 0, avail = 0;
+  for (std::size_t i = 0; i < snaps_.size(); ++i) {
+    Time t0 = snaps_[i].time;
+    Time t1 = i + 1 < snaps_.size() ? snaps_[i + 1].time : makespan_;
+    t1 = std::min(t1, makespan_);
+    if (t1 <= t0) continue;
+    const auto& s = snaps_[i];
+    std::int64_t a = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
+    alloc += (long double)a * (long double)(t1 - t0);
+    avail += (long double)s.gpu_up * (long double)(t1 - t0);
+  }
+  j["scenario"] = sc_.name;
+  j["seed"] = seed_;
+  j["tasks"] = stats_.size();
+  j["attempts"] = attempts().size();
+  j["succeeded"] = succeeded;
+  j["failed"] = failed;
+  j["unfinished"] = unfinished;
+  j["makespan_s"] = seconds_json(makespan_);
+  j["mean_wait_s"] = round3(mean(waits));
+  j["p95_wait_s"] = round3(p95);
+  j["mean_jct_s"] = round3(mean(jcts));
+  j["gpu_allocation_ratio"] = avail > 0 ? std::round(double(alloc / avail) * 1e6) / 1e6 : 0.0;
+  j["preemptions"] = preemptions_;
+  j["resubmissions"] = resub;
+  j["lost_work_s"] = seconds_json(lost);
+  j["wait_split_s"] = {{"quota", seconds_json(wq)},
+                       {"capacity", seconds_json(wc)},
+                       {"fragmentation", seconds_json(wf)},
+                       {"node_policy", seconds_json(wp)},
+                       {"preemption", seconds_json(wpre)},
+                       {"lost_to_preemption_or_failure", seconds_json(lost)}};
+  j["events"] = events_;
+  return j.dump(2) + "\n";
+}
+
+void Simulator::write_outputs(const std::string& dir) const {
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream f(dir + "/" + name, std::ios::binary);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + dir + "/" + name);
+  };
+  write("tasks.csv", tasks_csv());
+  write("summary.json", summary_json());
+
+  std::string ev;
+  for (const auto& c : changes_) {
+    nlohmann::ordered_json j;
+    j["time_s"] = seconds_json(c.time);
+    j["task"] = sc_.tasks[std::size_t(c.task)].name;
+    j["attempt"] = c.attempt;
+    j["from"] = c.from;
+    j["to"] = c.to;
+    j["reason"] = c.reason;
+    ev += j.dump() + "\n";
+  }
+  write("events.jsonl", ev);
+
+  // timeseries.csv: value of the last change point at or before each sample time.
+  Time interval = sc_.timeseries_interval_s > 0 ? from_seconds(sc_.timeseries_interval_s)
+                                                : std::max<Time>(1000, ((makespan_ / 100 + 999) / 1000) * 1000);
+  std::string ts = "time_s,gpus_reserved,gpus_pay_as_you_go,gpus_spot,gpus_idle,gpus_allocated,gpus_up,queue_length,running_tasks,frag_gpus\n";
+  std::size_t k = 0;
+  for (Time t = 0;; t += interval) {
+    while (k + 1 < snaps_.size() && snaps_[k + 1].time <= t) ++k;
+    const auto& s = snaps_[k];
+    std::int64_t all = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
+    ts += fmt::format("{},{},{},{},{},{},{},{},{},{:.3f}\n", format_seconds(t), format_seconds(s.gpu_by_class[0]),
+                      format_seconds(s.gpu_by_class[1]), format_seconds(s.gpu_by_class[2]), format_seconds(s.gpu_by_class[3]),
+                      format_seconds(all), format_seconds(s.gpu_up), s.queue, s.running, s.frag_milli / 1000.0);
+    if (t >= makespan_) break;
+  }
+  write("timeseries.csv", ts);
+
+  // metrics.prom
+  std::string m;
+  const auto& cl = sc_.cluster;
+  struct Metric { const char* name; const char* help; };
+  const Metric metrics[] = {
+      {"schedsim_task_attempts", "Attempts of the task."},
+      {"schedsim_task_succeeded", "1 when the task succeeded, else 0."},
+      {"schedsim_task_wait_seconds", "Total time the task's attempts spent queued (s)."},
+      {"schedsim_task_jct_seconds", "Final end minus submit time (s); -1 when unfinished."},
+      {"schedsim_task_lost_work_seconds", "Work lost to failures and preemptions (s)."},
+      {"schedsim_task_gpus", "GPUs of the gang in its last started attempt."},
+  };
+  std::vector<std::vector<const AttemptRecord*>> all_by_task(sc_.tasks.size());
+  for (const AttemptRecord* a : attempts()) all_by_task[std::size_t(a->task)].push_back(a);
+  for (std::size_t mi = 0; mi < std::size(metrics); ++mi) {
+    m += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", metrics[mi].name, metrics[mi].help, metrics[mi].name);
+    for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
+      const auto& t = sc_.tasks[i];
+      const auto& s = stats_[i];
+      Time wait = 0;
+      int n = 0;
+      std::int64_t gpus = 0;
+      for (const AttemptRecord* a : all_by_task[i]) {
+        ++n;
+        Time end = a->start >= 0 ? a->start : std::max(a->submit, makespan_);
+        wait += end - a->submit;
+        if (a->start >= 0) gpus = a->gpu_milli;
+      }
+      double v = 0;
+      switch (mi) {
+        case 0: v = n; break;
+        case 1: v = s.succeeded ? 1 : 0; break;
+        case 2: v = double(wait) / 1000.0; break;
+        case 3: v = s.finished ? double(s.end - from_seconds(t.submit_s)) / 1000.0 : -1; break;
+        case 4: v = double(s.lost_work) / 1000.0; break;
+        case 5: v = double(gpus) / 1000.0; break;
+      }
+      m += fmt::format(
+          "{}{{cluster=\"{}\",orgname=\"{}\",user=\"{}\",module=\"{}\",task_type=\"{}\",task_name=\"{}\",task_uuid=\"{}\","
+          "resource_pool=\"{}\",region=\"{}\"}} {}\n",
+          metrics[mi].name, prom_escape(cl.name), prom_escape(t.tenant), prom_escape(t.user), "training", prom_escape(t.type),
+          prom_escape(t.name), task_uuid(sc_.name, t.name, i), prom_escape(t.pool), prom_escape(cl.region), prom_num(v));
+    }
+  }
+  write("metrics.prom", m);
+}
+
+}  // namespace sim

@@ -1,0 +1,90 @@
+#include <catch2/catch.hpp>
+
+#include "libsched/libsched.hpp"
+#include "sim/fill.hpp"
+
+using namespace libsched;
+
+namespace {
+Cluster two_nodes(int gpus) {
+  Cluster c;
+  PoolId p = c.add_pool("p", PoolKind::shared);
+  c.add_node(NodeDesc{"n0", p, "T4", gpus, 64000, 65536, 0, 0, {}});
+  c.add_node(NodeDesc{"n1", p, "T4", gpus, 64000, 65536, 0, 0, {}});
+  return c;
+}
+TaskSpec pod(std::int32_t num_gpu, std::int32_t milli) {
+  TaskSpec t;
+  t.name = "pod";
+  t.user = "openb";
+  t.resource_type = ResourceType::pay_as_you_go;
+  ReplicaShape r{num_gpu, milli, 1000, 1024, 0};
+  t.options.push_back(GangOption{"", r, r});
+  return t;
+}
+}  // namespace
+
+TEST_CASE("fill writes one row per whole percent arrived, from 0 to the target") {
+  sim::FillOptions o;
+  o.policy = "best-fit";
+  o.target_pct = 130;
+  auto r = sim::run_fill(two_nodes(2), {pod(1, 1000)}, o);
+  REQUIRE(r.rows.size() == 131);
+  for (std::size_t i = 0; i < r.rows.size(); ++i) CHECK(r.rows[i].arrived_pct == int(i));
+}
+
+TEST_CASE("fill allocates what arrives until the cluster is full, then counts failures") {
+  sim::FillOptions o;
+  o.policy = "first-fit";
+  o.target_pct = 150;
+  // 4 GPUs in all, 1-GPU pods: each pod is 25 % of the cluster.
+  auto r = sim::run_fill(two_nodes(2), {pod(1, 1000)}, o);
+  CHECK(r.rows[0].allocated_gpu_pct == Approx(0));
+  CHECK(r.rows[25].allocated_gpu_pct == Approx(25));
+  CHECK(r.rows[100].allocated_gpu_pct == Approx(100));
+  CHECK(r.rows[100].failed_tasks == 0);
+  CHECK(r.rows[125].failed_tasks == 1);
+  CHECK(r.rows[150].allocated_gpu_pct == Approx(100));
+  CHECK(r.tasks_arrived == 6);
+  CHECK(r.tasks_placed == 4);
+}
+
+TEST_CASE("fill measures fragmentation against the trace's task distribution") {
+  sim::FillOptions o;
+  o.policy = "worst-fit";
+  o.target_pct = 50;
+  // Trace: only 2-GPU pods and half-GPU pods. Worst-fit spreads the shares: after two
+  // half-GPU pods (25 % arrived), each node has one half-used GPU.
+  std::vector<TaskSpec> trace{pod(1, 500)};
+  auto r = sim::run_fill(two_nodes(2), trace, o);
+  // One share on n0: its half GPU can take another share, nothing is fragmented for M = {0.5 GPU}.
+  CHECK(r.rows[12].frag_gpu_pct == Approx(0));
+  std::vector<TaskSpec> mixed{pod(2, 1000), pod(1, 500)};
+  o.seed = 3;
+  auto m = sim::run_fill(two_nodes(2), mixed, o);
+  REQUIRE(m.rows.size() == 51);
+  for (const auto& row : m.rows) {
+    CHECK(row.frag_gpu_pct >= 0);
+    CHECK(row.frag_gpu_pct <= 100 - row.allocated_gpu_pct + 1e-9);
+  }
+}
+
+TEST_CASE("fill is deterministic per seed") {
+  sim::FillOptions o;
+  o.policy = "random";
+  o.seed = 42;
+  std::vector<TaskSpec> trace{pod(1, 300), pod(1, 700), pod(2, 1000), pod(1, 1000)};
+  Cluster c = two_nodes(8);
+  auto a = sim::fill_csv(sim::run_fill(c, trace, o));
+  auto b = sim::fill_csv(sim::run_fill(c, trace, o));
+  CHECK(a == b);
+  o.seed = 43;
+  CHECK(sim::fill_csv(sim::run_fill(c, trace, o)) != a);
+}
+
+TEST_CASE("fill rejects an empty trace and an unknown policy") {
+  sim::FillOptions o;
+  CHECK_THROWS_AS(sim::run_fill(two_nodes(2), {}, o), std::invalid_argument);
+  o.policy = "no-such-policy";
+  CHECK_THROWS_AS(sim::run_fill(two_nodes(2), {pod(1, 1000)}, o), std::out_of_range);
+}

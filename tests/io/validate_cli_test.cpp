@@ -1,0 +1,109 @@
+// `schedsim validate`: validate_command, load_or_report and the binary's exit status.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "scenario_builder.hpp"
+#include "sim/io/validate_cli.hpp"
+
+using nlohmann::json;
+using sim::io::test::valid_scenario;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = std::string("/tmp/schedsim_io_test_") + std::to_string(::getpid()) + "_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+json three_errors() {
+  json j = valid_scenario();
+  j["tasks"][1]["priority"] = 3;          // idle task sets priority
+  j["tasks"][0]["duration_s"] = -1;       // duration_s must be > 0
+  j["events"][0]["node"] = "a100-99";     // unknown node
+  j["tasks"][2]["wokers"] = 1;            // a warning, not an error
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("a scenario with three distinct errors gives three error lines naming their paths and exit 2", "[io][cli]") {
+  const auto path = write_temp("three.json", three_errors().dump(2));
+  std::ostringstream out, err;
+  CHECK(sim::io::validate_command(path, out, err) == 2);
+  CHECK(out.str().empty());
+  std::vector<std::string> errors;
+  for (const auto& l : lines(err.str()))
+    if (l.find(": warning: ") == std::string::npos) errors.push_back(l);
+  REQUIRE(errors.size() == 3);
+  CHECK(errors[0] == path + ": tasks[0].duration_s: -1: must be > 0");
+  CHECK(errors[1] == path + ": tasks[1].priority: 3: an idle task cannot set priority");
+  CHECK(errors[2] == path + ": events[0].node: \"a100-99\": unknown node");
+  CHECK(lines(err.str()).size() == 4);  // plus the unknown-key warning
+  std::remove(path.c_str());
+}
+
+TEST_CASE("a valid scenario prints ok with its task and node counts and exits 0", "[io][cli]") {
+  const auto path = write_temp("ok.json", valid_scenario().dump());
+  std::ostringstream out, err;
+  CHECK(sim::io::validate_command(path, out, err) == 0);
+  CHECK(out.str() == path + ": ok (3 tasks, 5 nodes)\n");
+  CHECK(err.str().empty());
+  std::remove(path.c_str());
+}
+
+TEST_CASE("warnings alone do not fail validation", "[io][cli]") {
+  json j = valid_scenario();
+  j["tasks"][0]["wokers"] = 1;
+  const auto path = write_temp("warn.json", j.dump());
+  std::ostringstream out, err;
+  CHECK(sim::io::validate_command(path, out, err) == 0);
+  CHECK(err.str().find("did you mean `workers`?") != std::string::npos);
+  CHECK(out.str().find(": ok (") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("load_or_report returns the scenario only when it has no error", "[io][cli]") {
+  const auto good = write_temp("good.json", valid_scenario().dump());
+  const auto bad = write_temp("bad.json", three_errors().dump());
+  std::ostringstream err;
+  const auto s = sim::io::load_or_report(good, err);
+  REQUIRE(s.has_value());
+  CHECK(s->tasks.size() == 3);
+  CHECK(err.str().empty());
+  CHECK_FALSE(sim::io::load_or_report(bad, err).has_value());
+  CHECK(lines(err.str()).size() == 4);
+  std::remove(good.c_str());
+  std::remove(bad.c_str());
+}
+
+TEST_CASE("the schedsim binary exits 2 on invalid input, on usage errors, and 0 on a valid scenario", "[io][cli]") {
+  const auto good = write_temp("bin_good.json", valid_scenario().dump());
+  const auto bad = write_temp("bin_bad.json", three_errors().dump());
+  auto run = [](const std::string& args) {
+    const std::string cmd = std::string(SCHEDSIM_BINARY) + " " + args + " >/dev/null 2>&1";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  CHECK(run("validate " + good) == 0);
+  CHECK(run("validate " + bad) == 2);
+  CHECK(run("validate") == 2);
+  CHECK(run("") == 2);
+  CHECK(run("--help") == 0);
+  std::remove(good.c_str());
+  std::remove(bad.c_str());
+}

@@ -1,0 +1,101 @@
+// End to end on the real public traces (data under $SCHEDSIM_DATA, default ../shared/data):
+// replay the whole openb default trace and the first 10,000 Philly jobs through the
+// simulator, then check counts and invariants on the attempts it recorded. Skipped with a WARN
+// when the data is absent. Labelled `slow` (Release suite only).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/io/scenario_json.hpp"
+#include "sim/io/traces.hpp"
+#include "sim/simulator.hpp"
+
+namespace {
+
+bool have(const std::string& rel) {
+  auto p = std::filesystem::path(sim::io::data_root()) / rel;
+  if (std::filesystem::is_regular_file(p)) return true;
+  WARN("real trace " << p.string() << " not found: replay test skipped (set SCHEDSIM_DATA)");
+  return false;
+}
+
+sim::io::Scenario load(const std::string& scenario_file, std::optional<std::size_t> limit = {}) {
+  auto r = sim::io::load_scenario_file(std::string(SCHEDSIM_SOURCE_DIR) + "/scenarios/" + scenario_file);
+  REQUIRE(r.ok());
+  sim::io::Scenario sc = *r.scenario;
+  if (limit) sc.traces.at(0).limit = limit;
+  sim::io::apply_traces(sc);
+  return sc;
+}
+
+/// Invariants over the recorded attempts: every started attempt holds exactly 1 + workers
+/// replicas (no partial gang), and at no instant does any node hold more GPUs than it has.
+void check_invariants(const sim::Simulator& s) {
+  const auto& sc = s.scenario();
+  const auto& cl = s.scheduler().cluster();
+  std::map<std::string, std::vector<std::pair<libsched::Time, std::int64_t>>> per_node;
+  std::size_t started = 0;
+  for (const sim::AttemptRecord* a : s.attempts()) {
+    if (a->start < 0) continue;
+    ++started;
+    const auto& t = sc.tasks[std::size_t(a->task)];
+    REQUIRE(a->nodes.size() == std::size_t(1 + t.workers));
+    std::int64_t per_replica = a->gpu_milli / std::int64_t(a->nodes.size());
+    for (const auto& n : a->nodes) {
+      per_node[n].push_back({a->start, per_replica});
+      per_node[n].push_back({a->end, -per_replica});
+    }
+  }
+  CHECK(started > 0);
+  for (auto& [name, ev] : per_node) {
+    std::sort(ev.begin(), ev.end(), [](const auto& x, const auto& y) {
+      return x.first != y.first ? x.first < y.first : x.second < y.second;  // releases first at a tie
+    });
+    std::int64_t used = 0, cap = cl.node(cl.find_node(name)).capacity.gpu_milli;
+    for (const auto& [t, d] : ev) {
+      used += d;
+      REQUIRE(used <= cap);
+      REQUIRE(used >= 0);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the openb default trace replays all 8,152 pods on the 1,213 GPU nodes", "[replay][real]") {
+  if (!have("openb/openb_pod_list_default.csv")) return;
+  sim::io::Scenario sc = load("openb-default.json");
+  REQUIRE(sc.tasks.size() == 8152);
+  sim::Simulator s(sc);
+  s.run();
+  CHECK(s.scheduler().cluster().size() == 1213);
+  auto summary = nlohmann::json::parse(s.summary_json());
+  CHECK(summary["tasks"] == 8152);
+  CHECK(summary["succeeded"].get<int>() + summary["failed"].get<int>() == 8152);
+  check_invariants(s);
+}
+
+TEST_CASE("the first 10,000 Philly jobs replay, multi-server jobs as gangs", "[replay][real]") {
+  if (!have("philly/philly_trace.RFold-derived.csv")) return;
+  sim::io::Scenario sc = load("philly.json", 10000);
+  REQUIRE(sc.tasks.size() == 10000);
+  std::size_t gangs = 0;
+  for (const auto& t : sc.tasks) gangs += t.workers > 0;
+  CHECK(gangs > 0);
+  sim::Simulator s(sc);
+  s.run();
+  auto summary = nlohmann::json::parse(s.summary_json());
+  CHECK(summary["tasks"] == 10000);
+  CHECK(summary["succeeded"] == 10000);
+  check_invariants(s);
+  // A gang's replicas are listed master first, one node name per replica.
+  std::size_t multi_node_attempts = 0;
+  for (const sim::AttemptRecord* a : s.attempts())
+    if (a->nodes.size() > 1) ++multi_node_attempts;
+  CHECK(multi_node_attempts >= gangs);
+}
