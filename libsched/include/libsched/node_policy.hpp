@@ -71,7 +71,8 @@ class NodeFilter {
       }
       if (p.type == NodePolicyType::node_in) {
         std::vector<char> in(num_nodes, 0);
-        for (NodeId n : p.nodes) in[n.index()] = 1;
+        for (NodeId n : p.nodes)
+          if (n.valid() && n.index() < num_nodes) in[n.index()] = 1;  // unknown nodes name nothing
         for (std::size_t i = 0; i < num_nodes; ++i) f.mask_[i] = char(f.mask_[i] && in[i]);
         has_in = true;
       }
@@ -81,6 +82,7 @@ class NodeFilter {
     for (const auto& p : policies) {
       if (p.type != NodePolicyType::node_not_in || !p.applies(t, now)) continue;
       for (NodeId n : p.nodes) {
+        if (!n.valid() || n.index() >= num_nodes) continue;  // unknown nodes name nothing
         if (f.mask_[n.index()]) f.blocked_.push_back(n);
         f.mask_[n.index()] = 0;
       }

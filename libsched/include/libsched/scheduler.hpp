@@ -218,16 +218,28 @@ class Scheduler {
     if (up) ++capacity_epoch_;
   }
 
-  /// One scheduling pass at `now` over the queue in order (priority desc, submit asc, name,
-  /// id; idle tasks last). Places every gang that may start under the queueing mode,
-  /// preempting victims where that lets a whole gang start. Cost: O(queue x nodes x replicas)
-  /// in the worst case; identical requests that failed in this pass are not retried.
+  /// One scheduling decision at `now`: passes over the queue in order (priority desc, submit
+  /// asc, name, id; idle tasks last). Places every gang that may start under the queueing mode,
+  /// preempting victims where that lets a whole gang start. A preemption frees capacity that
+  /// tasks earlier in the queue may now use, so the pass restarts from the queue's front after
+  /// each preemption (this terminates: a task started in this call is never a victim in the
+  /// same call, so every restart consumes a task that was running before the call).
+  /// Cost per pass: O(queue x nodes x replicas) in the worst case; identical requests that
+  /// failed in a pass are not retried in it.
   ScheduleResult schedule(Time now) {
     ScheduleResult out;
     ++pass_;
     note_time(now);
+    for (bool first = true; schedule_pass(now, out, first); first = false) {
+    }
+    return out;
+  }
+
+ private:
+  /// One pass; returns true when it preempted (and stopped right after that start).
+  bool schedule_pass(Time now, ScheduleResult& out, bool first) {
     std::vector<TaskId> order;
-    if (options_.queueing == Queueing::greedy && capacity_epoch_ == last_pass_epoch_) {
+    if (first && options_.queueing == Queueing::greedy && capacity_epoch_ == last_pass_epoch_) {
       // Nothing was released since the last pass: only tasks enqueued since then, and tasks
       // whose idle fragments age with time, can start now (everything else failed on at
       // least this much capacity).
@@ -247,6 +259,7 @@ class Scheduler {
     for (TaskId t : order) {
       Entry& e = tasks_[t.index()];
       if (e.state != State::waiting) continue;
+      e.wait = WaitStatus{};  // this pass decides afresh (no stale blocked_by_queue)
       if (blocked) {
         e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", tasks_[head->index()].spec.name)};
         visited_.push_back(t);
@@ -265,7 +278,7 @@ class Scheduler {
       }
       if (p && head && options_.queueing == Queueing::backfill) {
         // Would starting t delay the head's reserved start? Tentatively count t as running.
-        Time r = reservation_with(*tx, *head, now, t, *p);
+        Time r = reservation_with(*tx, *head, now, t, *p, victims);
         if (r > head_reservation) {
           e.wait = WaitStatus{WaitCode::blocked_by_queue,
                               fmt::format("would delay the reserved start of {} (backfill)", tasks_[head->index()].spec.name)};
@@ -275,7 +288,13 @@ class Scheduler {
       }
       if (!p) {
         visited_.push_back(t);
-        e.failed_epoch = capacity_epoch_;
+        // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
+        // release nothing more can start. Not so when a task started earlier in this call is a
+        // victim t could take but may not (no zero-length attempts): in the next call it may.
+        bool fresh_victims = std::any_of(out.started.begin(), out.started.end(),
+                                         [&](TaskId v) { return preemption_kind(t, v).has_value(); });
+        if (fresh_victims) retry_all_next_ = true;
+        else e.failed_epoch = capacity_epoch_;
         if (sig != 0) failed_signatures.insert(sig);
         if (options_.queueing == Queueing::strict) {
           blocked = true;
@@ -287,17 +306,20 @@ class Scheduler {
         continue;
       }
       tx->commit();
-      if (!victims.empty()) failed_signatures.clear();
       for (const auto& v : victims) {
         finish_release(v.victim, now);
         out.preemptions.push_back(v);
       }
       commit_start(t, std::move(*p), now);
       out.started.push_back(t);
+      if (!victims.empty()) return true;  // restart: earlier tasks may use what was freed
     }
-    last_pass_epoch_ = capacity_epoch_;
-    return out;
+    last_pass_epoch_ = retry_all_next_ ? ~std::uint64_t{0} : capacity_epoch_;
+    retry_all_next_ = false;
+    return false;
   }
+
+ public:
 
   /// Why task `t` waits now (status code and one line with numbers). For a task that is not
   /// waiting, the status of its last pass. Does not change any state.
@@ -354,19 +376,26 @@ class Scheduler {
   /// victim too (spot_eviction); any other victim only with `preemption` on and a strictly
   /// lower priority.
   std::optional<PreemptionKind> preemption_kind(TaskId preemptor, TaskId victim) const {
+    return preemption_kind(preemptor, victim, false);
+  }
+
+ private:
+  /// `hypothetical`: as if preemption, idle reclaim and spot eviction were all enabled (for
+  /// explain()'s fits_after_preemption when the options disable them).
+  std::optional<PreemptionKind> preemption_kind(TaskId preemptor, TaskId victim, bool hypothetical) const {
     const Entry& p = tasks_.at(preemptor.index());
     const Entry& v = tasks_.at(victim.index());
     if (v.state != State::running || v.spec.guarantee) return std::nullopt;
     if (p.spec.resource_type == ResourceType::idle || p.spec.resource_type == ResourceType::spot) return std::nullopt;
     if (v.placement.capacity == ResourceType::idle) {
-      if (options_.idle_reclaim) return PreemptionKind::idle_reclaim;
+      if (options_.idle_reclaim || hypothetical) return PreemptionKind::idle_reclaim;
       return std::nullopt;
     }
     if (v.placement.capacity == ResourceType::spot) {
-      if (options_.spot_eviction) return PreemptionKind::spot_eviction;
+      if (options_.spot_eviction || hypothetical) return PreemptionKind::spot_eviction;
       return std::nullopt;
     }
-    if (options_.preemption && v.spec.priority < p.spec.priority) return PreemptionKind::priority;
+    if ((options_.preemption || hypothetical) && v.spec.priority < p.spec.priority) return PreemptionKind::priority;
     return std::nullopt;
   }
 
@@ -395,6 +424,7 @@ class Scheduler {
   /// epoch cannot start until it changes.
   std::uint64_t capacity_epoch_ = 0;
   std::uint64_t last_pass_epoch_ = ~std::uint64_t{0};
+  bool retry_all_next_ = false;  ///< a task failed while fresh starts of this call were victims it could take
   Time last_now_ = -kTimeNever;
   std::vector<TaskId> fresh_;   ///< enqueued since the last pass
   std::vector<TaskId> aging_;   ///< waiting tasks whose feasibility grows with time (idle stability)
@@ -518,10 +548,13 @@ class Scheduler {
 
   /// Tries every class and candidate spec in order; on success the gang and its quota are
   /// taken inside `tx` and the placement is returned.
-  std::optional<Placement> try_start(Transaction& tx, TaskId t, Time now, bool ignore_filter = false) {
+  /// `only`: try that capacity class alone (preemption tries one class at a time).
+  std::optional<Placement> try_start(Transaction& tx, TaskId t, Time now, bool ignore_filter = false,
+                                     std::optional<ResourceType> only = std::nullopt) {
     const TaskSpec& s = tasks_[t.index()].spec;
     NodeFilter f = NodeFilter::build(policies_, s, now, cluster_.size());
     for (ResourceType cls : classes(s)) {
+      if (only && cls != *only) continue;
       QuotaKey k = quota_key(s, cls);
       for (std::size_t i = 0; i < s.options.size(); ++i) {
         Resources d = s.demand(i);
@@ -626,29 +659,47 @@ class Scheduler {
   /// least work lost since the last checkpoint; then id. Adds victims until the whole gang
   /// starts, then drops every victim the gang does not need (newest first), so the set is
   /// minimal. Never preempts in vain: without a successful start nothing changes.
-  std::optional<Placement> try_preempt(Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims) {
+  std::optional<Placement> try_preempt(Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims,
+                                       bool hypothetical = false) {
+    // One capacity class at a time, in the task's order. A placement on idle capacity may
+    // only reclaim tasks that run on idle capacity themselves: evicting an owner's task to
+    // run on "idle" capacity would let the victim reclaim it right back (ping-pong).
+    for (ResourceType cls : classes(tasks_[t.index()].spec)) {
+      auto p = try_preempt_class(tx, t, now, victims, hypothetical, cls);
+      if (p) return p;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Placement> try_preempt_class(Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims,
+                                             bool hypothetical, ResourceType cls) {
     struct Cand { int cls; std::int32_t prio; Time lost; TaskId id; PreemptionKind kind; };
     std::vector<Cand> cands;
-    // Compact scan over the running tasks (RunInfo keeps what eligibility needs together).
+    // Compact scan over the running tasks (RunInfo keeps what eligibility needs together);
+    // the same rules as preemption_kind().
     const TaskSpec& ps = tasks_[t.index()].spec;
     if (ps.resource_type == ResourceType::idle || ps.resource_type == ResourceType::spot) return std::nullopt;
+    const bool prio_ok = options_.preemption || hypothetical;
+    const bool idle_ok = options_.idle_reclaim || hypothetical;
+    const bool spot_ok = options_.spot_eviction || hypothetical;
     for (const RunInfo& ri : run_info_) {
-      if (ri.guarantee || ri.started_pass == pass_) continue;  // started in this pass: not a victim yet
+      if (ri.guarantee || ri.started_pass == pass_) continue;  // started in this call: no zero-length attempts
+      if (cls == ResourceType::idle && ri.capacity != ResourceType::idle) continue;
       PreemptionKind kind;
       if (ri.capacity == ResourceType::idle) {
-        if (!options_.idle_reclaim) continue;
+        if (!idle_ok) continue;
         kind = PreemptionKind::idle_reclaim;
       } else if (ri.capacity == ResourceType::spot) {
-        if (!options_.spot_eviction) continue;
+        if (!spot_ok) continue;
         kind = PreemptionKind::spot_eviction;
       } else {
-        if (!options_.preemption || ri.priority >= ps.priority) continue;
+        if (!prio_ok || ri.priority >= ps.priority) continue;
         kind = PreemptionKind::priority;
       }
-      int cls = ri.capacity == ResourceType::idle ? 0 : ri.capacity == ResourceType::spot ? 1 : 2;
+      int vcls = ri.capacity == ResourceType::idle ? 0 : ri.capacity == ResourceType::spot ? 1 : 2;
       Time e = now - ri.start;
       Time lost = ri.checkpoint > 0 ? e - (e / ri.checkpoint) * ri.checkpoint : e;
-      cands.push_back({cls, ri.priority, lost, ri.id, kind});
+      cands.push_back({vcls, ri.priority, lost, ri.id, kind});
     }
     if (cands.empty()) return std::nullopt;
     std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) {
@@ -664,7 +715,7 @@ class Scheduler {
     for (std::size_t size = 1;; size = std::min(size * 2, cands.size())) {
       for (; released < size; ++released) release_into(tx, cands[released].id);
       std::size_t m1 = tx.mark();
-      bool ok = try_start(tx, t, now).has_value();
+      bool ok = try_start(tx, t, now, false, cls).has_value();
       tx.rollback_to(m1);
       if (ok) {
         hi = size;
@@ -676,7 +727,7 @@ class Scheduler {
     if (hi == 0) return std::nullopt;
     auto start_with_prefix = [&](std::size_t k) {
       for (std::size_t i = 0; i < k; ++i) release_into(tx, cands[i].id);
-      bool ok = try_start(tx, t, now).has_value();
+      bool ok = try_start(tx, t, now, false, cls).has_value();
       tx.rollback_to(m0);
       return ok;
     };
@@ -694,7 +745,7 @@ class Scheduler {
     // minimisation below runs on a handful).
     {
       for (std::size_t i = 0; i < lo; ++i) release_into(tx, cands[i].id);
-      auto p = try_start(tx, t, now);
+      auto p = try_start(tx, t, now, false, cls);
       std::vector<NodeId> used;
       if (p)
         for (const auto& a : p->replicas) used.push_back(a.node);
@@ -709,18 +760,29 @@ class Scheduler {
       }
       if (relevant.size() < lo) {
         for (std::size_t i : relevant) release_into(tx, cands[i].id);
-        bool ok = try_start(tx, t, now).has_value();
+        bool ok = try_start(tx, t, now, false, cls).has_value();
         tx.rollback_to(m0);
         if (ok) chosen = relevant;
       }
     }
-    // Minimise: drop each victim (newest first) if the gang still starts without it.
+    // Minimise: drop each victim (newest first) if the gang still starts without it, and
+    // repeat until a whole round drops nothing. One round is not enough: placement is greedy,
+    // so freeing less can succeed where freeing more failed (a policy may pick a different,
+    // worse node when more is free); only a round with no drop proves that every kept victim
+    // is needed against the final set.
     std::vector<bool> keep(chosen.size(), true);
-    for (std::size_t j = chosen.size(); j-- > 0;) {
-      tx.rollback_to(m0);
-      for (std::size_t q = 0; q < chosen.size(); ++q)
-        if (keep[q] && q != j) release_into(tx, cands[chosen[q]].id);
-      if (try_start(tx, t, now)) keep[j] = false;
+    for (bool dropped = true; dropped;) {
+      dropped = false;
+      for (std::size_t j = chosen.size(); j-- > 0;) {
+        if (!keep[j]) continue;
+        tx.rollback_to(m0);
+        for (std::size_t q = 0; q < chosen.size(); ++q)
+          if (keep[q] && q != j) release_into(tx, cands[chosen[q]].id);
+        if (try_start(tx, t, now, false, cls)) {
+          keep[j] = false;
+          dropped = true;
+        }
+      }
     }
     tx.rollback_to(m0);
     for (std::size_t q = 0; q < chosen.size(); ++q) {
@@ -728,7 +790,7 @@ class Scheduler {
       release_into(tx, cands[chosen[q]].id);
       victims.push_back(Preemption{cands[chosen[q]].id, t, cands[chosen[q]].kind});
     }
-    auto p = try_start(tx, t, now);
+    auto p = try_start(tx, t, now, false, cls);
     if (!p) {  // cannot happen: the kept set was tested; stay safe
       tx.rollback_to(m0);
       victims.clear();
@@ -825,20 +887,27 @@ class Scheduler {
     Transaction tx(cluster_, quotas_);
     return reservation_in(tx, head, now, {});
   }
-  Time reservation_with(Transaction& tx, TaskId head, Time now, TaskId extra, const Placement& extra_p) {
+  /// `gone`: tasks already released inside tx (preemption victims of `extra`); they are not
+  /// running any more and must not be released a second time at their expected end.
+  Time reservation_with(Transaction& tx, TaskId head, Time now, TaskId extra, const Placement& extra_p,
+                        const std::vector<Preemption>& gone = {}) {
     std::size_t m = tx.mark();
     // `extra` is tentatively placed inside tx already; treat it as running with its estimate.
     std::vector<std::pair<Time, const Placement*>> ex;
     const TaskSpec& s = tasks_[extra.index()].spec;
     Time end = s.runtime_estimate < 0 ? kTimeNever : now + s.runtime_estimate;
     ex.emplace_back(end, &extra_p);
-    Time r = reservation_in(tx, head, now, ex);
+    Time r = reservation_in(tx, head, now, ex, gone);
     tx.rollback_to(m);
     return r;
   }
-  Time reservation_in(Transaction& tx, TaskId head, Time now, const std::vector<std::pair<Time, const Placement*>>& extra) {
+  Time reservation_in(Transaction& tx, TaskId head, Time now, const std::vector<std::pair<Time, const Placement*>>& extra,
+                      const std::vector<Preemption>& gone = {}) {
     std::vector<std::pair<Time, const Placement*>> ends(extra);
-    for (TaskId t : running_) ends.emplace_back(expected_end(t, now), &tasks_[t.index()].placement);
+    for (TaskId t : running_) {
+      bool released = std::any_of(gone.begin(), gone.end(), [t](const Preemption& g) { return g.victim == t; });
+      if (!released) ends.emplace_back(expected_end(t, now), &tasks_[t.index()].placement);
+    }
     std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::size_t m = tx.mark();
     Time result = kTimeNever;
@@ -916,16 +985,18 @@ class Scheduler {
       tx.rollback_to(0);
       bool without = !with && try_start(tx, t, now, true).has_value();
       if (without) {
+        if (f.blocked().empty())  // only NodeIn lists narrowed it: nothing is blacklisted
+          return {WaitCode::blocked_by_node_policy, fmt::format("{}; no node allowed by its NodeIn node policies fits", need)};
         std::string nodes;
         for (NodeId n : f.blocked()) nodes += (nodes.empty() ? "" : ",") + cluster_.node(n).name;
         return {WaitCode::blocked_by_node_policy, "quota check failed due to node blacklist: " + nodes};
       }
     }
     // 4. Preemption would let it start?
-    if (may_preempt(t)) {
+    if (s.resource_type != ResourceType::idle && s.resource_type != ResourceType::spot) {
       Transaction tx(cluster_, quotas_);
       std::vector<Preemption> v;
-      if (try_preempt(tx, t, now, v))
+      if (try_preempt(tx, t, now, v, /*hypothetical=*/true))
         return {WaitCode::fits_after_preemption, fmt::format("{}; fits after preempting {} task(s)", need, v.size())};
     }
     // 5. Fragmentation vs capacity.

@@ -122,17 +122,37 @@ class GpuClustering final : public PlacementPolicy {
   }
 };
 
-/// random: a uniformly random feasible node, seeded (Boost.Random mt19937 and
-/// uniform_real_distribution: portable across platforms).
+/// random: a uniformly random feasible node, seeded. The score is a pure function of
+/// (seed, node id, the node's free capacity, the request, the replica's index in the gang),
+/// hashed with splitmix64 into [0, 1): so for a given cluster state every feasible node is
+/// equally likely to win across seeds, a seed always gives the same decisions, and calls that
+/// only look (explain(), backfill reservations, rolled-back trials) never perturb later
+/// decisions, which a stateful generator (one draw per score() call) would.
 class Random final : public PlacementPolicy {
  public:
-  explicit Random(std::uint64_t seed) : rng_(static_cast<std::uint32_t>(seed ^ (seed >> 32))) {}
+  explicit Random(std::uint64_t seed) : seed_(seed) {}
   std::string_view name() const override { return "random"; }
-  double score(const Cluster&, NodeId, const ReplicaShape&) override { return dist_(rng_); }
+  void begin_gang(const Cluster&) override { index_ = 0; }
+  void replica_placed(const Cluster&, const ReplicaAllocation&) override { ++index_; }
+  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
+    const Node& n = c.node(id);
+    std::uint64_t h = mix(seed_ ^ 0x5bd1e995u);
+    for (std::uint64_t v : {std::uint64_t(id.value), std::uint64_t(n.free.gpu_milli), std::uint64_t(n.free.cpu_milli),
+                            std::uint64_t(n.free.mem_mib), std::uint64_t(r.num_gpu), std::uint64_t(r.gpu_milli),
+                            std::uint64_t(r.cpu_milli), std::uint64_t(r.mem_mib), index_})
+      h = mix(h ^ v);
+    return double(h >> 11) * 0x1.0p-53;
+  }
 
  private:
-  boost::random::mt19937 rng_;
-  boost::random::uniform_real_distribution<double> dist_{0.0, 1.0};
+  static std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
+  std::uint64_t seed_;
+  std::uint64_t index_ = 0;
 };
 
 /// fgd (Fragmentation Gradient Descent, Weng et al., USENIX ATC'23): the node whose expected
@@ -244,67 +264,36 @@ class Fgd final : public PlacementPolicy {
   std::uint32_t last_shape_id_ = 0;
 };
 
-/// topology: keep a gang's replicas close in the rack/switch tree. The tree (nodes -> racks
-/// -> switches -> core) is a Boost.Graph; the hop distance from every rack to every other is
-/// computed by breadth-first search once per cluster size. The first replica goes best-fit;
-/// each next replica scores -(sum of hop distances to the replicas placed so far) * 1e9 -
-/// leftover, so a gang fills one rack, then one switch, before it spreads.
+/// topology: keep a gang's replicas close in the rack/switch tree (nodes -> racks ->
+/// switches -> core; racks are keyed by (switch, rack) as given on the nodes). The hop
+/// distance between two nodes is read off the tree's shape: 0 same node, 2 same rack,
+/// 4 same switch, 6 otherwise. (It used to be a racks x racks matrix filled by one
+/// Boost.Graph BFS per rack: O(racks^2) memory and time, which explodes when every node is
+/// its own rack; the tree has three fixed levels, so the closed form is exact.)
+/// The first replica goes best-fit; each next replica scores
+/// -(sum of hop distances to the replicas placed so far) * 1e9 - leftover, so a gang fills
+/// one rack, then one switch, before it spreads.
 class Topology final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "topology"; }
-  void begin_gang(const Cluster& c) override {
-    placed_.clear();
-    if (c.size() != built_for_) build(c);
-  }
+  void begin_gang(const Cluster&) override { placed_.clear(); }
   void replica_placed(const Cluster&, const ReplicaAllocation& a) override { placed_.push_back(a.node); }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
     double d = 0;
     for (NodeId p : placed_) d += distance(c, p, id);
     return -d * 1e15 - detail::leftover(c, id, r);
   }
-  /// Hops between two nodes: 0 same node, 2 same rack, else 2 + rack-to-rack hops.
-  double distance(const Cluster&, NodeId a, NodeId b) const {
+  /// Hops between two nodes: 0 same node, 2 same rack, 4 same switch, else 6.
+  double distance(const Cluster& c, NodeId a, NodeId b) const {
     if (a == b) return 0;
-    auto ra = rack_index_.at(a.index()), rb = rack_index_.at(b.index());
-    if (ra == rb) return 2;
-    return 2 + rack_dist_[ra * racks_ + rb];
+    const Node& na = c.node(a);
+    const Node& nb = c.node(b);
+    if (na.switch_id != nb.switch_id) return 6;
+    return na.rack == nb.rack ? 2 : 4;
   }
 
  private:
-  void build(const Cluster& c) {
-    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
-    // Racks are keyed by (switch, rack) pairs as given on the nodes.
-    std::map<std::pair<std::int32_t, std::int32_t>, std::size_t> rack_ids;
-    std::map<std::int32_t, std::size_t> switch_ids;
-    rack_index_.assign(c.size(), 0);
-    for (std::size_t i = 0; i < c.size(); ++i) {
-      const Node& n = c.nodes()[i];
-      auto [it, inserted] = rack_ids.emplace(std::make_pair(n.switch_id, n.rack), rack_ids.size());
-      rack_index_[i] = it->second;
-      switch_ids.emplace(n.switch_id, switch_ids.size());
-    }
-    racks_ = rack_ids.size();
-    // vertices: racks [0, R), switches [R, R+S), core R+S
-    std::size_t core = racks_ + switch_ids.size();
-    Graph g(core + 1);
-    for (const auto& [key, r] : rack_ids) boost::add_edge(r, racks_ + switch_ids.at(key.first), g);
-    for (const auto& [s, si] : switch_ids) boost::add_edge(racks_ + si, core, g);
-    rack_dist_.assign(racks_ * racks_, 0);
-    std::vector<double> dist(boost::num_vertices(g));
-    for (std::size_t r = 0; r < racks_; ++r) {
-      std::fill(dist.begin(), dist.end(), 0.0);
-      auto vis = boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()));
-      boost::breadth_first_search(g, boost::vertex(r, g), boost::visitor(vis));
-      for (std::size_t q = 0; q < racks_; ++q) rack_dist_[r * racks_ + q] = dist[q];
-    }
-    built_for_ = c.size();
-  }
-
   std::vector<NodeId> placed_;
-  std::vector<std::size_t> rack_index_;
-  std::vector<double> rack_dist_;
-  std::size_t racks_ = 0;
-  std::size_t built_for_ = 0;
 };
 
 }  // namespace libsched::placement

@@ -1,0 +1,212 @@
+// Fixture builders for the libsched core tests, so that a test reads like a sentence:
+//
+//   Cluster c = make_cluster().pool("p").nodes("a100-", 2, "A100", 8).build();
+//   Scheduler s(std::move(c));
+//   TaskId t = submit(s, make_task("pretrain").workers(1).option("a100.8x", gpus(8)));
+//
+// Units in the builders are the scenario's: vCPU and GiB (converted to milli-vCPU and MiB).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <libsched/libsched.hpp>
+
+namespace libsched::testing {
+
+inline constexpr std::int64_t kMibPerGib = 1024;
+
+/// A replica shape of `n` GPUs of `milli` each (1000 = whole GPUs), `vcpu` vCPU, `mem_gib` GiB,
+/// any model unless `models` is set.
+inline ReplicaShape gpus(std::int32_t n, std::int32_t milli = kMilliPerGpu, std::int64_t vcpu = 1,
+                         std::int64_t mem_gib = 1, ModelMask models = 0) {
+  return ReplicaShape{n, milli, vcpu * 1000, mem_gib * kMibPerGib, models};
+}
+/// A share of one GPU (`milli` < 1000).
+inline ReplicaShape gpu_share(std::int32_t milli, std::int64_t vcpu = 1, std::int64_t mem_gib = 1) {
+  return gpus(1, milli, vcpu, mem_gib);
+}
+inline ReplicaShape cpu_only(std::int64_t vcpu, std::int64_t mem_gib = 1) { return ReplicaShape{0, kMilliPerGpu, vcpu * 1000, mem_gib * kMibPerGib, 0}; }
+inline ReplicaShape with_model(ReplicaShape r, const Cluster& c, std::string_view model) {
+  r.models |= c.model_bit(c.find_model(model));
+  return r;
+}
+
+/// Builds a Cluster: pools first, then nodes into the current pool and rack.
+class ClusterBuilder {
+ public:
+  /// Adds a pool and makes it current (nodes added next go into it).
+  ClusterBuilder& pool(std::string name, PoolKind kind = PoolKind::shared) {
+    current_ = c_.add_pool(std::move(name), kind);
+    return *this;
+  }
+  /// Nodes added next go into rack `rack` under switch `sw`.
+  ClusterBuilder& rack(std::int32_t rack, std::int32_t sw = 0) {
+    rack_ = rack;
+    switch_ = sw;
+    return *this;
+  }
+  ClusterBuilder& node(std::string name, std::string model = "A100", std::int32_t n_gpus = 8, std::int64_t vcpu = 96,
+                       std::int64_t mem_gib = 960) {
+    if (!current_.valid()) pool("default");
+    NodeDesc d;
+    d.name = std::move(name);
+    d.pool = current_;
+    d.gpu_model = std::move(model);
+    d.gpus = n_gpus;
+    d.cpu_milli = vcpu * 1000;
+    d.mem_mib = mem_gib * kMibPerGib;
+    d.rack = rack_;
+    d.switch_id = switch_;
+    c_.add_node(d);
+    return *this;
+  }
+  /// `count` nodes named prefix0, prefix1, ...
+  ClusterBuilder& nodes(const std::string& prefix, std::int32_t count, std::string model = "A100", std::int32_t n_gpus = 8,
+                        std::int64_t vcpu = 96, std::int64_t mem_gib = 960) {
+    for (std::int32_t i = 0; i < count; ++i) node(prefix + std::to_string(next_index(prefix)), model, n_gpus, vcpu, mem_gib);
+    return *this;
+  }
+  Cluster build() const { return c_; }
+  const Cluster& peek() const { return c_; }
+
+ private:
+  std::int32_t next_index(const std::string& prefix) {
+    for (auto& [p, i] : counters_)
+      if (p == prefix) return i++;
+    counters_.emplace_back(prefix, 1);
+    return 0;
+  }
+  Cluster c_;
+  PoolId current_;
+  std::int32_t rack_ = 0;
+  std::int32_t switch_ = 0;
+  std::vector<std::pair<std::string, std::int32_t>> counters_;
+};
+inline ClusterBuilder make_cluster() { return ClusterBuilder{}; }
+
+/// Builds a TaskSpec. Default: a pay-as-you-go PyTorchJob of user "alice", priority 5,
+/// no workers, submitted at 0, unknown runtime estimate.
+class TaskBuilder {
+ public:
+  explicit TaskBuilder(std::string name) {
+    s_.name = std::move(name);
+    s_.user = "alice";
+    s_.resource_type = ResourceType::pay_as_you_go;
+  }
+  TaskBuilder& user(std::string u) { s_.user = std::move(u); return *this; }
+  TaskBuilder& tenant(std::string t) { s_.tenant = std::move(t); return *this; }
+  TaskBuilder& workers(std::int32_t w) { s_.workers = w; return *this; }
+  TaskBuilder& ray() { s_.type = TaskType::ray_job; return *this; }
+  /// Candidate spec: master and workers use `shape`.
+  TaskBuilder& option(std::string label, ReplicaShape shape) {
+    s_.options.push_back(GangOption{std::move(label), shape, shape});
+    return *this;
+  }
+  /// Candidate spec with its own head (RayJob head) shape.
+  TaskBuilder& option(std::string label, ReplicaShape head, ReplicaShape worker) {
+    s_.options.push_back(GangOption{std::move(label), head, worker});
+    return *this;
+  }
+  TaskBuilder& reserved(PoolId pool) { s_.resource_type = ResourceType::reserved; s_.pool = pool; return *this; }
+  TaskBuilder& pay_as_you_go() { s_.resource_type = ResourceType::pay_as_you_go; return *this; }
+  TaskBuilder& spot() { s_.resource_type = ResourceType::spot; return *this; }
+  TaskBuilder& idle(IdleStability st = IdleStability::low) {
+    s_.resource_type = ResourceType::idle;
+    s_.idle_stability = st;
+    return *this;
+  }
+  TaskBuilder& in_pool(PoolId p) { s_.pool = p; return *this; }
+  TaskBuilder& priority(std::int32_t p) { s_.priority = p; return *this; }
+  TaskBuilder& guaranteed() { s_.guarantee = true; return *this; }
+  TaskBuilder& accept_idle(IdleStability st = IdleStability::low) { s_.accept_idle = true; s_.idle_stability = st; return *this; }
+  TaskBuilder& prefer_idle(IdleStability st = IdleStability::low) { s_.prefer_idle = true; s_.idle_stability = st; return *this; }
+  TaskBuilder& submitted(Time t) { s_.submit = t; return *this; }
+  TaskBuilder& estimate(Time t) { s_.runtime_estimate = t; return *this; }
+  TaskBuilder& checkpoint_every(Time t) { s_.checkpoint_interval = t; return *this; }
+  TaskBuilder& selects(std::string policy) { s_.selected_policies.push_back(std::move(policy)); return *this; }
+  TaskSpec build() const { return s_; }
+  operator TaskSpec() const { return s_; }  // NOLINT: builders convert implicitly
+
+ private:
+  TaskSpec s_;
+};
+inline TaskBuilder make_task(std::string name = "t") { return TaskBuilder(std::move(name)); }
+
+/// Builds a NodePolicy. Default: a tenant-scoped, default-effect NodeNotIn for tenant
+/// "default", every workload type, never expiring.
+class PolicyBuilder {
+ public:
+  explicit PolicyBuilder(std::string name) { p_.name = std::move(name); }
+  PolicyBuilder& node_in() { p_.type = NodePolicyType::node_in; return *this; }
+  PolicyBuilder& node_not_in() { p_.type = NodePolicyType::node_not_in; return *this; }
+  PolicyBuilder& for_user(std::string u) { p_.scope = PolicyScope::user; p_.user = std::move(u); return *this; }
+  PolicyBuilder& for_tenant(std::string t) { p_.scope = PolicyScope::tenant; p_.tenant = std::move(t); return *this; }
+  PolicyBuilder& explicit_only() { p_.effect = PolicyEffect::explicit_effect; return *this; }
+  PolicyBuilder& workload(TaskType t) { p_.workload_types.push_back(t); return *this; }
+  PolicyBuilder& nodes(const Cluster& c, std::initializer_list<const char*> names) {
+    for (const char* n : names) p_.nodes.push_back(c.find_node(n));
+    return *this;
+  }
+  PolicyBuilder& active(Time created, Time expire) { p_.created = created; p_.expire = expire; return *this; }
+  NodePolicy build() const { return p_; }
+  operator NodePolicy() const { return p_; }  // NOLINT
+
+ private:
+  NodePolicy p_;
+};
+inline PolicyBuilder make_policy(std::string name = "p") { return PolicyBuilder(std::move(name)); }
+
+/// Registers and enqueues a task.
+inline TaskId submit(Scheduler& s, const TaskSpec& t, Time now = 0) {
+  TaskId id = s.add_task(t);
+  s.enqueue(id, now);
+  return id;
+}
+
+inline Resources gpu_quota(std::int64_t gpus_, std::int64_t vcpu = 100000, std::int64_t mem_gib = 100000) {
+  return Resources{gpus_ * 1000, vcpu * 1000, mem_gib * kMibPerGib};
+}
+
+/// Node names of a running task's replicas, master/head first.
+inline std::vector<std::string> nodes_of(const Scheduler& s, TaskId t) {
+  std::vector<std::string> v;
+  if (const Placement* p = s.placement_of(t))
+    for (const auto& a : p->replicas) v.push_back(s.cluster().node(a.node).name);
+  return v;
+}
+
+/// Full dynamic state of a cluster (free per node, full-free GPU count, every GPU's free milli),
+/// for exact before/after comparisons.
+struct ClusterState {
+  std::vector<Resources> free;
+  std::vector<std::int32_t> full_free;
+  std::vector<std::int32_t> gpu_free;
+  friend bool operator==(const ClusterState&, const ClusterState&) = default;
+};
+inline ClusterState state_of(const Cluster& c) {
+  ClusterState st;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    NodeId id{static_cast<std::int32_t>(i)};
+    st.free.push_back(c.node(id).free);
+    st.full_free.push_back(c.node(id).full_free_gpus);
+    for (int g = 0; g < c.node(id).gpus; ++g) st.gpu_free.push_back(c.gpu_free(id, g));
+  }
+  return st;
+}
+
+inline bool started(const ScheduleResult& r, TaskId t) {
+  for (TaskId x : r.started)
+    if (x == t) return true;
+  return false;
+}
+inline std::vector<TaskId> victims(const ScheduleResult& r) {
+  std::vector<TaskId> v;
+  for (const auto& p : r.preemptions) v.push_back(p.victim);
+  return v;
+}
+
+}  // namespace libsched::testing

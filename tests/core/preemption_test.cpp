@@ -1,0 +1,294 @@
+// Preemption rules (platform-model.md "Priority, guarantee" and "Preemption [choice]").
+#include <catch2/catch.hpp>
+
+#include "builders.hpp"
+
+using namespace libsched;
+using namespace libsched::testing;
+
+TEST_CASE("a guaranteed task is never a victim") {
+  Scheduler s(make_cluster().nodes("n", 1).build());
+  TaskId g = submit(s, make_task("g").priority(1).guaranteed().option("x", gpus(8)));
+  s.schedule(0);
+  TaskId hi = submit(s, make_task("hi").priority(9).option("x", gpus(8)));
+  ScheduleResult r = s.schedule(1);
+  CHECK(r.preemptions.empty());
+  CHECK(s.is_running(g));
+  CHECK(s.is_waiting(hi));
+  CHECK(s.explain(hi, 1).code == WaitCode::waits_for_capacity);
+}
+
+TEST_CASE("preemption never happens in vain") {
+  // The gang needs 2 x 8 GPU; only n0's low-priority task is preemptible, n1 is guaranteed.
+  Scheduler s(make_cluster().nodes("n", 2).build());
+  TaskId low = submit(s, make_task("low").priority(1).option("x", gpus(8)));
+  TaskId g = submit(s, make_task("g").priority(1).guaranteed().option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE((s.is_running(low) && s.is_running(g)));
+  TaskId gang = submit(s, make_task("gang").priority(9).workers(1).option("x", gpus(8)));
+  auto before = state_of(s.cluster());
+  ScheduleResult r = s.schedule(1);
+  CHECK(r.empty());
+  CHECK(s.is_running(low));
+  CHECK(s.is_waiting(gang));
+  CHECK(state_of(s.cluster()) == before);
+}
+
+TEST_CASE("priority preemption takes only strictly lower-priority victims") {
+  Scheduler s(make_cluster().nodes("n", 1).build());
+  TaskId v = submit(s, make_task("v").priority(5).option("x", gpus(8)));
+  s.schedule(0);
+  TaskId same = submit(s, make_task("same").priority(5).submitted(1).option("x", gpus(8)));
+  CHECK(s.schedule(1).empty());
+  s.dequeue(same);
+  TaskId higher = submit(s, make_task("higher").priority(6).submitted(2).option("x", gpus(8)));
+  ScheduleResult r = s.schedule(2);
+  REQUIRE(r.preemptions.size() == 1);
+  CHECK(r.preemptions[0].victim == v);
+  CHECK(r.preemptions[0].preemptor == higher);
+  CHECK(r.preemptions[0].kind == PreemptionKind::priority);
+  CHECK(started(r, higher));
+  CHECK_FALSE(s.is_running(v));
+}
+
+namespace {
+/// Three 8-GPU nodes, each filled by one 8-GPU task built by `fill`; then a priority-9
+/// pay-as-you-go task asks for one 8-GPU replica. Returns the victims.
+template <class Fill>
+std::vector<TaskId> victims_for(Fill fill, Time now = 1) {
+  Scheduler s(make_cluster().nodes("n", 3).build());
+  fill(s);
+  s.schedule(0);
+  REQUIRE(s.running_count() == 3);
+  submit(s, make_task("hi").priority(9).option("x", gpus(8)), now);
+  return victims(s.schedule(now));
+}
+}  // namespace
+
+TEST_CASE("idle victims go first, then spot, then others") {
+  TaskId idle, spot, normal;
+  auto v = victims_for([&](Scheduler& s) {
+    normal = submit(s, make_task("normal").priority(1).option("x", gpus(8)));
+    spot = submit(s, make_task("spot").spot().priority(1).option("x", gpus(8)));
+    idle = submit(s, make_task("idle").idle().option("x", gpus(8)));
+  });
+  CHECK(v == std::vector<TaskId>{idle});
+  v = victims_for([&](Scheduler& s) {
+    normal = submit(s, make_task("normal").priority(1).option("x", gpus(8)));
+    spot = submit(s, make_task("spot").spot().priority(8).option("x", gpus(8)));
+    submit(s, make_task("g").guaranteed().option("x", gpus(8)));
+  });
+  CHECK(v == std::vector<TaskId>{spot});
+}
+
+TEST_CASE("among others the lowest priority goes first, then the least work lost since the last checkpoint") {
+  TaskId p2, p3;
+  auto v = victims_for([&](Scheduler& s) {
+    p3 = submit(s, make_task("p3").priority(3).option("x", gpus(8)));
+    p2 = submit(s, make_task("p2").priority(2).option("x", gpus(8)));
+    submit(s, make_task("g").guaranteed().option("x", gpus(8)));
+  });
+  CHECK(v == std::vector<TaskId>{p2});
+  TaskId ckpt, none;
+  // At 250 s: `ckpt` (checkpoint every 100 s) loses 50 s, `none` (no checkpoint) loses 250 s.
+  v = victims_for(
+      [&](Scheduler& s) {
+        none = submit(s, make_task("a-none").priority(2).option("x", gpus(8)));
+        ckpt = submit(s, make_task("b-ckpt").priority(2).checkpoint_every(100'000).option("x", gpus(8)));
+        submit(s, make_task("g").guaranteed().option("x", gpus(8)));
+      },
+      250'000);
+  CHECK(v == std::vector<TaskId>{ckpt});
+}
+
+TEST_CASE("the victim set is minimal: dropping any victim leaves the gang unplaceable") {
+  // a (2 GPU, priority 1) is tried first but is not enough; b (6 GPU, priority 2) alone is.
+  Scheduler s(make_cluster().nodes("n", 1).build());
+  TaskId a = submit(s, make_task("a").priority(1).option("x", gpus(2)));
+  TaskId b = submit(s, make_task("b").priority(2).option("x", gpus(6)));
+  s.schedule(0);
+  REQUIRE(s.running_count() == 2);
+  TaskId hi = submit(s, make_task("hi").priority(9).option("x", gpus(6)));
+  ScheduleResult r = s.schedule(1);
+  CHECK(victims(r) == std::vector<TaskId>{b});
+  CHECK(s.is_running(a));
+  CHECK(s.is_running(hi));
+}
+
+TEST_CASE("a victim of another user does not help a quota-blocked task") {
+  Cluster c = make_cluster().pool("p").nodes("n", 3).build();
+  PoolId p = c.find_pool("p");
+  Scheduler s(c);
+  s.quotas().set_limit(QuotaKey{"alice", ResourceType::reserved, p}, gpu_quota(8));
+  s.quotas().set_limit(QuotaKey{"bob", ResourceType::reserved, p}, gpu_quota(8));
+  TaskId bob = submit(s, make_task("bob").user("bob").reserved(p).priority(1).option("x", gpus(8)));
+  TaskId alice_old = submit(s, make_task("alice-old").reserved(p).priority(2).option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE((s.is_running(bob) && s.is_running(alice_old)));
+  // n2 is free: alice's new task is blocked by her quota only; bob's task is tried first
+  // (lower priority) and must not be taken.
+  TaskId hi = submit(s, make_task("alice-new").reserved(p).priority(9).option("x", gpus(8)), 1);
+  ScheduleResult r = s.schedule(1);
+  CHECK(victims(r) == std::vector<TaskId>{alice_old});
+  CHECK(s.is_running(bob));
+  CHECK(s.is_running(hi));
+}
+
+TEST_CASE("a quota-blocked task with only other users' victims does not preempt") {
+  Cluster c = make_cluster().pool("p").nodes("n", 2).build();
+  PoolId p = c.find_pool("p");
+  Scheduler s(c);
+  s.quotas().set_limit(QuotaKey{"alice", ResourceType::reserved, p}, gpu_quota(8));
+  s.quotas().set_limit(QuotaKey{"bob", ResourceType::reserved, p}, gpu_quota(8));
+  TaskId bob = submit(s, make_task("bob").user("bob").reserved(p).priority(1).option("x", gpus(8)));
+  TaskId alice_g = submit(s, make_task("alice-g").reserved(p).guaranteed().option("x", gpus(4)));
+  s.schedule(0);
+  TaskId hi = submit(s, make_task("alice-new").reserved(p).priority(9).option("x", gpus(8)), 1);
+  CHECK(s.schedule(1).empty());
+  CHECK(s.is_running(bob));
+  CHECK(s.is_waiting(hi));
+  CHECK(s.is_running(alice_g));
+}
+
+TEST_CASE("spot tasks are evicted by a non-spot task of any priority") {
+  Scheduler s(make_cluster().nodes("n", 1).build());
+  TaskId sp = submit(s, make_task("spot").spot().priority(9).option("x", gpus(8)));
+  s.schedule(0);
+  TaskId t = submit(s, make_task("t").priority(1).option("x", gpus(8)), 1);
+  ScheduleResult r = s.schedule(1);
+  REQUIRE(r.preemptions.size() == 1);
+  CHECK(r.preemptions[0].victim == sp);
+  CHECK(r.preemptions[0].kind == PreemptionKind::spot_eviction);
+  CHECK(s.is_running(t));
+}
+
+TEST_CASE("tasks on idle capacity are reclaimed by any non-idle task") {
+  Scheduler s(make_cluster().nodes("n", 1).build());
+  TaskId i = submit(s, make_task("i").idle().option("x", gpus(8)));
+  s.schedule(0);
+  TaskId t = submit(s, make_task("t").priority(1).option("x", gpus(8)), 1);
+  ScheduleResult r = s.schedule(1);
+  REQUIRE(r.preemptions.size() == 1);
+  CHECK(r.preemptions[0].victim == i);
+  CHECK(r.preemptions[0].kind == PreemptionKind::idle_reclaim);
+  CHECK(s.is_running(t));
+}
+
+TEST_CASE("idle and spot tasks never preempt") {
+  Scheduler s(make_cluster().nodes("n", 2).build());
+  TaskId low = submit(s, make_task("low").priority(1).option("x", gpus(8)));
+  TaskId idle_victim = submit(s, make_task("iv").idle().option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE(s.running_count() == 2);
+  TaskId sp = submit(s, make_task("sp").spot().priority(9).option("x", gpus(8)), 1);
+  TaskId id = submit(s, make_task("id").idle().option("x", gpus(8)), 1);
+  ScheduleResult r = s.schedule(1);
+  CHECK(r.preemptions.empty());
+  CHECK((s.is_waiting(sp) && s.is_waiting(id)));
+  CHECK((s.is_running(low) && s.is_running(idle_victim)));
+}
+
+TEST_CASE("with preemption off, no priority victim is taken and explain says it fits after preemption") {
+  SchedulerOptions o;
+  o.preemption = false;
+  Scheduler s(make_cluster().nodes("n", 1).build(), o);
+  TaskId low = submit(s, make_task("low").priority(1).option("x", gpus(8)));
+  s.schedule(0);
+  TaskId hi = submit(s, make_task("hi").priority(9).option("x", gpus(8)), 1);
+  CHECK(s.schedule(1).empty());
+  CHECK(s.is_running(low));
+  WaitStatus w = s.explain(hi, 1);
+  CHECK(w.code == WaitCode::fits_after_preemption);
+  CHECK_THAT(w.reason, Catch::Contains("1 task"));
+  CHECK(s.is_running(low));  // explain changes nothing
+}
+
+TEST_CASE("a preempted gang is released whole and its quota returned") {
+  Cluster c = make_cluster().pool("p").nodes("n", 2).build();
+  PoolId p = c.find_pool("p");
+  Scheduler s(c);
+  QuotaKey k{"alice", ResourceType::reserved, p};
+  s.quotas().set_limit(k, gpu_quota(16));
+  TaskId v = submit(s, make_task("v").reserved(p).priority(1).workers(1).option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE(s.quotas().find(k)->used.gpu_milli == 16000);
+  TaskId hi = submit(s, make_task("hi").reserved(p).priority(9).option("x", gpus(8)), 1);
+  ScheduleResult r = s.schedule(1);
+  CHECK(victims(r) == std::vector<TaskId>{v});
+  CHECK(s.is_running(hi));
+  CHECK(s.quotas().find(k)->used.gpu_milli == 8000);
+  CHECK(s.cluster().node(NodeId(0)).free.gpu_milli + s.cluster().node(NodeId(1)).free.gpu_milli == 8000);
+  CHECK(s.tasks_on_node(NodeId(0)).size() + s.tasks_on_node(NodeId(1)).size() == 1);
+}
+
+TEST_CASE("a task started in a pass is never preempted in the same pass") {
+  Scheduler s(make_cluster().nodes("n", 1).build());
+  TaskId sp = submit(s, make_task("spot").spot().priority(9).option("x", gpus(8)));
+  TaskId t = submit(s, make_task("t").priority(4).option("x", gpus(8)));
+  ScheduleResult r = s.schedule(0);
+  CHECK(r.preemptions.empty());  // no zero-length attempt for the spot task
+  CHECK(s.is_running(sp));
+  CHECK(s.is_waiting(t));
+  r = s.schedule(60'000);  // a later decision evicts it
+  CHECK(victims(r) == std::vector<TaskId>{sp});
+  CHECK(s.is_running(t));
+}
+
+TEST_CASE("capacity freed by a preemption goes to tasks earlier in the queue in the same call") {
+  // The idle task holds the whole node. The spot task (priority 9, cannot preempt) is ahead of
+  // p, which reclaims all 8 GPUs but needs only 4: the spot task gets the other 4 at once.
+  Scheduler s(make_cluster().nodes("n", 1).build());
+  TaskId i = submit(s, make_task("i").idle().option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE(s.is_running(i));
+  TaskId sp = submit(s, make_task("spot").spot().priority(9).option("x", gpus(4)), 1);
+  TaskId p = submit(s, make_task("p").priority(1).option("x", gpus(4)), 1);
+  ScheduleResult r = s.schedule(1);
+  CHECK(victims(r) == std::vector<TaskId>{i});
+  CHECK(s.is_running(p));
+  CHECK(s.is_running(sp));
+  CHECK(r.started == std::vector<TaskId>{p, sp});
+}
+
+TEST_CASE("a task that can only run on idle capacity never evicts non-idle tasks (no preemption ping-pong)") {
+  // Pool p's only node is held by bob's guaranteed task; the shared node by a priority-1
+  // pay-as-you-go task. Alice (reserved in p, accept_idle, priority 9) could run on idle
+  // capacity only by evicting the pay-as-you-go task, which would then reclaim her idle
+  // placement at once (idle_reclaim), and so on forever.
+  Cluster c = make_cluster().pool("p").nodes("p", 1).pool("s").nodes("s", 1).build();
+  PoolId p = c.find_pool("p");
+  Scheduler s(c);
+  s.quotas().set_limit(QuotaKey{"alice", ResourceType::reserved, p}, gpu_quota(8));
+  s.quotas().set_limit(QuotaKey{"bob", ResourceType::reserved, p}, gpu_quota(8));
+  TaskId bob = submit(s, make_task("bob").user("bob").reserved(p).guaranteed().option("x", gpus(8)));
+  TaskId pg = submit(s, make_task("pg").user("carol").priority(1).option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE((s.is_running(bob) && s.is_running(pg)));
+  TaskId alice = submit(s, make_task("alice").reserved(p).accept_idle().priority(9).option("x", gpus(8)), 1);
+  std::size_t preemptions = 0;
+  for (Time now = 1; now < 10; ++now) {
+    preemptions += s.schedule(now).preemptions.size();
+    for (TaskId t : {pg, alice})  // resubmit whatever was preempted
+      if (!s.is_running(t) && !s.is_waiting(t)) s.enqueue(t, now);
+  }
+  CHECK(preemptions == 0);
+  CHECK(s.is_running(pg));
+  CHECK(s.is_waiting(alice));
+}
+
+TEST_CASE("a task falling back to idle capacity may still reclaim idle tasks") {
+  Cluster c = make_cluster().pool("p").nodes("p", 1).pool("s").nodes("s", 1).build();
+  PoolId p = c.find_pool("p");
+  Scheduler s(c);
+  s.quotas().set_limit(QuotaKey{"alice", ResourceType::reserved, p}, gpu_quota(8));
+  s.quotas().set_limit(QuotaKey{"bob", ResourceType::reserved, p}, gpu_quota(8));
+  TaskId bob = submit(s, make_task("bob").user("bob").reserved(p).guaranteed().option("x", gpus(8)));
+  TaskId idle = submit(s, make_task("idle").user("carol").idle().option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE((s.is_running(bob) && s.is_running(idle)));
+  TaskId alice = submit(s, make_task("alice").reserved(p).accept_idle().priority(9).option("x", gpus(8)), 1);
+  ScheduleResult r = s.schedule(1);
+  CHECK(victims(r) == std::vector<TaskId>{idle});
+  REQUIRE(s.is_running(alice));
+  CHECK(s.placement_of(alice)->capacity == ResourceType::idle);
+}
