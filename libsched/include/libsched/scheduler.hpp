@@ -992,8 +992,11 @@ class Scheduler {
         return {WaitCode::blocked_by_node_policy, "quota check failed due to node blacklist: " + nodes};
       }
     }
-    // 4. Preemption would let it start?
-    if (s.resource_type != ResourceType::idle && s.resource_type != ResourceType::spot) {
+    // 4. Preemption would let it start? (Skipped when the last pass already tried preemption
+    // under the same rules at the current capacity epoch and failed: the answer is no.)
+    const bool all_on = options_.preemption && options_.idle_reclaim && options_.spot_eviction;
+    const bool just_failed = all_on && tasks_[t.index()].failed_epoch == capacity_epoch_;
+    if (!just_failed && s.resource_type != ResourceType::idle && s.resource_type != ResourceType::spot) {
       Transaction tx(cluster_, quotas_);
       std::vector<Preemption> v;
       if (try_preempt(tx, t, now, v, /*hypothetical=*/true))
