@@ -708,35 +708,47 @@ class Scheduler {
     if (!preemption_may_help(t, cands)) return std::nullopt;
     std::size_t m0 = tx.mark();
     // The shortest prefix of the candidate order that lets the whole gang start. Galloping
-    // search: release candidates in prefixes of 1, 2, 4, ... (incrementally), trying the gang
-    // after each; if even every candidate is not enough, nothing is preempted (never in vain).
-    // Then binary search inside the last doubling. O(k log k) releases for a k-victim answer.
-    std::size_t released = 0, hi = 0;
-    for (std::size_t size = 1;; size = std::min(size * 2, cands.size())) {
-      for (; released < size; ++released) release_into(tx, cands[released].id);
+    // search (prefixes of 1, 2, 4, ... victims), then binary search inside the last doubling;
+    // if even every candidate is not enough, nothing is preempted (never in vain). The prefix
+    // is moved with transaction marks (release more, or roll back to a shorter prefix), so
+    // finding a k-victim answer costs O(k) releases and O(log k) gang trials.
+    std::vector<std::size_t> marks{m0};   // marks[i]: state with the first i candidates released
+    auto set_prefix = [&](std::size_t k) {
+      if (k + 1 < marks.size()) {
+        tx.rollback_to(marks[k]);
+        marks.resize(k + 1);
+      }
+      while (marks.size() <= k) {
+        release_into(tx, cands[marks.size() - 1].id);
+        marks.push_back(tx.mark());
+      }
+    };
+    auto starts_with_prefix = [&](std::size_t k) {
+      set_prefix(k);
       std::size_t m1 = tx.mark();
       bool ok = try_start(tx, t, now, false, cls).has_value();
       tx.rollback_to(m1);
-      if (ok) {
+      return ok;
+    };
+    std::size_t hi = 0;
+    for (std::size_t size = 1;; size = std::min(size * 2, cands.size())) {
+      if (starts_with_prefix(size)) {
         hi = size;
         break;
       }
       if (size == cands.size()) break;
     }
-    tx.rollback_to(m0);
-    if (hi == 0) return std::nullopt;
-    auto start_with_prefix = [&](std::size_t k) {
-      for (std::size_t i = 0; i < k; ++i) release_into(tx, cands[i].id);
-      bool ok = try_start(tx, t, now, false, cls).has_value();
+    if (hi == 0) {
       tx.rollback_to(m0);
-      return ok;
-    };
+      return std::nullopt;
+    }
     std::size_t lo = hi / 2 + 1;
     while (lo < hi) {
       std::size_t mid = lo + (hi - lo) / 2;
-      if (start_with_prefix(mid)) hi = mid;
+      if (starts_with_prefix(mid)) hi = mid;
       else lo = mid + 1;
     }
+    tx.rollback_to(m0);
     lo = hi;
     std::vector<std::size_t> chosen(lo);
     for (std::size_t i = 0; i < lo; ++i) chosen[i] = i;
