@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -115,6 +116,33 @@ struct Pool {
   std::string name;
   PoolKind kind = PoolKind::shared;
 };
+
+namespace detail {
+/// The GPUs a replica takes on a node whose per-GPU free milli-GPU is `g[0..gpus)`: whole-GPU
+/// replicas take the lowest-index fully free GPUs; a share takes the GPU with the least free
+/// milli-GPU that still fits it (best fit per GPU; ties to the lowest index). Returns the GPU
+/// mask, or nullopt when the replica does not fit. O(num_gpu x gpus).
+inline std::optional<std::uint64_t> choose_gpus(const std::int32_t* g, std::int32_t gpus, const ReplicaShape& r) {
+  std::uint64_t mask = 0;
+  for (std::int32_t k = 0; k < r.num_gpu; ++k) {
+    int best = -1;
+    for (int i = 0; i < gpus; ++i) {
+      if ((mask >> i) & 1u || g[i] < r.gpu_milli) continue;
+      if (best < 0 || g[i] < g[best]) best = i;
+      if (r.gpu_milli >= kMilliPerGpu) break;
+    }
+    if (best < 0) return std::nullopt;
+    mask |= std::uint64_t{1} << best;
+  }
+  return mask;
+}
+/// Copies a node's per-GPU free array into `out` and takes `r` from it as choose_gpus would.
+inline void free_after(const std::int32_t* g, std::int32_t gpus, const ReplicaShape& r, std::int32_t* out) {
+  std::copy(g, g + gpus, out);
+  if (auto m = choose_gpus(g, gpus, r))
+    for (std::uint64_t b = *m; b; b &= b - 1) out[std::countr_zero(b)] -= r.gpu_milli;
+}
+}  // namespace detail
 
 /// The cluster: interned GPU models, pools and nodes with free capacity.
 /// NodeIds are dense indices in insertion order.
@@ -254,18 +282,9 @@ class Cluster {
     a.cpu_milli = r.cpu_milli;
     a.mem_mib = r.mem_mib;
     a.gpu_milli = r.num_gpu > 0 ? r.gpu_milli : 0;
-    std::int32_t* g = gpu_free_.data() + n.gpu_offset;
-    for (std::int32_t k = 0; k < r.num_gpu; ++k) {
-      int best = -1;
-      for (int i = 0; i < n.gpus; ++i) {
-        if ((a.gpu_mask >> i) & 1u) continue;
-        if (g[i] < r.gpu_milli) continue;
-        if (best < 0 || g[i] < g[best]) best = i;
-        if (r.gpu_milli >= kMilliPerGpu) break;
-      }
-      if (best < 0) throw std::logic_error("Cluster::allocate: replica does not fit on " + n.name);
-      a.gpu_mask |= std::uint64_t{1} << best;
-    }
+    auto mask = detail::choose_gpus(gpu_free_.data() + n.gpu_offset, n.gpus, r);
+    if (!mask) throw std::logic_error("Cluster::allocate: replica does not fit on " + n.name);
+    a.gpu_mask = *mask;
     apply(n, a, -1);
     return a;
   }

@@ -82,19 +82,7 @@ inline double node_fragmentation(const Cluster& c, NodeId id, const WorkloadDist
 inline double node_fragmentation_after(const Cluster& c, NodeId id, const ReplicaShape& r, const WorkloadDistribution& w) {
   const Node& n = c.node(id);
   std::int32_t g[kMaxGpusPerNode];
-  std::copy(c.gpu_free_begin(id), c.gpu_free_begin(id) + n.gpus, g);
-  std::uint64_t used = 0;
-  for (std::int32_t k = 0; k < r.num_gpu; ++k) {
-    int best = -1;
-    for (int i = 0; i < n.gpus; ++i) {
-      if ((used >> i) & 1u || g[i] < r.gpu_milli) continue;
-      if (best < 0 || g[i] < g[best]) best = i;
-      if (r.gpu_milli >= kMilliPerGpu) break;
-    }
-    if (best < 0) break;
-    used |= std::uint64_t{1} << best;
-    g[best] -= r.gpu_milli;
-  }
+  detail::free_after(c.gpu_free_begin(id), n.gpus, r, g);
   double f = 0;
   for (std::size_t k = 0; k < w.shapes.size(); ++k)
     f += w.weights[k] * detail::fragment_for(n.model, n.free.cpu_milli - r.cpu_milli, n.free.mem_mib - r.mem_mib, g, n.gpus, w.shapes[k]);

@@ -188,19 +188,7 @@ class Fgd final : public PlacementPolicy {
     State before = state_of(n, c.gpu_free_begin(id), n.free.cpu_milli, n.free.mem_mib);
     // The state after placing r with Cluster::allocate's GPU choice (best fit per GPU).
     std::int32_t g[kCachedGpus];
-    std::copy(c.gpu_free_begin(id), c.gpu_free_begin(id) + n.gpus, g);
-    std::uint64_t used = 0;
-    for (std::int32_t k = 0; k < r.num_gpu; ++k) {
-      int best = -1;
-      for (int i = 0; i < n.gpus; ++i) {
-        if ((used >> i) & 1u || g[i] < r.gpu_milli) continue;
-        if (best < 0 || g[i] < g[best]) best = i;
-        if (r.gpu_milli >= kMilliPerGpu) break;
-      }
-      if (best < 0) break;
-      used |= std::uint64_t{1} << best;
-      g[best] -= r.gpu_milli;
-    }
+    libsched::detail::free_after(c.gpu_free_begin(id), n.gpus, r, g);
     State after = state_of(n, g, n.free.cpu_milli - r.cpu_milli, n.free.mem_mib - r.mem_mib);
     double sc = -(frag(after) - frag(before));
     if (memo_.size() > (1u << 20)) memo_.clear();
