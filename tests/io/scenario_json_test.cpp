@@ -97,6 +97,13 @@ TEST_CASE("an unreadable file gives one error and no scenario", "[io][json]") {
   CHECK_FALSE(r.ok());
 }
 
+TEST_CASE("a directory given as the scenario file is named as such, not as malformed JSON", "[io][json]") {
+  const auto r = sim::io::load_scenario_file("/tmp");
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].str() == "/tmp: is a directory, not a scenario file");
+  CHECK_FALSE(r.ok());
+}
+
 namespace {
 /// The base scenario plus every extension key, so that the round trip covers them.
 json scenario_with_extensions() {
