@@ -867,6 +867,38 @@ bool ParseResult::ok() const { return scenario.has_value() && count_errors(diagn
 
 ParseResult parse_scenario_text(std::string_view text, const std::string& file_label) {
   ParseResult r;
+  // Refuse absurd nesting before parsing: dumping or walking such a value recurses once per level
+  // and overflowed the stack (SIGSEGV on `[[[[...]]]]` 100000 deep). No scenario nests this deep.
+  {
+    constexpr int k_max_depth = 100;
+    int depth = 0, line = 1;
+    std::size_t line_start = 0;
+    bool in_string = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '\n') ++line, line_start = i + 1;
+      if (in_string) {
+        if (escaped) escaped = false;
+        else if (c == '\\') escaped = true;
+        else if (c == '"') in_string = false;
+        continue;
+      }
+      if (c == '"') in_string = true;
+      else if (c == '[' || c == '{') {
+        if (++depth > k_max_depth) {
+          const int column = static_cast<int>(i - line_start) + 1;
+          Diagnostic d{Diagnostic::Severity::error, file_label, fmt::format("line {}, column {}", line, column), "",
+                       fmt::format("malformed JSON: nested deeper than {} levels", k_max_depth)};
+          d.line = line;
+          d.column = column;
+          r.diagnostics.push_back(std::move(d));
+          return r;
+        }
+      } else if (c == ']' || c == '}') {
+        --depth;
+      }
+    }
+  }
   json j;
   try {
     j = json::parse(text.begin(), text.end());
