@@ -768,7 +768,13 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
   for (const auto& p : s.node_policies) policies.insert(p.name);
   for (const auto& t : s.tasks) tasks.insert(t.name);
 
+  // A node shape that failed its own check (e.g. gpus 1000000, refused and read as 0) would make
+  // every replica look too large: skip the "fits on no node" warnings then.
+  const bool node_shapes_broken =
+      broken(R"(cluster\.pools\[\d+\]\.(node_groups|nodes)\[\d+\]\.(gpus|vcpu|memory_gib|gpu_model))");
   const auto nodes = expand_nodes(s.cluster);
+  const std::vector<NodeShape> no_nodes;
+  const auto& fit_nodes = node_shapes_broken ? no_nodes : nodes;
   std::map<std::string, const NodeShape*> node_by_name;
   for (const auto& n : nodes) {
     auto [it, inserted] = node_by_name.emplace(n.name, &n);
@@ -840,12 +846,12 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
       const auto& sp = *it->second;
       std::vector<std::string> models;
       if (!sp.gpu_model.empty()) models.push_back(sp.gpu_model);
-      check_replica_fits(sink, nodes, index_path(p + ".specs", k), q(sp.name), sp.gpus * t.count_per_node,
+      check_replica_fits(sink, fit_nodes, index_path(p + ".specs", k), q(sp.name), sp.gpus * t.count_per_node,
                          sp.vcpu * t.count_per_node, sp.memory_gib * t.count_per_node, models);
     }
     if (t.replica) {
       const auto& r = *t.replica;
-      check_replica_fits(sink, nodes, p + ".replica", "", r.gpus * t.count_per_node, r.vcpu * t.count_per_node,
+      check_replica_fits(sink, fit_nodes, p + ".replica", "", r.gpus * t.count_per_node, r.vcpu * t.count_per_node,
                          r.memory_gib * t.count_per_node, r.gpu_models);
     }
   }

@@ -174,3 +174,12 @@ TEST_CASE("the schedsim binary refuses a bad --seed, --until and --out with exit
   std::remove(file.c_str());
   std::remove(good.c_str());
 }
+
+TEST_CASE("a refused node shape does not also produce 'larger than every node' warnings", "[io][cli]") {
+  json j = valid_scenario();
+  j["cluster"]["pools"][0]["node_groups"][0]["gpus"] = -8;
+  const auto [rc, err] = validate_json("neg_gpus.json", j);
+  CHECK(rc == 2);
+  CHECK(lines(err).size() == 1);
+  CHECK(err.find("larger than every node") == std::string::npos);
+}
