@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include <Eigen/Core>
 #include <fmt/format.h>
@@ -31,8 +32,23 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
   const std::uint64_t seed0 = opts.seed.value_or(sc.seed);
   const int seeds = std::max(1, opts.seeds);
 
-  // The cluster and task shapes exactly as the simulator builds them from the scenario.
-  Simulator built(sc);
+  {
+    std::error_code ec;
+    if (opts.out_dir.empty() || (std::filesystem::exists(opts.out_dir, ec) && !std::filesystem::is_directory(opts.out_dir, ec))) {
+      err << fmt::format("schedsim fill: --out: \"{}\": must name a directory\n", opts.out_dir);
+      return 2;
+    }
+  }
+  // The cluster and task shapes exactly as the simulator builds them from the scenario. The
+  // library refuses shapes it cannot model (e.g. a node of more than 64 GPUs): report, not abort.
+  std::optional<Simulator> built_holder;
+  try {
+    built_holder.emplace(sc);
+  } catch (const std::exception& e) {
+    err << fmt::format("{}: {}\n", sc.file, e.what());
+    return 2;
+  }
+  Simulator& built = *built_holder;
   const libsched::Cluster& cluster = built.scheduler().cluster();
   std::vector<libsched::TaskSpec> tasks;
   tasks.reserve(built.scheduler().task_count());
@@ -75,7 +91,7 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
       write_file_atomic((std::filesystem::path(opts.out_dir) / "fill_summary.csv").string(), summary);
     }
   } catch (const std::exception& e) {
-    err << e.what() << "\n";
+    err << "schedsim fill: --out: " << e.what() << "\n";
     return 2;
   }
   return 0;

@@ -1,6 +1,9 @@
 // schedsim: command-line entry point (CLI11). Subcommands: run, validate, convert, fill. Each is
 // one add_<name>_command function that registers the subcommand and sets `exit_code` in its
 // callback, plus one line in main().
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -15,6 +18,28 @@
 #include "sim/io/validate_cli.hpp"
 
 namespace {
+
+/// --seed: a decimal integer 0..2^64-1 (CLI11 alone wraps `-1` and saturates overflow silently).
+const CLI::Validator k_seed_check(
+    [](std::string& v) -> std::string {
+      std::uint64_t x = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || ec != std::errc() || end != v.data() + v.size())
+        return v + ": must be an integer from 0 to 18446744073709551615";
+      return {};
+    },
+    "UINT64");
+
+/// --until: a finite number of seconds in [0, 1e9] (the scenario's bound for every time).
+const CLI::Validator k_until_check(
+    [](std::string& v) -> std::string {
+      double x = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !std::isfinite(x) || x < 0 || x > 1e9)
+        return v + ": must be a number of seconds from 0 to 1e9";
+      return {};
+    },
+    "SECONDS");
 
 /// `schedsim validate SCENARIO`: checks a scenario, prints diagnostics, exits 0 or 2.
 void add_validate_command(CLI::App& app, int& exit_code) {
@@ -65,8 +90,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   a->run.out_dir = "out";
   cmd->add_option("SCENARIO", a->path, "Scenario JSON file (omit for the embedded default scenario)");
   cmd->add_option("--out", a->run.out_dir, "Output directory (default: out)");
-  auto* seed = cmd->add_option("--seed", a->seed, "Random seed (overrides the scenario's)");
-  auto* until = cmd->add_option("--until", a->until, "Stop the simulation at this time (seconds)")->check(CLI::NonNegativeNumber);
+  auto* seed = cmd->add_option("--seed", a->seed, "Random seed (overrides the scenario's)")->check(k_seed_check);
+  auto* until = cmd->add_option("--until", a->until, "Stop the simulation at this time (seconds)")->check(k_until_check);
   cmd->add_flag("--skip-bad-rows", a->skip_bad_rows, "Skip and count malformed trace rows instead of failing");
   cmd->add_flag("!--no-progress", a->run.progress, "Do not show the progress line");
   cmd->callback([a, seed, until, &exit_code] {
@@ -95,7 +120,7 @@ void add_fill_command(CLI::App& app, int& exit_code) {
   cmd->add_option("SCENARIO", a->path, "Scenario JSON file with a cluster and a trace")->required();
   cmd->add_option("--out", a->fill.out_dir, "Output directory (default: out)");
   auto* policy = cmd->add_option("--policy", a->policy, "Placement policy (overrides scheduler.placement)");
-  auto* seed = cmd->add_option("--seed", a->seed, "Seed of the shuffle and copies (overrides the scenario's)");
+  auto* seed = cmd->add_option("--seed", a->seed, "Seed of the shuffle and copies (overrides the scenario's)")->check(k_seed_check);
   auto* target = cmd->add_option("--target-pct", a->target, "Stop when requested GPUs reach this % of cluster GPUs (default 130)");
   cmd->add_option("--policies", a->fill.policies, "Sweep these policies (comma separated)")->delimiter(',');
   cmd->add_option("--seeds", a->fill.seeds, "Sweep this many seeds from --seed")->check(CLI::PositiveNumber);

@@ -188,7 +188,8 @@ void Simulator::write_outputs(const std::string& dir) const {
   write("events.jsonl", ev);
 
   // timeseries.csv: value of the last change point at or before each sample time.
-  Time interval = sc_.timeseries_interval_s > 0 ? from_seconds(sc_.timeseries_interval_s)
+  // At least 1 ms: a sub-millisecond interval would never advance (scenario files refuse < 1 s).
+  Time interval = sc_.timeseries_interval_s > 0 ? std::max<Time>(1, from_seconds(sc_.timeseries_interval_s))
                                                 : std::max<Time>(1000, ((makespan_ / 100 + 999) / 1000) * 1000);
   std::string ts = "time_s,gpus_reserved,gpus_pay_as_you_go,gpus_spot,gpus_idle,gpus_allocated,gpus_up,queue_length,running_tasks,frag_gpus\n";
   std::size_t k = 0;

@@ -1,6 +1,8 @@
 // `schedsim run` implementation: simulate, write outputs atomically, print a summary table.
 #include "sim/run_cli.hpp"
 
+#include "sim/io/validate_cli.hpp"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -18,8 +20,37 @@ namespace fs = std::filesystem;
 
 int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& out, std::ostream& err) {
   if (opts.out_dir.empty()) {
-    err << "schedsim run: --out DIR is required\n";
-    return 1;
+    err << "schedsim run: --out: \"\": must name a directory\n";
+    return io::exit_invalid_input;
+  }
+  // Refuse an output path that cannot receive the five files before simulating anything, so a
+  // run never fails half-way through moving its files into place (partial outputs).
+  static constexpr const char* k_files[] = {"tasks.csv", "summary.json", "events.jsonl", "timeseries.csv", "metrics.prom"};
+  {
+    std::error_code ec;
+    const fs::path d(opts.out_dir);
+    if (fs::exists(d, ec) && !fs::is_directory(d, ec)) {
+      err << "schedsim run: --out: " << opts.out_dir << ": exists and is not a directory\n";
+      return io::exit_invalid_input;
+    }
+    if (fs::is_directory(d, ec)) {
+      for (const char* f : k_files) {
+        if (fs::is_directory(d / f, ec)) {
+          err << "schedsim run: --out: " << (d / f).string() << ": is a directory; cannot write the output file\n";
+          return io::exit_invalid_input;
+        }
+      }
+    }
+    for (fs::path p = d.parent_path(); !p.empty(); p = p.parent_path()) {
+      if (fs::exists(p, ec)) {
+        if (!fs::is_directory(p, ec)) {
+          err << "schedsim run: --out: " << opts.out_dir << ": " << p.string() << " is not a directory\n";
+          return io::exit_invalid_input;
+        }
+        break;
+      }
+      if (p == p.parent_path()) break;
+    }
   }
   SimOptions so;
   so.seed = opts.seed;
@@ -47,7 +78,7 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
     s.write_outputs(tmp.string());
     if (fs::exists(dir)) {
       // Move each finished file into the existing directory (each rename is atomic).
-      for (const char* f : {"tasks.csv", "summary.json", "events.jsonl", "timeseries.csv", "metrics.prom"})
+      for (const char* f : k_files)
         fs::rename(tmp / f, dir / f);
       fs::remove_all(tmp);
     } else {

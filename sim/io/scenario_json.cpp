@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -42,6 +43,15 @@ const std::vector<std::string_view> k_placements = {"first-fit", "best-fit",    
 const std::vector<std::string_view> k_retry_causes = {
     "transient",        "node_failure",       "preemption",        "spot_eviction",     "precheck_failure",
     "image_pull_failure", "image_unavailable", "bad_command",       "invalid_data_path", "gpu_oom"};
+
+// Upper bound of every time in a scenario (about 31.7 years): times are integer milliseconds
+// inside the simulator, and sums of times must not overflow.
+constexpr double k_max_time_s = 1e9;
+// Upper bounds that keep a scenario's expansion finite and within libsched's limits.
+constexpr int k_max_node_gpus = 64;         // libsched: a node has 0..64 GPUs (one bit each)
+constexpr int k_max_group_count = 100000;   // nodes per node group
+// Upper bound of a vCPU, GiB or quota GPU amount (converted to int64 milli-units / MiB).
+constexpr double k_max_amount = 1e9;
 
 constexpr double k_block_min_s = 60;               // platform-model.md: block expiry >= 1 minute
 constexpr double k_block_max_s = 72.0 * 3600.0;    // ... and <= 72 hours after creation
@@ -130,9 +140,16 @@ struct Range {
     const bool hi_ok = hi_inclusive ? v <= hi : v < hi;
     return lo_ok && hi_ok;
   }
-  std::string rule() const {
+  /// The rule broken by `v`. A range with an exclusive end names only the end `v` violates.
+  std::string rule(double v) const {
     const bool has_lo = std::isfinite(lo), has_hi = std::isfinite(hi);
-    if (has_lo && has_hi) return fmt::format("must be between {} and {}", num_text(lo), num_text(hi));
+    if (has_lo && has_hi && lo_inclusive && hi_inclusive)
+      return fmt::format("must be between {} and {}", num_text(lo), num_text(hi));
+    if (has_lo && has_hi) {
+      const bool lo_ok = lo_inclusive ? v >= lo : v > lo;
+      if (!lo_ok) return fmt::format("must be {} {}", lo_inclusive ? ">=" : ">", num_text(lo));
+      return fmt::format("must be {} {}", hi_inclusive ? "<=" : "<", num_text(hi));
+    }
     if (has_lo) return fmt::format("must be {} {}", lo_inclusive ? ">=" : ">", num_text(lo));
     if (has_hi) return fmt::format("must be {} {}", hi_inclusive ? "<=" : "<", num_text(hi));
     return "";
@@ -218,7 +235,7 @@ class Obj {
     if (!v) return false;
     if (!v->is_number()) return type_error(key, *v, "must be a number");
     const double d = v->get<double>();
-    if (!range.ok(d)) return type_error(key, *v, range.rule());
+    if (!range.ok(d)) return type_error(key, *v, range.rule(d));
     out = d;
     return true;
   }
@@ -242,7 +259,7 @@ class Obj {
     const std::int64_t i = v->is_number_unsigned() ? static_cast<std::int64_t>(std::min<std::uint64_t>(
                                                          v->get<std::uint64_t>(), std::numeric_limits<std::int64_t>::max()))
                                                    : v->get<std::int64_t>();
-    if (!range.ok(static_cast<double>(i))) return type_error(key, *v, range.rule());
+    if (!range.ok(static_cast<double>(i))) return type_error(key, *v, range.rule(static_cast<double>(i)));
     out = i;
     return true;
   }
@@ -340,8 +357,8 @@ InstanceSpecCfg read_spec(Sink& sink, const json& j, const std::string& path) {
   o.integer("gpus", s.gpus, Req::optional, at_least(0));
   if (o.integer("gpu_milli", s.gpu_milli, Req::optional, between(1, 1000)) && s.gpu_milli < 1000 && s.gpus != 1)
     o.error("gpu_milli", "a GPU share (gpu_milli < 1000) needs gpus == 1");
-  o.number("vcpu", s.vcpu, Req::optional, at_least(0));
-  o.number("memory_gib", s.memory_gib, Req::optional, at_least(0));
+  o.number("vcpu", s.vcpu, Req::optional, between(0, k_max_amount));
+  o.number("memory_gib", s.memory_gib, Req::optional, between(0, k_max_amount));
   return s;
 }
 
@@ -351,16 +368,16 @@ NodeGroupCfg read_node_group(Sink& sink, const json& j, const std::string& path)
         {"prefix", "count", "gpu_model", "gpus", "vcpu", "memory_gib", "nodes_per_rack", "racks_per_switch", "labels",
          "mtbf_s", "mttr_s", "unhealthy_prob"});
   o.str("prefix", g.prefix, Req::required);
-  o.integer("count", g.count, Req::required, at_least(1));
+  o.integer("count", g.count, Req::required, between(1, k_max_group_count));
   o.str("gpu_model", g.gpu_model);
-  o.integer("gpus", g.gpus, Req::optional, at_least(0));
-  o.number("vcpu", g.vcpu, Req::optional, at_least(0));
-  o.number("memory_gib", g.memory_gib, Req::optional, at_least(0));
+  o.integer("gpus", g.gpus, Req::optional, between(0, k_max_node_gpus));
+  o.number("vcpu", g.vcpu, Req::optional, between(0, k_max_amount));
+  o.number("memory_gib", g.memory_gib, Req::optional, between(0, k_max_amount));
   o.integer("nodes_per_rack", g.nodes_per_rack, Req::optional, at_least(0));
   o.integer("racks_per_switch", g.racks_per_switch, Req::optional, at_least(0));
   o.labels("labels", g.labels);
-  o.number("mtbf_s", g.mtbf_s, Req::optional, at_least(0));
-  o.number("mttr_s", g.mttr_s, Req::optional, at_least(0));
+  o.number("mtbf_s", g.mtbf_s, Req::optional, between(0, k_max_time_s));
+  o.number("mttr_s", g.mttr_s, Req::optional, between(0, k_max_time_s));
   o.number("unhealthy_prob", g.unhealthy_prob, Req::optional, between(0, 1));
   return g;
 }
@@ -370,9 +387,9 @@ NodeCfg read_node(Sink& sink, const json& j, const std::string& path) {
   Obj o(sink, j, path, {"name", "gpu_model", "gpus", "vcpu", "memory_gib", "rack", "labels"});
   o.str("name", n.name, Req::required, true);
   o.str("gpu_model", n.gpu_model);
-  o.integer("gpus", n.gpus, Req::optional, at_least(0));
-  o.number("vcpu", n.vcpu, Req::optional, at_least(0));
-  o.number("memory_gib", n.memory_gib, Req::optional, at_least(0));
+  o.integer("gpus", n.gpus, Req::optional, between(0, k_max_node_gpus));
+  o.number("vcpu", n.vcpu, Req::optional, between(0, k_max_amount));
+  o.number("memory_gib", n.memory_gib, Req::optional, between(0, k_max_amount));
   o.str("rack", n.rack);
   o.labels("labels", n.labels);
   return n;
@@ -408,9 +425,9 @@ QuotaCfg read_quota(Sink& sink, const json& j, const std::string& path) {
   o.str("user", q.user, Req::required, true);
   o.enumeration("resource_type", q.resource_type, k_quota_resource_types, Req::required);
   o.str("pool", q.pool);
-  o.number("gpus", q.gpus, Req::optional, at_least(0));
-  o.number("vcpu", q.vcpu, Req::optional, at_least(0));
-  o.number("memory_gib", q.memory_gib, Req::optional, at_least(0));
+  o.number("gpus", q.gpus, Req::optional, between(0, k_max_amount));
+  o.number("vcpu", q.vcpu, Req::optional, between(0, k_max_amount));
+  o.number("memory_gib", q.memory_gib, Req::optional, between(0, k_max_amount));
   return q;
 }
 
@@ -426,8 +443,8 @@ NodePolicyCfg read_policy(Sink& sink, const json& j, const std::string& path) {
   o.str("tenant", p.tenant);
   o.str_list("workload_types", p.workload_types, Req::optional, k_task_types);
   o.str_list("nodes", p.nodes, Req::required);
-  o.number("created_s", p.created_s, Req::optional, at_least(0));
-  o.number("expire_s", p.expire_s, at_least(0));
+  o.number("created_s", p.created_s, Req::optional, between(0, k_max_time_s));
+  o.number("expire_s", p.expire_s, between(0, k_max_time_s));
   return p;
 }
 
@@ -441,8 +458,8 @@ SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path) 
   o.boolean("idle_reclaim", s.idle_reclaim);
   o.boolean("spot_eviction", s.spot_eviction);
   o.enumeration("queueing", s.queueing, k_queueing);
-  o.number("idle_stability_high_s", s.idle_stability_high_s, Req::optional, at_least(0));
-  o.number("idle_stability_medium_s", s.idle_stability_medium_s, Req::optional, at_least(0));
+  o.number("idle_stability_high_s", s.idle_stability_high_s, Req::optional, between(0, k_max_time_s));
+  o.number("idle_stability_medium_s", s.idle_stability_medium_s, Req::optional, between(0, k_max_time_s));
   o.str_list("retry_on", s.retry_on, Req::optional, k_retry_causes);
   return s;
 }
@@ -453,8 +470,8 @@ ReplicaCfg read_replica(Sink& sink, const json& j, const std::string& path) {
   o.integer("gpus", r.gpus, Req::optional, at_least(0));
   if (o.integer("gpu_milli", r.gpu_milli, Req::optional, between(1, 1000)) && r.gpu_milli < 1000 && r.gpus != 1)
     o.error("gpu_milli", "a GPU share (gpu_milli < 1000) needs gpus == 1");
-  o.number("vcpu", r.vcpu, Req::optional, at_least(0));
-  o.number("memory_gib", r.memory_gib, Req::optional, at_least(0));
+  o.number("vcpu", r.vcpu, Req::optional, between(0, k_max_amount));
+  o.number("memory_gib", r.memory_gib, Req::optional, between(0, k_max_amount));
   o.str_list("gpu_models", r.gpu_models);
   return r;
 }
@@ -465,12 +482,12 @@ AutoscalingCfg read_autoscaling(Sink& sink, const json& j, const std::string& pa
   o.boolean("enabled", a.enabled);
   o.integer("min_workers", a.min_workers, Req::optional, at_least(0));
   o.integer("max_workers", a.max_workers, Req::optional, at_least(0));
-  o.number("idle_reclaim_s", a.idle_reclaim_s, Req::optional, at_least(0));
+  o.number("idle_reclaim_s", a.idle_reclaim_s, Req::optional, between(0, k_max_time_s));
   o.enumeration("scale_out", a.scale_out, k_scale_out);
   o.array("demand", Req::optional, [&](const json& e, const std::string& ep) {
     AutoscalingCfg::Step step;
     Obj so(sink, e, ep, {"at_s", "workers"});
-    so.number("at_s", step.at_s, Req::required, at_least(0));
+    so.number("at_s", step.at_s, Req::required, between(0, k_max_time_s));
     so.integer("workers", step.workers, Req::required, at_least(0));
     a.demand.push_back(step);
   });
@@ -514,8 +531,8 @@ TaskCfg read_task(Sink& sink, const json& j, const std::string& path) {
   o.str("name", t.name, Req::required, true);
   o.str("user", t.user, Req::required, true);
   o.str("tenant", t.tenant);
-  o.number("submit_s", t.submit_s, Req::required, at_least(0));
-  o.number("duration_s", t.duration_s, Req::required, above(0));
+  o.number("submit_s", t.submit_s, Req::required, between(0, k_max_time_s));
+  o.number("duration_s", t.duration_s, Req::required, Range{0, false, k_max_time_s, true});
   const bool type_ok = o.enumeration("type", t.type, k_task_types, Req::required);
   o.integer("workers", t.workers, Req::required, at_least(0));
 
@@ -539,20 +556,20 @@ TaskCfg read_task(Sink& sink, const json& j, const std::string& path) {
   o.boolean("accept_idle", t.accept_idle);
   o.boolean("prefer_idle", t.prefer_idle);
   o.enumeration("idle_stability", t.idle_stability, k_idle_stability);
-  o.number("checkpoint_interval_s", t.checkpoint_interval_s, above(0));
+  o.number("checkpoint_interval_s", t.checkpoint_interval_s, Range{0, false, k_max_time_s, true});
   if (const json* ft = o.find("fault_tolerance")) {
     Obj fo(sink, *ft, o.path("fault_tolerance"), {"max_resubmissions"});
     fo.integer("max_resubmissions", t.fault_tolerance.max_resubmissions, Req::optional, at_least(0));
   }
   o.integer("image_pull_retries", t.image_pull_retries, Req::optional, at_least(-1));
   o.str_list("node_policies", t.node_policies);
-  o.number("runtime_estimate_s", t.runtime_estimate_s, above(0));
-  o.number("precheck_s", t.precheck_s, Req::optional, at_least(0));
-  o.number("image_pull_s", t.image_pull_s, Req::optional, at_least(0));
+  o.number("runtime_estimate_s", t.runtime_estimate_s, Range{0, false, k_max_time_s, true});
+  o.number("precheck_s", t.precheck_s, Req::optional, between(0, k_max_time_s));
+  o.number("image_pull_s", t.image_pull_s, Req::optional, between(0, k_max_time_s));
   o.number("image_pull_failure_prob", t.image_pull_failure_prob, Req::optional, between(0, 1));
   o.number("transient_failure_rate_per_h", t.transient_failure_rate_per_h, Req::optional, at_least(0));
   o.boolean("debug", t.debug);
-  o.number("debug_retention_s", t.debug_retention_s, Req::optional, at_least(0));
+  o.number("debug_retention_s", t.debug_retention_s, Req::optional, between(0, k_max_time_s));
   o.str("head_spec", t.head_spec);
   if (const json* as = o.find("autoscaling")) t.autoscaling = read_autoscaling(sink, *as, o.path("autoscaling"));
 
@@ -579,7 +596,7 @@ EventCfg read_event(Sink& sink, const json& j, const std::string& path) {
   EventCfg e;
   Obj o(sink, j, path, {"at_s", "kind", "node", "nodes", "task", "error"});
   if (!o.valid()) return e;
-  o.number("at_s", e.at_s, Req::required, at_least(0));
+  o.number("at_s", e.at_s, Req::required, between(0, k_max_time_s));
   const bool kind_ok = o.enumeration("kind", e.kind, k_event_kinds, Req::required);
   const bool node_event = kind_ok && (e.kind == "node_down" || e.kind == "node_up");
   const bool fault = kind_ok && e.kind == "task_fault";
@@ -619,8 +636,10 @@ Scenario read_scenario(Sink& sink, const json& j) {
   o.str("name", s.name, Req::required, true);
   std::int64_t seed = 0;
   if (o.integer64("seed", seed, Req::optional, at_least(0))) s.seed = static_cast<std::uint64_t>(seed);
-  o.number("until_s", s.until_s, at_least(0));
-  o.number("timeseries_interval_s", s.timeseries_interval_s, Req::optional, at_least(0));
+  o.number("until_s", s.until_s, between(0, k_max_time_s));
+  if (o.number("timeseries_interval_s", s.timeseries_interval_s, Req::optional, between(0, k_max_time_s)) &&
+      s.timeseries_interval_s > 0 && s.timeseries_interval_s < 1)
+    sink.error("timeseries_interval_s", num_text(s.timeseries_interval_s), "must be 0 (automatic) or >= 1");
   if (const json* c = o.get("cluster", Req::required)) s.cluster = read_cluster(sink, *c, "cluster");
   o.array("quotas", Req::optional, [&](const json& e, const std::string& p) { s.quotas.push_back(read_quota(sink, e, p)); });
   o.array("node_policies", Req::optional,
@@ -749,7 +768,13 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
   for (const auto& p : s.node_policies) policies.insert(p.name);
   for (const auto& t : s.tasks) tasks.insert(t.name);
 
+  // A node shape that failed its own check (e.g. gpus 1000000, refused and read as 0) would make
+  // every replica look too large: skip the "fits on no node" warnings then.
+  const bool node_shapes_broken =
+      broken(R"(cluster\.pools\[\d+\]\.(node_groups|nodes)\[\d+\]\.(gpus|vcpu|memory_gib|gpu_model))");
   const auto nodes = expand_nodes(s.cluster);
+  const std::vector<NodeShape> no_nodes;
+  const auto& fit_nodes = node_shapes_broken ? no_nodes : nodes;
   std::map<std::string, const NodeShape*> node_by_name;
   for (const auto& n : nodes) {
     auto [it, inserted] = node_by_name.emplace(n.name, &n);
@@ -821,12 +846,12 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
       const auto& sp = *it->second;
       std::vector<std::string> models;
       if (!sp.gpu_model.empty()) models.push_back(sp.gpu_model);
-      check_replica_fits(sink, nodes, index_path(p + ".specs", k), q(sp.name), sp.gpus * t.count_per_node,
+      check_replica_fits(sink, fit_nodes, index_path(p + ".specs", k), q(sp.name), sp.gpus * t.count_per_node,
                          sp.vcpu * t.count_per_node, sp.memory_gib * t.count_per_node, models);
     }
     if (t.replica) {
       const auto& r = *t.replica;
-      check_replica_fits(sink, nodes, p + ".replica", "", r.gpus * t.count_per_node, r.vcpu * t.count_per_node,
+      check_replica_fits(sink, fit_nodes, p + ".replica", "", r.gpus * t.count_per_node, r.vcpu * t.count_per_node,
                          r.memory_gib * t.count_per_node, r.gpu_models);
     }
   }
@@ -848,6 +873,38 @@ bool ParseResult::ok() const { return scenario.has_value() && count_errors(diagn
 
 ParseResult parse_scenario_text(std::string_view text, const std::string& file_label) {
   ParseResult r;
+  // Refuse absurd nesting before parsing: dumping or walking such a value recurses once per level
+  // and overflowed the stack (SIGSEGV on `[[[[...]]]]` 100000 deep). No scenario nests this deep.
+  {
+    constexpr int k_max_depth = 100;
+    int depth = 0, line = 1;
+    std::size_t line_start = 0;
+    bool in_string = false, escaped = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '\n') ++line, line_start = i + 1;
+      if (in_string) {
+        if (escaped) escaped = false;
+        else if (c == '\\') escaped = true;
+        else if (c == '"') in_string = false;
+        continue;
+      }
+      if (c == '"') in_string = true;
+      else if (c == '[' || c == '{') {
+        if (++depth > k_max_depth) {
+          const int column = static_cast<int>(i - line_start) + 1;
+          Diagnostic d{Diagnostic::Severity::error, file_label, fmt::format("line {}, column {}", line, column), "",
+                       fmt::format("malformed JSON: nested deeper than {} levels", k_max_depth)};
+          d.line = line;
+          d.column = column;
+          r.diagnostics.push_back(std::move(d));
+          return r;
+        }
+      } else if (c == ']' || c == '}') {
+        --depth;
+      }
+    }
+  }
   json j;
   try {
     j = json::parse(text.begin(), text.end());
@@ -882,6 +939,12 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
 }
 
 ParseResult load_scenario_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    ParseResult r;
+    r.diagnostics.push_back({Diagnostic::Severity::error, path, "", "", "is a directory, not a scenario file"});
+    return r;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     ParseResult r;

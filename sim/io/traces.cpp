@@ -13,6 +13,8 @@
 #include <sstream>
 #include <unordered_set>
 
+#include <fmt/format.h>
+
 #include "sim/io/traces_detail.hpp"
 
 #ifndef SCHEDSIM_SOURCE_DIR
@@ -158,6 +160,19 @@ TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts) {
   } else {
     throw TraceError("trace '" + cfg.path + "': unknown format '" + cfg.format +
                      "' (expected openb, philly or swf)");
+  }
+  // The bound scenario files have for every time (docs/scenario-format.md): the simulator counts
+  // integer milliseconds, and larger times overflow.
+  constexpr double k_max_time_s = 1e9;
+  auto check_time = [&](const TaskCfg& t, const char* what, double v) {
+    if (!(v <= k_max_time_s))
+      throw TraceError(fmt::format("trace '{}': task '{}': {} {} (after time_scale {}) must be <= {} s", cfg.path,
+                                   t.name, what, v, cfg.time_scale, k_max_time_s));
+  };
+  for (const auto& t : load.tasks) {
+    check_time(t, "submit_s", t.submit_s);
+    check_time(t, "duration_s", t.duration_s);
+    if (t.runtime_estimate_s) check_time(t, "runtime_estimate_s", *t.runtime_estimate_s);
   }
   return load;
 }

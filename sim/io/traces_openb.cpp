@@ -48,7 +48,9 @@ std::vector<NodeCfg> read_openb_nodes(const std::string& path, const TraceOption
     const int gpus = get_num<int>(f, h.index[kGpu], "gpu");
     if (cpu < 0) row_fail(f[static_cast<std::size_t>(h.index[kCpu])].column, field_name(static_cast<std::size_t>(h.index[kCpu]), "cpu_milli") + ": must be >= 0");
     if (mem < 0) row_fail(f[static_cast<std::size_t>(h.index[kMem])].column, field_name(static_cast<std::size_t>(h.index[kMem]), "memory_mib") + ": must be >= 0");
-    if (gpus < 0) row_fail(f[static_cast<std::size_t>(h.index[kGpu])].column, field_name(static_cast<std::size_t>(h.index[kGpu]), "gpu") + ": must be >= 0");
+    if (gpus < 0 || gpus > 64)
+      row_fail(f[static_cast<std::size_t>(h.index[kGpu])].column,
+               field_name(static_cast<std::size_t>(h.index[kGpu]), "gpu") + ": must be in 0..64 (GPUs of one node), got " + std::to_string(gpus));
     const Field& model = f[static_cast<std::size_t>(h.index[kModel])];
     if (gpus > 0 && missing(model.text))
       row_fail(model.column, field_name(static_cast<std::size_t>(h.index[kModel]), "model") +

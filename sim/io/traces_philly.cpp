@@ -40,7 +40,8 @@ std::vector<NodeCfg> read_philly_machines(const std::string& path, const TraceOp
     const Field& id = f[idx(kId)];
     if (id.text.empty()) row_fail(id.column, field_name(idx(kId), "machineId") + ": empty machine id");
     const int gpus = parse_number<int>(f[idx(kGpus)], field_name(idx(kGpus), "number of GPUs"));
-    if (gpus < 0) row_fail(f[idx(kGpus)].column, field_name(idx(kGpus), "number of GPUs") + ": must be >= 0");
+    if (gpus < 0 || gpus > 64)
+      row_fail(f[idx(kGpus)].column, field_name(idx(kGpus), "number of GPUs") + ": must be in 0..64 (GPUs of one node), got " + std::to_string(gpus));
     NodeCfg n;
     n.name = sanitize_name(id.text, "machine");
     n.gpus = gpus;

@@ -1,6 +1,7 @@
 #include "sim/io/validate_cli.hpp"
 
 #include "sim/io/scenario_json.hpp"
+#include "sim/io/traces.hpp"
 
 namespace sim::io {
 
@@ -11,9 +12,17 @@ void print_diagnostics(const ParseResult& r, std::ostream& err) {
 }  // namespace
 
 int validate_command(const std::string& path, std::ostream& out, std::ostream& err) {
-  const ParseResult r = load_scenario_file(path);
+  ParseResult r = load_scenario_file(path);
   print_diagnostics(r, err);
   if (!r.ok()) return exit_invalid_input;
+  // The traces are part of the scenario: a missing or malformed trace file fails `run`, so it
+  // fails `validate` too (and the counts below include the trace's tasks and nodes).
+  try {
+    apply_traces(*r.scenario);
+  } catch (const TraceError& e) {
+    err << path << ": " << e.what() << '\n';
+    return exit_invalid_input;
+  }
   out << path << ": ok (" << r.scenario->tasks.size() << " tasks, " << expanded_node_names(r.scenario->cluster).size()
       << " nodes)\n";
   return 0;

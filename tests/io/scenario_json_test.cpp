@@ -97,6 +97,13 @@ TEST_CASE("an unreadable file gives one error and no scenario", "[io][json]") {
   CHECK_FALSE(r.ok());
 }
 
+TEST_CASE("a directory given as the scenario file is named as such, not as malformed JSON", "[io][json]") {
+  const auto r = sim::io::load_scenario_file("/tmp");
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].str() == "/tmp: is a directory, not a scenario file");
+  CHECK_FALSE(r.ok());
+}
+
 namespace {
 /// The base scenario plus every extension key, so that the round trip covers them.
 json scenario_with_extensions() {
@@ -171,4 +178,15 @@ TEST_CASE("to_json never writes a key that validation rejects for the task's sha
   CHECK_FALSE(j["tasks"][0].contains("autoscaling"));
   CHECK_FALSE(j["tasks"][0].contains("idle_stability"));
   CHECK(j["tasks"][2]["idle_stability"] == "high");  // reserved with accept_idle
+}
+
+TEST_CASE("absurdly nested JSON is refused with its position instead of overflowing the stack", "[io][json]") {
+  const std::string text = std::string(100000, '[') + std::string(100000, ']');
+  const auto r = sim::io::parse_scenario_text(text, "deep.json");
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].str() == "deep.json: line 1, column 101: malformed JSON: nested deeper than 100 levels");
+  CHECK_FALSE(r.ok());
+  // Nesting inside strings does not count.
+  const auto ok = sim::io::parse_scenario_text("{\"name\": \"" + std::string(500, '[') + "\"}", "s.json");
+  for (const auto& d : ok.diagnostics) CHECK(d.str().find("nested deeper") == std::string::npos);
 }

@@ -122,3 +122,28 @@ TEST_CASE("a run that fails leaves no output directory behind") {
   REQUIRE_FALSE(fs::exists(d));
   REQUIRE(err.str().find("no-such-spec") != std::string::npos);
 }
+
+TEST_CASE("an --out that cannot receive every file is refused before simulating, leaving nothing partial") {
+  auto sc = simtest::cluster(1);
+  sc.tasks.push_back(simtest::task("a", 0, 10));
+  std::ostringstream out, err;
+  SECTION("--out is a regular file") {
+    fs::path f = fresh_dir("outfile");
+    std::ofstream(f) << "keep";
+    REQUIRE(sim::run_command(sc, {f.string(), std::nullopt, std::nullopt, false}, out, err) == 2);
+    REQUIRE(slurp(f) == "keep");
+    REQUIRE(err.str().find("not a directory") != std::string::npos);
+    fs::remove(f);
+  }
+  SECTION("an output file name is taken by a directory inside an existing --out") {
+    fs::path d = fresh_dir("outsub");
+    fs::create_directories(d / "summary.json");
+    REQUIRE(sim::run_command(sc, {d.string(), std::nullopt, std::nullopt, false}, out, err) == 2);
+    REQUIRE_FALSE(fs::exists(d / "tasks.csv"));
+    REQUIRE(err.str().find("summary.json") != std::string::npos);
+    fs::remove_all(d);
+  }
+  SECTION("--out is empty") {
+    REQUIRE(sim::run_command(sc, {"", std::nullopt, std::nullopt, false}, out, err) == 2);
+  }
+}
