@@ -64,6 +64,9 @@ int convert_command(const ConvertOptions& opts, std::ostream& out, std::ostream&
   }
   std::size_t nodes = 0;
   for (const auto& p : s.cluster.pools) nodes += p.nodes.size();
+  if (nodes == 0 && !s.tasks.empty())
+    err << fmt::format("{}: warning: the scenario has no node (give --nodes with the trace's node or machine list, "
+                       "or add node groups): every task would stay queued\n", opts.out);
   out << fmt::format("{}: {} tasks, {} nodes{}\n", opts.out, s.tasks.size(), nodes,
                      skipped ? fmt::format(", {} malformed rows skipped", skipped) : "");
   return 0;
