@@ -1,5 +1,6 @@
 // Simulator benchmark: one case per process (so peak memory is the case's own).
 //   bench_sim synthetic NODES TASKS [POLICY]   seeded synthetic cluster + workload (sim/synthetic.hpp)
+//   bench_sim default                          the embedded default scenario (schedsim run)
 //   bench_sim scenario FILE                    a scenario file (traces applied), e.g. openb/Philly replay
 //   bench_sim fill FILE POLICIES SEEDS         the fill experiment, all policies x seeds
 // Prints one JSON object on stdout: case, wall_s, events, events_per_s, placements,
@@ -19,6 +20,7 @@
 #include "sim/fill_cli.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
+#include "sim/run_cli.hpp"
 #include "sim/simulator.hpp"
 #include "sim/synthetic.hpp"
 
@@ -70,6 +72,9 @@ int main(int argc, char** argv) {
     if (argc >= 5) o.placement = argv[4];
     return run_sim(fmt::format("synthetic {} nodes x {} tasks ({})", o.nodes, o.tasks, o.placement), sim::synthetic_scenario(o));
   }
+  if (mode == "default") {
+    return run_sim("default scenario (embedded, seed 1)", sim::default_scenario(1));
+  }
   if (mode == "scenario" && argc >= 3) {
     sim::io::Scenario sc = load(argv[2]);
     return run_sim(fmt::format("replay {}", sc.name), sc);
@@ -93,6 +98,6 @@ int main(int argc, char** argv) {
               << "\n";
     return rc;
   }
-  std::cerr << "usage: bench_sim synthetic NODES TASKS [POLICY] | scenario FILE | fill FILE POLICIES SEEDS\n";
+  std::cerr << "usage: bench_sim synthetic NODES TASKS [POLICY] | default | scenario FILE | fill FILE POLICIES SEEDS\n";
   return 2;
 }

@@ -30,6 +30,9 @@ else
 fi
 for c in $CASES; do run synthetic "${c%%:*}" "${c##*:}"; done
 
+echo "== the embedded default scenario (schedsim run)"
+run default
+
 echo "== real traces"
 if [ -f "$DATA/openb/openb_pod_list_default.csv" ]; then
   run scenario scenarios/openb-default.json
