@@ -17,29 +17,6 @@ namespace {
 
 std::int64_t requested_milli(const TaskSpec& t) { return t.demand(0).gpu_milli; }
 
-/// Incrementally maintained cluster fragmentation: only nodes touched since the last sample
-/// are recomputed.
-class FragTracker {
- public:
-  FragTracker(const Cluster& c, const WorkloadDistribution& w) : c_(c), w_(w), node_(c.size(), 0.0) {
-    for (std::size_t i = 0; i < c.size(); ++i) node_[i] = node_fragmentation(c, NodeId(std::int32_t(i)), w);
-  }
-  void touch(NodeId n) { dirty_.push_back(n); }
-  double total() {
-    for (NodeId n : dirty_) node_[n.index()] = node_fragmentation(c_, n, w_);
-    dirty_.clear();
-    double s = 0;
-    for (double f : node_) s += f;
-    return s;
-  }
-
- private:
-  const Cluster& c_;
-  const WorkloadDistribution& w_;
-  std::vector<double> node_;
-  std::vector<NodeId> dirty_;
-};
-
 }  // namespace
 
 FillResult run_fill(const Cluster& cluster, const std::vector<TaskSpec>& tasks, const FillOptions& opts) {
@@ -61,7 +38,8 @@ FillResult run_fill(const Cluster& cluster, const std::vector<TaskSpec>& tasks, 
   so.spot_eviction = false;
   so.workload = WorkloadDistribution::from_shapes(shapes);
   Scheduler s(cluster, so);
-  FragTracker frag(s.cluster(), so.workload);
+  FragmentationTracker frag(s.cluster(), so.workload);
+  s.take_changed_nodes();
 
   // Portable shuffle: Fisher-Yates with Boost.Random (std::shuffle differs across libraries).
   boost::random::mt19937_64 rng(opts.seed);
@@ -83,6 +61,7 @@ FillResult run_fill(const Cluster& cluster, const std::vector<TaskSpec>& tasks, 
   auto emit_rows = [&]() {
     double pct = double(arrived) * 100.0 / cluster_milli;
     while (next_row <= last_pct && double(next_row) <= pct + 1e-9) {
+      frag.update(s.cluster(), s.take_changed_nodes());
       r.rows.push_back(FillRow{next_row, double(allocated) * 100.0 / cluster_milli, frag.total() * 100.0 / cluster_milli, failed});
       ++next_row;
     }
@@ -106,11 +85,7 @@ FillResult run_fill(const Cluster& cluster, const std::vector<TaskSpec>& tasks, 
       ++failed;
     } else {
       ++r.tasks_placed;
-      const Placement* p = s.placement_of(id);
-      for (const auto& a : p->replicas) {
-        allocated += a.total_gpu_milli();
-        frag.touch(a.node);
-      }
+      for (const auto& a : s.placement_of(id)->replicas) allocated += a.total_gpu_milli();
     }
     emit_rows();
   }

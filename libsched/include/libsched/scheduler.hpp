@@ -385,19 +385,27 @@ class Scheduler {
   std::optional<PreemptionKind> preemption_kind(TaskId preemptor, TaskId victim, bool hypothetical) const {
     const Entry& p = tasks_.at(preemptor.index());
     const Entry& v = tasks_.at(victim.index());
-    if (v.state != State::running || v.spec.guarantee) return std::nullopt;
-    if (p.spec.resource_type == ResourceType::idle || p.spec.resource_type == ResourceType::spot) return std::nullopt;
-    if (v.placement.capacity == ResourceType::idle) {
+    if (v.state != State::running) return std::nullopt;
+    return victim_kind(p.spec, v.placement.capacity, v.spec.priority, v.spec.guarantee, hypothetical);
+  }
+  /// The one rule behind preemption_kind() and the victim scan: may a task running on
+  /// `capacity` with `priority` / `guarantee` yield to preemptor `p`, and as what?
+  std::optional<PreemptionKind> victim_kind(const TaskSpec& p, ResourceType capacity, std::int32_t priority, bool guarantee,
+                                            bool hypothetical) const {
+    if (guarantee) return std::nullopt;
+    if (p.resource_type == ResourceType::idle || p.resource_type == ResourceType::spot) return std::nullopt;
+    if (capacity == ResourceType::idle) {
       if (options_.idle_reclaim || hypothetical) return PreemptionKind::idle_reclaim;
       return std::nullopt;
     }
-    if (v.placement.capacity == ResourceType::spot) {
+    if (capacity == ResourceType::spot) {
       if (options_.spot_eviction || hypothetical) return PreemptionKind::spot_eviction;
       return std::nullopt;
     }
-    if ((options_.preemption || hypothetical) && v.spec.priority < p.spec.priority) return PreemptionKind::priority;
+    if ((options_.preemption || hypothetical) && priority < p.priority) return PreemptionKind::priority;
     return std::nullopt;
   }
+
 
  private:
   enum class State : std::uint8_t { idle_state, waiting, running };
@@ -675,27 +683,14 @@ class Scheduler {
                                              bool hypothetical, ResourceType cls) {
     struct Cand { int cls; std::int32_t prio; Time lost; TaskId id; PreemptionKind kind; };
     std::vector<Cand> cands;
-    // Compact scan over the running tasks (RunInfo keeps what eligibility needs together);
-    // the same rules as preemption_kind().
+    // Compact scan over the running tasks (RunInfo keeps what eligibility needs together).
     const TaskSpec& ps = tasks_[t.index()].spec;
-    if (ps.resource_type == ResourceType::idle || ps.resource_type == ResourceType::spot) return std::nullopt;
-    const bool prio_ok = options_.preemption || hypothetical;
-    const bool idle_ok = options_.idle_reclaim || hypothetical;
-    const bool spot_ok = options_.spot_eviction || hypothetical;
     for (const RunInfo& ri : run_info_) {
-      if (ri.guarantee || ri.started_pass == pass_) continue;  // started in this call: no zero-length attempts
+      if (ri.started_pass == pass_) continue;  // started in this call: no zero-length attempts
       if (cls == ResourceType::idle && ri.capacity != ResourceType::idle) continue;
-      PreemptionKind kind;
-      if (ri.capacity == ResourceType::idle) {
-        if (!idle_ok) continue;
-        kind = PreemptionKind::idle_reclaim;
-      } else if (ri.capacity == ResourceType::spot) {
-        if (!spot_ok) continue;
-        kind = PreemptionKind::spot_eviction;
-      } else {
-        if (!prio_ok || ri.priority >= ps.priority) continue;
-        kind = PreemptionKind::priority;
-      }
+      auto k = victim_kind(ps, ri.capacity, ri.priority, ri.guarantee, hypothetical);
+      if (!k) continue;
+      PreemptionKind kind = *k;
       int vcls = ri.capacity == ResourceType::idle ? 0 : ri.capacity == ResourceType::spot ? 1 : 2;
       Time e = now - ri.start;
       Time lost = ri.checkpoint > 0 ? e - (e / ri.checkpoint) * ri.checkpoint : e;
