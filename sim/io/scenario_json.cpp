@@ -700,20 +700,34 @@ bool valid_task_name(const std::string& name) {
 
 std::string q(const std::string& s) { return json(s).dump(); }
 
-/// Warns when a replica (gpus, vcpu, memory) fits on no node whose GPU model is allowed.
+/// Warns when a replica (gpus, vcpu, memory) fits on no node whose GPU model is allowed, or
+/// when the whole gang (`replicas` of them) does not fit even on the empty cluster (at most
+/// sum over nodes of min(GPUs / replica GPUs, vCPU / replica vCPU, GiB / replica GiB)).
 void check_replica_fits(Sink& sink, const std::vector<NodeShape>& nodes, const std::string& path,
                         const std::string& value, int gpus, double vcpu, double mem,
-                        const std::vector<std::string>& models) {
+                        const std::vector<std::string>& models, long long replicas) {
   if (nodes.empty()) return;
+  long long slots = 0;
   for (const auto& n : nodes) {
     const bool model_ok =
         gpus == 0 || models.empty() || std::find(models.begin(), models.end(), n.gpu_model) != models.end();
-    if (model_ok && n.gpus >= gpus && n.vcpu >= vcpu && n.memory_gib >= mem) return;
+    if (!model_ok || n.gpus < gpus || n.vcpu < vcpu || n.memory_gib < mem) continue;
+    long long k = gpus > 0 ? n.gpus / gpus : replicas;
+    if (vcpu > 0) k = std::min<long long>(k, static_cast<long long>(n.vcpu / vcpu));
+    if (mem > 0) k = std::min<long long>(k, static_cast<long long>(n.memory_gib / mem));
+    slots += std::max<long long>(k, 1);
+    if (slots >= replicas) return;
   }
-  sink.warning(path, value,
-               fmt::format("a replica of {} GPUs, {} vCPU, {} GiB is larger than every node{}; the task can never start",
-                           gpus, num_text(vcpu), num_text(mem),
-                           models.empty() ? std::string() : fmt::format(" with GPU model {}", fmt::join(models, "/"))));
+  const std::string where = models.empty() ? std::string() : fmt::format(" with GPU model {}", fmt::join(models, "/"));
+  if (slots == 0)
+    sink.warning(path, value,
+                 fmt::format("a replica of {} GPUs, {} vCPU, {} GiB is larger than every node{}; the task can never start",
+                             gpus, num_text(vcpu), num_text(mem), where));
+  else
+    sink.warning(path, value,
+                 fmt::format("a gang of {} replicas of {} GPUs, {} vCPU, {} GiB needs more than the whole cluster{} "
+                             "(at most {} such replicas fit on it empty); the task can never start",
+                             replicas, gpus, num_text(vcpu), num_text(mem), where, slots));
 }
 
 }  // namespace
@@ -847,12 +861,13 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
       std::vector<std::string> models;
       if (!sp.gpu_model.empty()) models.push_back(sp.gpu_model);
       check_replica_fits(sink, fit_nodes, index_path(p + ".specs", k), q(sp.name), sp.gpus * t.count_per_node,
-                         sp.vcpu * t.count_per_node, sp.memory_gib * t.count_per_node, models);
+                         sp.vcpu * t.count_per_node, sp.memory_gib * t.count_per_node, models,
+                         std::max<long long>(1, t.workers + (t.head_spec.empty() ? 1LL : 0LL)));
     }
     if (t.replica) {
       const auto& r = *t.replica;
       check_replica_fits(sink, fit_nodes, p + ".replica", "", r.gpus * t.count_per_node, r.vcpu * t.count_per_node,
-                         r.memory_gib * t.count_per_node, r.gpu_models);
+                         r.memory_gib * t.count_per_node, r.gpu_models, 1LL + t.workers);
     }
   }
 

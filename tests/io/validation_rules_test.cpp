@@ -282,6 +282,18 @@ TEST_CASE("a replica larger than every node of its GPU model is a warning, not a
     CHECK(r.ok());
     CHECK(warning_paths(r) == std::vector<std::string>{"tasks[0].specs[1]", "tasks[1].specs[0]", "tasks[2].specs[0]"});
   }
+  SECTION("a gang larger than the whole cluster is a warning; one that just fits is not") {
+    json j = valid_scenario();  // five 8-GPU A100 nodes
+    j["tasks"][0]["specs"] = {"a100.8x"};
+    j["tasks"][0]["workers"] = 4;  // 5 replicas of 8 GPUs: exactly the cluster
+    CHECK(parse_json(j).diagnostics.empty());
+    j["tasks"][0]["workers"] = 5;  // 6 replicas
+    const auto r = parse_json(j);
+    INFO(all_text(r));
+    CHECK(r.ok());
+    CHECK(warning_paths(r) == std::vector<std::string>{"tasks[0].specs[0]"});
+    CHECK(all_text(r).find("needs more than the whole cluster") != std::string::npos);
+  }
   SECTION("an inline replica that fits gives no warning, one that does not gives one") {
     json j = valid_scenario();
     j["tasks"][0].erase("specs");
