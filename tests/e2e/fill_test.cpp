@@ -102,20 +102,26 @@ int schedsim_status(const std::string& args) {
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;  // -1: killed by a signal (abort)
 }
-}  // namespace
-
-TEST_CASE("a trace node of more than 64 GPUs is refused by validate, run and fill with exit 2 (no abort)") {
-  const std::string dir = "/tmp/schedsim_e2e_bignode_" + std::to_string(::getpid());
+/// Writes DIR/nodes.csv, DIR/pods.csv (openb format, one row each) and DIR/s.json, a scenario
+/// whose only workload is that trace.
+void write_openb_case(const std::string& dir, const std::string& node_row, const std::string& pod_row) {
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
-  std::ofstream(dir + "/nodes.csv") << "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,100,V100\n";
+  std::ofstream(dir + "/nodes.csv") << "sn,cpu_milli,memory_mib,gpu,model\n" << node_row << "\n";
   std::ofstream(dir + "/pods.csv")
       << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
-         "p0,1000,1024,1,1000,,LS,Running,0,100,0\n";
+      << pod_row << "\n";
   std::ofstream(dir + "/s.json") << R"({"schema": "schedsim/v1", "name": "big", "seed": 1,
     "cluster": {"name": "c", "region": "r", "instance_specs": [],
                 "pools": [{"name": "p", "kind": "shared", "node_groups": []}]},
     "traces": [{"format": "openb", "path": ")" << dir << R"(/pods.csv", "nodes": ")" << dir << R"(/nodes.csv", "pool": "p"}],
     "tasks": []})";
+}
+}  // namespace
+
+TEST_CASE("a trace node of more than 64 GPUs is refused by validate, run and fill with exit 2 (no abort)") {
+  const std::string dir = "/tmp/schedsim_e2e_bignode_" + std::to_string(::getpid());
+  write_openb_case(dir, "n0,64000,262144,100,V100",
+                   "p0,1000,1024,1,1000,,LS,Running,0,100,0");
   CHECK(schedsim_status("validate " + dir + "/s.json") == 2);
   CHECK(schedsim_status("run " + dir + "/s.json --no-progress --out " + dir + "/out") == 2);
   CHECK(schedsim_status("fill " + dir + "/s.json --out " + dir + "/fill") == 2);
@@ -126,16 +132,8 @@ TEST_CASE("a trace node of more than 64 GPUs is refused by validate, run and fil
 
 TEST_CASE("a trace time that would overflow the millisecond clock is refused with exit 2 naming the trace and task") {
   const std::string dir = "/tmp/schedsim_e2e_bigtime_" + std::to_string(::getpid());
-  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
-  std::ofstream(dir + "/nodes.csv") << "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,8,V100\n";
-  std::ofstream(dir + "/pods.csv")
-      << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
-         "p0,1000,1024,1,1000,,LS,Running,1000000000000000000,1000000000000000001,0\n";
-  std::ofstream(dir + "/s.json") << R"({"schema": "schedsim/v1", "name": "big", "seed": 1,
-    "cluster": {"name": "c", "region": "r", "instance_specs": [],
-                "pools": [{"name": "p", "kind": "shared", "node_groups": []}]},
-    "traces": [{"format": "openb", "path": ")" << dir << R"(/pods.csv", "nodes": ")" << dir << R"(/nodes.csv", "pool": "p"}],
-    "tasks": []})";
+  write_openb_case(dir, "n0,64000,262144,8,V100",
+                   "p0,1000,1024,1,1000,,LS,Running,1000000000000000000,1000000000000000001,0");
   CHECK(schedsim_status("validate " + dir + "/s.json") == 2);
   CHECK(schedsim_status("run " + dir + "/s.json --no-progress --out " + dir + "/out") == 2);
   CHECK(::access((dir + "/out").c_str(), F_OK) != 0);

@@ -52,7 +52,7 @@ class NodeFilter {
   bool empty() const { return !any_; }
   bool allowed(NodeId n) const {
     if (!any_) return true;
-    return n.index() < mask_.size() ? mask_[n.index()] != 0 : default_allowed_;
+    return n.index() < mask_.size() && mask_[n.index()] != 0;
   }
   /// Nodes removed by NodeNotIn policies (for the blacklist reason), sorted by id.
   const std::vector<NodeId>& blocked() const { return blocked_; }
@@ -62,7 +62,6 @@ class NodeFilter {
   static NodeFilter build(const std::vector<NodePolicy>& policies, const TaskSpec& t, Time now,
                           std::size_t num_nodes) {
     NodeFilter f;
-    bool has_in = false;
     for (const auto& p : policies) {
       if (!p.applies(t, now)) continue;
       if (!f.any_) {
@@ -74,10 +73,8 @@ class NodeFilter {
         for (NodeId n : p.nodes)
           if (n.valid() && n.index() < num_nodes) in[n.index()] = 1;  // unknown nodes name nothing
         for (std::size_t i = 0; i < num_nodes; ++i) f.mask_[i] = char(f.mask_[i] && in[i]);
-        has_in = true;
       }
     }
-    (void)has_in;
     if (!f.any_) return f;
     for (const auto& p : policies) {
       if (p.type != NodePolicyType::node_not_in || !p.applies(t, now)) continue;
@@ -94,7 +91,6 @@ class NodeFilter {
 
  private:
   bool any_ = false;
-  bool default_allowed_ = true;
   std::vector<char> mask_;
   std::vector<NodeId> blocked_;
 };
