@@ -89,8 +89,8 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
     err << s.unfinished_warning();  // tasks still queued or stopped: their waits are censored
     out << fmt::format("schedsim run: {} (seed {})\n", sc.name.empty() ? sc.file : sc.name, s.seed());
     out << fmt::format("  {:<22} {:>12}\n", "metric", "value");
-    for (const char* k : {"tasks", "attempts", "succeeded", "failed", "unfinished", "never_started", "makespan_s", "mean_wait_s", "p95_wait_s",
-                          "mean_jct_s", "gpu_allocation_ratio", "preemptions", "resubmissions", "lost_work_s", "events"})
+    for (const char* k : {"tasks", "attempts", "succeeded", "failed", "unfinished", "never_started", "makespan_s", "mean_wait_s",
+                          "p95_wait_s", "mean_jct_s", "gpu_allocation_ratio", "preemptions", "resubmissions", "lost_work_s", "events"})
       out << fmt::format("  {:<22} {:>12}\n", k, j[k].dump());
     out << fmt::format("  outputs in {}\n", dir.string());
     return 0;
