@@ -387,25 +387,23 @@ void Simulator::write_outputs(const std::string& dir) const {
   };
   std::vector<std::vector<const AttemptRecord*>> all_by_task(sc_.tasks.size());
   for (const AttemptRecord* a : attempts()) all_by_task[std::size_t(a->task)].push_back(a);
+  const auto tm = task_metrics();  // per-task queueing delay, censored as in summary.json
   for (std::size_t mi = 0; mi < std::size(metrics); ++mi) {
     m += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", metrics[mi].name, metrics[mi].help, metrics[mi].name);
     for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
       const auto& t = sc_.tasks[i];
       const auto& s = stats_[i];
-      Time wait = 0;
       int n = 0;
       std::int64_t gpus = 0;
       for (const AttemptRecord* a : all_by_task[i]) {
         ++n;
-        Time end = a->start >= 0 ? a->start : std::max(a->submit, makespan_);
-        wait += end - a->submit;
         if (a->start >= 0) gpus = a->gpu_milli;
       }
       double v = 0;
       switch (mi) {
         case 0: v = n; break;
         case 1: v = s.succeeded ? 1 : 0; break;
-        case 2: v = double(wait) / 1000.0; break;
+        case 2: v = double(tm[i].wait) / 1000.0; break;
         case 3: v = s.finished ? double(s.end - from_seconds(t.submit_s)) / 1000.0 : -1; break;
         case 4: v = double(s.lost_work) / 1000.0; break;
         case 5: v = double(gpus) / 1000.0; break;
