@@ -473,3 +473,24 @@ TEST_CASE("schedsim run warns on stderr when tasks are unfinished") {
   fs::remove(base + ".json");
   fs::remove(base + ".err");
 }
+
+TEST_CASE("metrics.prom reports the same censored per-task wait as summary.json") {
+  auto sc = cluster(1);
+  sc.tasks.push_back(task("a", 0, 1000));
+  sc.tasks.push_back(task("big", 0, 100, 3));
+  sc.until_s = 5000;
+  sim::Simulator s(sc);
+  s.run();
+  fs::path d = fs::temp_directory_path() / ("schedsim-test-prom-wait-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  s.write_outputs(d.string());
+  std::string prom = slurp(d / "metrics.prom");
+  fs::remove_all(d);
+  std::istringstream in(prom);
+  std::string wait_line;
+  for (std::string l; std::getline(in, l);)
+    if (l.rfind("schedsim_task_wait_seconds{", 0) == 0 && l.find("task_name=\"big\"") != std::string::npos) wait_line = l;
+  REQUIRE_FALSE(wait_line.empty());
+  CHECK(wait_line.substr(wait_line.rfind(' ') + 1) == "5000");
+}
