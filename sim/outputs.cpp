@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include <boost/random/mersenne_twister.hpp>
@@ -76,34 +77,166 @@ std::string task_uuid(const std::string& scenario, const std::string& task, std:
                      std::uint32_t(a & 0xfff), std::uint32_t(0x8000 | ((b >> 48) & 0x3fff)), b & 0xffffffffffffull);
 }
 
+/// A number rounded to 3 decimals for CSV: trailing zeros trimmed, "60" when whole.
+std::string num3(double x) {
+  std::string s = fmt::format("{:.3f}", std::round(x * 1000.0) / 1000.0);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
+
+/// Mean of ms values in seconds (0 for none).
+double mean_s(const std::vector<Time>& v) {
+  if (v.empty()) return 0.0;
+  long double s = 0;
+  for (Time x : v) s += x;
+  return double(s / (long double)v.size()) / 1000.0;
+}
+
+/// Nearest-rank 95th percentile of ms values in seconds (0 for none); sorts `v`.
+double p95_s(std::vector<Time>& v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  std::size_t rank = std::size_t(std::ceil(0.95 * double(v.size())));
+  return double(v[std::max<std::size_t>(rank, 1) - 1]) / 1000.0;
+}
+
+double mean_d(const std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  long double s = 0;
+  for (double x : v) s += x;
+  return double(s / (long double)v.size());
+}
+
+/// Aggregated metrics of a set of tasks (summary.json `groups`, groups.csv).
+struct GroupAcc {
+  int tasks = 0, succeeded = 0, failed = 0, unfinished = 0, never_started = 0;
+  std::vector<Time> waits, jcts;
+  std::vector<double> slowdowns, bounded;
+  long double gpu_ms = 0, cpu_ms = 0;
+
+  void add(const TaskMetrics& m, const TaskStats& s) {
+    ++tasks;
+    if (s.finished && s.succeeded) ++succeeded;
+    else if (s.finished) ++failed;
+    else ++unfinished;
+    if (!m.started) ++never_started;
+    gpu_ms += m.gpu_ms;
+    cpu_ms += m.cpu_ms;
+    if (!m.submitted) return;  // outside the observed window: no wait, no JCT
+    waits.push_back(m.wait);
+    jcts.push_back(m.jct);
+    slowdowns.push_back(m.slowdown);
+    bounded.push_back(m.bounded_slowdown);
+  }
+};
+
+/// The group-by dimensions, in output order, and each task's key in them.
+constexpr const char* k_group_by[] = {"user", "tenant", "pool", "gpu_model", "capacity"};
+
+std::string group_key(int dim, const io::TaskCfg& t, const TaskMetrics& m) {
+  switch (dim) {
+    case 0: return t.user;
+    case 1: return t.tenant;
+    case 2: return m.pool;
+    case 3: return m.gpu_model;
+    default: return m.capacity;
+  }
+}
+
 }  // namespace
 
 std::string Simulator::tasks_csv() const {
-  std::string o = "task,attempt,state,submit_s,start_s,end_s,spec,nodes,reason,capacity,gpus,wait_s,work_s,lost_work_s\n";
-  for (const AttemptRecord* a : attempts()) {
-    std::string nodes;
-    for (const auto& n : a->nodes) nodes += (nodes.empty() ? "" : ";") + n;
-    Time wait = a->start >= 0 ? a->start - a->submit : -1;
-    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(sc_.tasks[std::size_t(a->task)].name), a->attempt,
-                     to_string(a->state), format_seconds(a->submit), format_seconds(a->start), format_seconds(a->end),
-                     csv_field(a->spec), csv_field(nodes), csv_field(a->reason), a->capacity,
-                     a->start >= 0 ? format_seconds(a->gpu_milli) : "", format_seconds(wait),
-                     a->start >= 0 ? format_seconds(a->work_done) : "", a->start >= 0 ? format_seconds(a->lost_work) : "");
+  const auto tm = task_metrics();
+  std::string o =
+      "task,attempt,state,submit_s,start_s,end_s,spec,nodes,reason,capacity,gpus,wait_s,work_s,lost_work_s,"
+      "user,tenant,pool,type,priority,replicas,gpu_milli_per_replica,runtime_estimate_s,end_reason,preemptor,"
+      "task_wait_s,jct_s,slowdown,bounded_slowdown\n";
+  const auto all = attempts();
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    {
+      const AttemptRecord* a = all[k];
+      const std::size_t ti = std::size_t(a->task);
+      const auto& t = sc_.tasks[ti];
+      const auto& m = tm[ti];
+      const TaskSpec& spec = task_spec(ti);
+      std::string nodes;
+      for (const auto& n : a->nodes) nodes += (nodes.empty() ? "" : ";") + n;
+      Time wait = a->start >= 0 ? a->start - a->submit : -1;
+      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", csv_field(t.name), a->attempt, to_string(a->state),
+                       format_seconds(a->submit), format_seconds(a->start), format_seconds(a->end), csv_field(a->spec),
+                       csv_field(nodes), csv_field(a->reason), a->capacity, a->start >= 0 ? format_seconds(a->gpu_milli) : "",
+                       format_seconds(wait), a->start >= 0 ? format_seconds(a->work_done) : "",
+                       a->start >= 0 ? format_seconds(a->lost_work) : "");
+      // The worker replica of the option this attempt ran with (else the first option).
+      std::int64_t per_replica = 0;
+      if (!spec.options.empty()) {
+        const GangOption* opt = &spec.options.front();
+        if (a->start >= 0)
+          for (const auto& g : spec.options)
+            if (g.label == a->spec) {
+              opt = &g;
+              break;
+            }
+        per_replica = opt->worker.total_gpu_milli();
+      }
+      const bool final_row = k + 1 == all.size() || all[k + 1]->task != a->task;
+      o += fmt::format(",{},{},{},{},{},{},{},{},{},{}", csv_field(t.user), csv_field(t.tenant), csv_field(m.pool), t.type,
+                       t.priority, 1 + spec.workers, per_replica,
+                       t.runtime_estimate_s ? format_seconds(from_seconds(*t.runtime_estimate_s)) : "", to_string(a->end_reason),
+                       csv_field(a->preemptor));
+      if (final_row)
+        o += fmt::format(",{},{},{},{}\n", format_seconds(m.wait), format_seconds(m.jct), num3(m.slowdown),
+                         num3(m.bounded_slowdown));
+      else
+        o += ",,,,\n";
+    }
+  }
+  return o;
+}
+
+std::string Simulator::unfinished_warning() const {
+  int unfinished = 0, never = 0;
+  const auto tm = task_metrics();
+  for (std::size_t i = 0; i < stats_.size(); ++i) {
+    if (stats_[i].finished) continue;
+    ++unfinished;
+    if (!tm[i].started) ++never;
+  }
+  if (unfinished == 0) return "";
+  return fmt::format("schedsim: warning: {} task{} unfinished at the end of the run ({} never started); their waits are censored at {} s\n",
+                     unfinished, unfinished == 1 ? "" : "s", never, format_seconds(censor_time()));
+}
+
+std::string Simulator::groups_csv() const {
+  const auto tm = task_metrics();
+  std::string o =
+      "group_by,group,tasks,succeeded,failed,unfinished,never_started,mean_wait_s,p95_wait_s,mean_jct_s,mean_slowdown,"
+      "mean_bounded_slowdown,gpu_seconds,vcpu_seconds\n";
+  for (int d = 0; d < int(std::size(k_group_by)); ++d) {
+    std::map<std::string, GroupAcc> groups;
+    for (std::size_t i = 0; i < tm.size(); ++i) groups[group_key(d, sc_.tasks[i], tm[i])].add(tm[i], stats_[i]);
+    for (auto& [key, g] : groups)
+      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(key), g.tasks, g.succeeded, g.failed,
+                       g.unfinished, g.never_started, num3(mean_s(g.waits)), num3(p95_s(g.waits)), num3(mean_s(g.jcts)),
+                       num3(mean_d(g.slowdowns)), num3(mean_d(g.bounded)), num3(double(g.gpu_ms / 1e6L)),
+                       num3(double(g.cpu_ms / 1e6L)));
   }
   return o;
 }
 
 std::string Simulator::summary_json() const {
   nlohmann::ordered_json j;
-  int succeeded = 0, failed = 0, unfinished = 0, resub = 0;
+  int resub = 0, not_submitted = 0;
   Time lost = 0;
   Time wq = 0, wc = 0, wf = 0, wp = 0, wpre = 0;
-  std::vector<Time> jcts;
+  const auto tm = task_metrics();
+  GroupAcc all;
   for (std::size_t i = 0; i < stats_.size(); ++i) {
     const auto& s = stats_[i];
-    if (s.finished && s.succeeded) ++succeeded;
-    else if (s.finished) ++failed;
-    else ++unfinished;
+    all.add(tm[i], s);
+    if (!tm[i].submitted) ++not_submitted;
     resub += s.resubmissions;
     lost += s.lost_work;
     wq += s.wait_quota;
@@ -111,25 +244,9 @@ std::string Simulator::summary_json() const {
     wf += s.wait_fragmentation;
     wp += s.wait_node_policy;
     wpre += s.wait_preemption;
-    if (s.finished) jcts.push_back(s.end - from_seconds(sc_.tasks[i].submit_s));
   }
-  std::vector<Time> waits;
-  for (const AttemptRecord* a : attempts())
-    if (a->start >= 0) waits.push_back(a->start - a->submit);
-  std::sort(waits.begin(), waits.end());
-  auto mean = [](const std::vector<Time>& v) {
-    if (v.empty()) return 0.0;
-    long double s = 0;
-    for (Time x : v) s += x;
-    return double(s / (long double)v.size()) / 1000.0;
-  };
-  double p95 = 0;
-  if (!waits.empty()) {
-    std::size_t rank = std::size_t(std::ceil(0.95 * double(waits.size())));
-    p95 = double(waits[std::max<std::size_t>(rank, 1) - 1]) / 1000.0;
-  }
-  // GPU-seconds allocated over GPU-seconds available (up nodes) over [0, makespan].
-  long double alloc = 0, avail = 0;
+  // GPU- and vCPU-seconds allocated over those available (up nodes) over [0, makespan].
+  long double alloc = 0, avail = 0, calloc = 0, cavail = 0;
   for (std::size_t i = 0; i < snaps_.size(); ++i) {
     Time t0 = snaps_[i].time;
     Time t1 = i + 1 < snaps_.size() ? snaps_[i + 1].time : makespan_;
@@ -139,19 +256,44 @@ std::string Simulator::summary_json() const {
     std::int64_t a = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
     alloc += (long double)a * (long double)(t1 - t0);
     avail += (long double)s.gpu_up * (long double)(t1 - t0);
+    calloc += (long double)s.cpu_alloc * (long double)(t1 - t0);
+    cavail += (long double)s.cpu_up * (long double)(t1 - t0);
   }
+  auto ratio = [](long double num, long double den) { return den > 0 ? std::round(double(num / den) * 1e6) / 1e6 : 0.0; };
+  auto metrics = [](GroupAcc& g) {
+    nlohmann::ordered_json o;
+    o["tasks"] = g.tasks;
+    o["succeeded"] = g.succeeded;
+    o["failed"] = g.failed;
+    o["unfinished"] = g.unfinished;
+    o["never_started"] = g.never_started;
+    o["mean_wait_s"] = round3(mean_s(g.waits));
+    o["p95_wait_s"] = round3(p95_s(g.waits));
+    o["mean_jct_s"] = round3(mean_s(g.jcts));
+    o["mean_slowdown"] = round3(mean_d(g.slowdowns));
+    o["mean_bounded_slowdown"] = round3(mean_d(g.bounded));
+    o["gpu_seconds"] = round3(double(g.gpu_ms / 1e6L));
+    o["vcpu_seconds"] = round3(double(g.cpu_ms / 1e6L));
+    return o;
+  };
   j["scenario"] = sc_.name;
   j["seed"] = seed_;
   j["tasks"] = stats_.size();
   j["attempts"] = attempts().size();
-  j["succeeded"] = succeeded;
-  j["failed"] = failed;
-  j["unfinished"] = unfinished;
+  j["succeeded"] = all.succeeded;
+  j["failed"] = all.failed;
+  j["unfinished"] = all.unfinished;
+  j["never_started"] = all.never_started;
+  j["not_submitted"] = not_submitted;
   j["makespan_s"] = seconds_json(makespan_);
-  j["mean_wait_s"] = round3(mean(waits));
-  j["p95_wait_s"] = round3(p95);
-  j["mean_jct_s"] = round3(mean(jcts));
-  j["gpu_allocation_ratio"] = avail > 0 ? std::round(double(alloc / avail) * 1e6) / 1e6 : 0.0;
+  j["censor_s"] = seconds_json(censor_time());
+  j["mean_wait_s"] = round3(mean_s(all.waits));
+  j["p95_wait_s"] = round3(p95_s(all.waits));
+  j["mean_jct_s"] = round3(mean_s(all.jcts));
+  j["mean_slowdown"] = round3(mean_d(all.slowdowns));
+  j["mean_bounded_slowdown"] = round3(mean_d(all.bounded));
+  j["gpu_allocation_ratio"] = ratio(alloc, avail);
+  j["cpu_allocation_ratio"] = ratio(calloc, cavail);
   j["preemptions"] = preemptions_;
   j["resubmissions"] = resub;
   j["lost_work_s"] = seconds_json(lost);
@@ -162,6 +304,15 @@ std::string Simulator::summary_json() const {
                        {"preemption", seconds_json(wpre)},
                        {"lost_to_preemption_or_failure", seconds_json(lost)}};
   j["events"] = events_;
+  nlohmann::ordered_json groups;
+  for (int d = 0; d < int(std::size(k_group_by)); ++d) {
+    std::map<std::string, GroupAcc> by;
+    for (std::size_t i = 0; i < tm.size(); ++i) by[group_key(d, sc_.tasks[i], tm[i])].add(tm[i], stats_[i]);
+    nlohmann::ordered_json g = nlohmann::ordered_json::object();
+    for (auto& [key, acc] : by) g[key] = metrics(acc);
+    groups[k_group_by[d]] = g;
+  }
+  j["groups"] = groups;
   return j.dump(2) + "\n";
 }
 
@@ -173,9 +324,26 @@ void Simulator::write_outputs(const std::string& dir) const {
   };
   write("tasks.csv", tasks_csv());
   write("summary.json", summary_json());
+  write("groups.csv", groups_csv());
 
+  // Task state changes merged with node state changes (a node change comes before the task
+  // changes it caused).
   std::string ev;
-  for (const auto& c : changes_) {
+  std::size_t nc = 0;
+  auto node_records = [&](std::size_t upto) {
+    for (; nc < node_changes_.size() && node_changes_[nc].seq <= upto; ++nc) {
+      const auto& n = node_changes_[nc];
+      nlohmann::ordered_json j;
+      j["time_s"] = seconds_json(n.time);
+      j["node"] = n.node;
+      j["event"] = n.up ? "node_up" : "node_down";
+      j["source"] = n.stochastic ? "stochastic" : "injected";
+      ev += j.dump() + "\n";
+    }
+  };
+  for (std::size_t ci = 0; ci < changes_.size(); ++ci) {
+    const auto& c = changes_[ci];
+    node_records(ci);
     nlohmann::ordered_json j;
     j["time_s"] = seconds_json(c.time);
     j["task"] = sc_.tasks[std::size_t(c.task)].name;
@@ -185,6 +353,7 @@ void Simulator::write_outputs(const std::string& dir) const {
     j["reason"] = c.reason;
     ev += j.dump() + "\n";
   }
+  node_records(changes_.size());
   write("events.jsonl", ev);
 
   // timeseries.csv: value of the last change point at or before each sample time.
@@ -218,25 +387,23 @@ void Simulator::write_outputs(const std::string& dir) const {
   };
   std::vector<std::vector<const AttemptRecord*>> all_by_task(sc_.tasks.size());
   for (const AttemptRecord* a : attempts()) all_by_task[std::size_t(a->task)].push_back(a);
+  const auto tm = task_metrics();  // per-task queueing delay, censored as in summary.json
   for (std::size_t mi = 0; mi < std::size(metrics); ++mi) {
     m += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", metrics[mi].name, metrics[mi].help, metrics[mi].name);
     for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
       const auto& t = sc_.tasks[i];
       const auto& s = stats_[i];
-      Time wait = 0;
       int n = 0;
       std::int64_t gpus = 0;
       for (const AttemptRecord* a : all_by_task[i]) {
         ++n;
-        Time end = a->start >= 0 ? a->start : std::max(a->submit, makespan_);
-        wait += end - a->submit;
         if (a->start >= 0) gpus = a->gpu_milli;
       }
       double v = 0;
       switch (mi) {
         case 0: v = n; break;
         case 1: v = s.succeeded ? 1 : 0; break;
-        case 2: v = double(wait) / 1000.0; break;
+        case 2: v = double(tm[i].wait) / 1000.0; break;
         case 3: v = s.finished ? double(s.end - from_seconds(t.submit_s)) / 1000.0 : -1; break;
         case 4: v = double(s.lost_work) / 1000.0; break;
         case 5: v = double(gpus) / 1000.0; break;

@@ -23,9 +23,9 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
     err << "schedsim run: --out: \"\": must name a directory\n";
     return io::exit_invalid_input;
   }
-  // Refuse an output path that cannot receive the five files before simulating anything, so a
+  // Refuse an output path that cannot receive the six files before simulating anything, so a
   // run never fails half-way through moving its files into place (partial outputs).
-  static constexpr const char* k_files[] = {"tasks.csv", "summary.json", "events.jsonl", "timeseries.csv", "metrics.prom"};
+  static constexpr const char* k_files[] = {"tasks.csv", "summary.json", "groups.csv", "events.jsonl", "timeseries.csv", "metrics.prom"};
   {
     std::error_code ec;
     const fs::path d(opts.out_dir);
@@ -86,10 +86,11 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
       fs::rename(tmp, dir);
     }
     auto j = nlohmann::json::parse(s.summary_json());
+    err << s.unfinished_warning();  // tasks still queued or stopped: their waits are censored
     out << fmt::format("schedsim run: {} (seed {})\n", sc.name.empty() ? sc.file : sc.name, s.seed());
     out << fmt::format("  {:<22} {:>12}\n", "metric", "value");
-    for (const char* k : {"tasks", "attempts", "succeeded", "failed", "unfinished", "makespan_s", "mean_wait_s", "p95_wait_s",
-                          "mean_jct_s", "gpu_allocation_ratio", "preemptions", "resubmissions", "lost_work_s", "events"})
+    for (const char* k : {"tasks", "attempts", "succeeded", "failed", "unfinished", "never_started", "makespan_s", "mean_wait_s",
+                          "p95_wait_s", "mean_jct_s", "gpu_allocation_ratio", "preemptions", "resubmissions", "lost_work_s", "events"})
       out << fmt::format("  {:<22} {:>12}\n", k, j[k].dump());
     out << fmt::format("  outputs in {}\n", dir.string());
     return 0;

@@ -17,7 +17,7 @@ struct RunOptions {
   bool progress = true;                ///< show a progress line on stderr (only if stderr is a terminal)
 };
 
-/// Runs `sc` and writes tasks.csv, summary.json, events.jsonl, timeseries.csv and metrics.prom
+/// Runs `sc` and writes tasks.csv, summary.json, groups.csv, events.jsonl, timeseries.csv and metrics.prom
 /// into opts.out_dir, completely or not at all: the files are written to a temporary directory
 /// next to out_dir and moved into place only when all were written. Prints a readable
 /// end-of-run summary table on `out`; errors (and the progress line) on `err`.

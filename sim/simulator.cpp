@@ -335,6 +335,8 @@ void Simulator::build() {
   }
   snaps_.push_back(Snapshot{});
   snaps_.back().gpu_up = cl.up_capacity().gpu_milli;
+  snaps_.back().cpu_up = cl.up_capacity().cpu_milli;
+  node_cpu_used_.assign(cl.nodes().size(), 0);
   frag_ = std::make_unique<FragmentationTracker>(cl, workload_);
   sched_->take_changed_nodes();
   snaps_.back().frag_milli = frag_->running_total();
@@ -342,6 +344,61 @@ void Simulator::build() {
   wait_since_.assign(runs_.size(), 0);
   for (std::size_t i = 0; i < sc_.tasks.size(); ++i)
     if (sc_.tasks[i].autoscaling.enabled && sc_.tasks[i].type == "RayJob") autoscaled_.push_back(int(i));
+}
+
+const TaskSpec& Simulator::task_spec(std::size_t ti) const { return sched_->task(runs_[ti].id); }
+
+std::vector<TaskMetrics> Simulator::task_metrics() const {
+  const Time tc = censor_time();
+  const Cluster& cl = sched_->cluster();
+  std::vector<TaskMetrics> out(sc_.tasks.size());
+  for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
+    const auto& t = sc_.tasks[i];
+    const auto& r = runs_[i];
+    const auto& st = stats_[i];
+    auto& m = out[i];
+    const Time submit = from_seconds(t.submit_s);
+    m.submitted = !r.attempts.empty();
+    m.run = std::max<Time>(1, r.duration);
+    const AttemptRecord* last = nullptr;
+    for (const auto& a : r.attempts) {
+      if (a.start >= 0) {
+        m.wait += a.start - a.submit;
+        m.started = true;
+        last = &a;
+        Time held = (a.end >= 0 ? a.end : tc) - a.start;
+        m.gpu_ms += (long double)a.gpu_milli * (long double)held;
+        m.cpu_ms += (long double)a.cpu_milli * (long double)held;
+      } else {
+        m.wait += std::max<Time>(0, tc - a.submit);
+      }
+    }
+    m.finished = st.finished;
+    m.jct = m.submitted ? std::max<Time>(0, (st.finished ? st.end : tc) - submit) : 0;
+    m.slowdown = double(m.jct) / double(m.run);
+    m.bounded_slowdown = std::max(1.0, double(m.jct) / double(std::max<Time>(m.run, 10 * kMsPerSecond)));
+    NodeId master = last && !last->nodes.empty() ? cl.find_node(last->nodes.front()) : NodeId();
+    m.pool = !t.pool.empty() ? t.pool : master.valid() ? cl.pool(cl.node(master).pool).name : std::string();
+    if (last) {
+      m.capacity = last->capacity;
+      std::int32_t model = master.valid() ? cl.node(master).model : -1;
+      m.gpu_model = last->gpu_milli > 0 && model >= 0 ? cl.models()[std::size_t(model)] : "cpu";
+    } else {
+      m.capacity = t.resource_type;
+      m.gpu_model = "cpu";
+      if (t.replica) {
+        if (t.replica->gpus > 0) {
+          m.gpu_model.clear();
+          for (const auto& g : t.replica->gpu_models) m.gpu_model += (m.gpu_model.empty() ? "" : "|") + g;
+          if (m.gpu_model.empty()) m.gpu_model = "any";
+        }
+      } else if (!t.specs.empty()) {
+        for (const auto& s : sc_.cluster.instance_specs)
+          if (s.name == t.specs.front() && s.gpus > 0 && !s.gpu_model.empty()) m.gpu_model = s.gpu_model;
+      }
+    }
+  }
+  return out;
 }
 
 std::vector<const AttemptRecord*> Simulator::attempts() const {
@@ -406,6 +463,7 @@ void Simulator::on_started(TaskId id, Time now) {
   for (const auto& rep : p->replicas) {
     a.nodes.push_back(cl.node(rep.node).name);
     a.gpu_milli += rep.total_gpu_milli();
+    a.cpu_milli += rep.cpu_milli;
   }
   r.active = true;
   ++active_;
@@ -484,6 +542,9 @@ void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string
   released_since_schedule_ = true;
   a.end = now;
   a.reason = reason;
+  if (st == AttemptState::succeeded) a.end_reason = EndReason::succeeded;
+  else if (st == AttemptState::stopped) a.end_reason = EndReason::run_end;
+  else if (a.end_reason == EndReason::never_started) a.end_reason = end_reason_of_failure(retry_kind);
   change(ti, now, a.state, st, reason);
   makespan_ = std::max(makespan_, now);
   auto& s = stats_[std::size_t(ti)];
@@ -544,6 +605,7 @@ void Simulator::handle(Time now, Event& ev) {
           if (!e.stochastic) --fixed_pending_;
           NodeId n(e.node);
           if (cl.node(n).up) {
+            node_changes_.push_back(NodeChange{now, changes_.size(), cl.node(n).name, false, e.stochastic});
             for (TaskId id : sched_->tasks_on_node(n))
               kill(task_of_id_[id.index()], fmt::format("node_failure: node {} went down", cl.node(n).name), "node_failure");
             sched_->set_node_up(n, false, now);
@@ -557,6 +619,7 @@ void Simulator::handle(Time now, Event& ev) {
           if (!e.stochastic) --fixed_pending_;
           NodeId n(e.node);
           if (!cl.node(n).up) {
+            node_changes_.push_back(NodeChange{now, changes_.size(), cl.node(n).name, true, e.stochastic});
             sched_->set_node_up(n, true, now);
             released_since_schedule_ = true;
           }
@@ -697,7 +760,16 @@ void Simulator::take_snapshot(Time now) {
   s.gpu_up = cl.up_capacity().gpu_milli;
   s.queue = sched_->waiting_count();
   s.running = sched_->running_count();
-  frag_->update(cl, sched_->take_changed_nodes());
+  std::vector<NodeId> changed = sched_->take_changed_nodes();
+  for (NodeId id : changed) {
+    const Node& n = cl.node(id);
+    std::int64_t used = n.up ? n.capacity.cpu_milli - n.free.cpu_milli : 0;
+    cpu_alloc_ += used - node_cpu_used_[id.index()];
+    node_cpu_used_[id.index()] = used;
+  }
+  s.cpu_alloc = cpu_alloc_;
+  s.cpu_up = cl.up_capacity().cpu_milli;
+  frag_->update(cl, changed);
   s.frag_milli = frag_->running_total();
   if (!snaps_.empty() && snaps_.back().time == now) snaps_.back() = s;
   else snaps_.push_back(s);
@@ -718,6 +790,10 @@ void Simulator::instant_end(Time now) {
       }
       std::string reason = fmt::format("was preempted by another task: {} ({})", sched_->task(p.preemptor).name,
                                        libsched::to_string(p.kind));
+      r.attempts.back().preemptor = sched_->task(p.preemptor).name;
+      r.attempts.back().end_reason = p.kind == PreemptionKind::priority       ? EndReason::preempted
+                                     : p.kind == PreemptionKind::idle_reclaim ? EndReason::idle_reclaim
+                                                                              : EndReason::spot_eviction;
       end_attempt(ti, now, AttemptState::failed, reason, p.kind == PreemptionKind::spot_eviction ? "spot_eviction" : "preemption", true);
     }
     for (TaskId id : res.started) on_started(id, now);
@@ -784,6 +860,7 @@ void Simulator::run() {
     if (wait_code_[i] >= 0) set_wait(int(i), -1, std::max(last, makespan_));
   // Attempts still queued: the scheduler's own explanation.
   Time end = std::max(last, makespan_);
+  run_end_ = end;
   for (auto& r : runs_) {
     if (r.attempts.empty() || r.attempts.back().state != AttemptState::queued) continue;
     r.attempts.back().reason = sched_->explain(r.id, end).reason;

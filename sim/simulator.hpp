@@ -18,6 +18,7 @@
 // A value, not a singleton: tests may run several simulators side by side.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -29,6 +30,7 @@
 
 #include <libsched/libsched.hpp>
 
+#include "sim/end_reason.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/io/scenario.hpp"
 
@@ -56,6 +58,9 @@ struct AttemptRecord {
   std::string reason;             ///< empty on success
   std::string capacity;           ///< capacity class it ran on (reserved, pay_as_you_go, spot, idle)
   std::int64_t gpu_milli = 0;     ///< GPUs of the gang at placement, milli-GPU
+  std::int64_t cpu_milli = 0;     ///< vCPU of the gang at placement, milli-vCPU
+  EndReason end_reason = EndReason::never_started;  ///< why it ended (sim/end_reason.hpp)
+  std::string preemptor;          ///< preempting task's name (preempted, spot_eviction, idle_reclaim by a task)
   Time work_done = 0;             ///< entrypoint work executed in this attempt
   Time lost_work = 0;             ///< work executed but not saved by a checkpoint
   Time work_needed = 0;           ///< work this attempt had to do (duration minus saved)
@@ -80,9 +85,38 @@ struct Snapshot {
   Time time = 0;
   std::int64_t gpu_by_class[4] = {0, 0, 0, 0};  ///< allocated milli-GPU, index = libsched::ResourceType
   std::int64_t gpu_up = 0;                        ///< milli-GPU of up nodes
+  std::int64_t cpu_alloc = 0;                     ///< allocated milli-vCPU on up nodes
+  std::int64_t cpu_up = 0;                        ///< milli-vCPU of up nodes
   std::size_t queue = 0;                          ///< waiting tasks
   std::size_t running = 0;                        ///< tasks holding resources
   double frag_milli = 0;                          ///< cluster_fragmentation (milli-GPU)
+};
+
+/// Task-level metrics of one task (docs/outputs.md "Per-task metrics"), ms unless noted.
+/// Unfinished tasks are censored at Simulator::censor_time().
+struct TaskMetrics {
+  bool submitted = false;         ///< submit_s <= the censoring time (has at least one attempt)
+  bool started = false;           ///< at least one attempt started
+  bool finished = false;          ///< final state Succeeded or Failed
+  Time wait = 0;                  ///< queueing delay: all waiting of all attempts (censored)
+  Time jct = 0;                   ///< final end (or censoring time) minus task submit
+  Time run = 0;                   ///< duration_s: the uninterrupted run time
+  double slowdown = 0;            ///< jct / run
+  double bounded_slowdown = 0;    ///< max(1, jct / max(run, 10 s))
+  long double gpu_ms = 0;         ///< milli-GPU x ms held (at placement size) over all attempts
+  long double cpu_ms = 0;         ///< milli-vCPU x ms held over all attempts
+  std::string pool;               ///< group keys: task pool or the pool it ran in
+  std::string gpu_model;          ///< model it ran on, else its first candidate's, "cpu" for CPU-only
+  std::string capacity;           ///< class of the last started attempt, else the requested resource_type
+};
+
+/// A node state change (events.jsonl): node_down / node_up, injected or stochastic.
+struct NodeChange {
+  Time time = 0;
+  std::size_t seq = 0;            ///< index in changes() of the first task change after it
+  std::string node;
+  bool up = false;
+  bool stochastic = false;
 };
 
 /// One state change (events.jsonl).
@@ -122,6 +156,14 @@ class Simulator {
   const std::vector<TaskStats>& task_stats() const { return stats_; }
   const std::vector<Snapshot>& snapshots() const { return snaps_; }
   const std::vector<StateChange>& changes() const { return changes_; }
+  const std::vector<NodeChange>& node_changes() const { return node_changes_; }
+  /// Per-task metrics (scenario order), unfinished tasks censored at censor_time().
+  std::vector<TaskMetrics> task_metrics() const;
+  /// The libsched task of scenario task `ti` (its options and workers at placement).
+  const libsched::TaskSpec& task_spec(std::size_t ti) const;
+  /// Where unfinished tasks are censored: until_s when the run has one, else the last instant
+  /// the simulation processed (>= makespan).
+  Time censor_time() const { return until_ != libsched::kTimeNever ? until_ : std::max(run_end_, makespan_); }
   /// End of the simulation (ms): last attempt end, or until when the run was cut.
   Time makespan() const { return makespan_; }
   std::uint64_t events_processed() const { return events_; }
@@ -130,12 +172,16 @@ class Simulator {
   /// The workload distribution used for fragmentation (worker shapes of the tasks' first options).
   const libsched::WorkloadDistribution& workload() const { return workload_; }
 
-  /// Writes tasks.csv, summary.json, events.jsonl, timeseries.csv and metrics.prom into
+  /// Writes tasks.csv, summary.json, groups.csv, events.jsonl, timeseries.csv and metrics.prom into
   /// `dir` (which must exist). Not atomic; run_command makes it atomic.
   void write_outputs(const std::string& dir) const;
   /// The summary.json object as text (2-space indented).
   std::string summary_json() const;
   std::string tasks_csv() const;
+  /// groups.csv: the per-group metrics of summary.json's `groups`, one row per (group_by, group).
+  std::string groups_csv() const;
+  /// A one-line warning when tasks are unfinished at the end of the run, else "".
+  std::string unfinished_warning() const;
 
  private:
   struct TaskRun;
@@ -169,6 +215,10 @@ class Simulator {
   std::vector<TaskStats> stats_;
   std::vector<Snapshot> snaps_;
   std::vector<StateChange> changes_;
+  std::vector<NodeChange> node_changes_;
+  std::vector<std::int64_t> node_cpu_used_;  // per node: allocated milli-vCPU at the last snapshot
+  std::int64_t cpu_alloc_ = 0;           // sum of node_cpu_used_
+  Time run_end_ = 0;                     // last instant processed
   std::map<std::string, int> task_index_;
   std::vector<double> node_unhealthy_;   // per node
   std::vector<std::pair<double, double>> node_mtbf_;  // per node (mtbf_s, mttr_s)
