@@ -79,7 +79,10 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
   } catch (const SimulationLimitError& e) {
     err << e.what() << "\n";
     return io::exit_invalid_input;
-  } catch (const std::invalid_argument& e) {  // dangling reference, shape libsched cannot model
+  } catch (const std::bad_alloc&) {
+    err << "schedsim run: out of memory while building the scenario\n";
+    return exit_environment;
+  } catch (const std::exception& e) {  // dangling reference, shape libsched cannot model
     err << label << ": " << e.what() << "\n";
     return io::exit_invalid_input;
   }

@@ -131,12 +131,15 @@ TEST_CASE("a write, fsync, close or rename failure on any output file exits 1 an
         CHECK(r.err.find(f) != std::string::npos);
         CHECK(tree(out) == before);
         CHECK(entries_with(w, ".tmp-").empty());
-        // A new directory is not created at all.
-        fs::path fresh = w / "fresh";
-        r = schedsim("run " + (w / "s.json").string() + " --no-progress --out " + fresh.string(), shim(f, op, errname));
-        CHECK(r.status == 1);
-        CHECK_FALSE(fs::exists(fresh));
-        CHECK(entries_with(w, ".tmp-").empty());
+        // A new directory is not created at all (it is published by one rename of the whole
+        // staging directory, so a per-file rename failure cannot happen there: see below).
+        if (std::string(op) != "rename") {
+          fs::path fresh = w / "fresh";
+          r = schedsim("run " + (w / "s.json").string() + " --no-progress --out " + fresh.string(), shim(f, op, errname));
+          CHECK(r.status == 1);
+          CHECK_FALSE(fs::exists(fresh));
+          CHECK(entries_with(w, ".tmp-").empty());
+        }
       }
     }
   }
@@ -157,15 +160,24 @@ TEST_CASE("a write, fsync, close or rename failure on any output file exits 1 an
 TEST_CASE("fill and convert report write failures with exit 1 and publish nothing") {
   fs::path w = work_dir("fillconv");
   write(w / "s.json", k_small);
-  for (const char* op : {"write", "fsync", "close", "rename"}) {
+  for (const char* op : {"write", "fsync", "close"}) {
     INFO(op);
     Result r = schedsim("fill " + (w / "s.json").string() + " --out " + (w / "fill").string(), shim("fill.csv", op));
     CHECK(r.status == 1);
     CHECK_FALSE(fs::exists(w / "fill"));
     CHECK(entries_with(w, ".tmp-").empty());
   }
+  fs::create_directories(w / "fill");
+  write(w / "fill" / "fill.csv", "previous\n");
+  for (const char* op : {"write", "fsync", "close", "rename"}) {
+    INFO(op);
+    Result r = schedsim("fill " + (w / "s.json").string() + " --out " + (w / "fill").string(), shim("fill.csv", op));
+    CHECK(r.status == 1);
+    CHECK(slurp(w / "fill" / "fill.csv") == "previous\n");
+    CHECK(entries_with(w / "fill", ".schedsim-tmp-").empty());
+  }
   REQUIRE(schedsim("fill " + (w / "s.json").string() + " --out " + (w / "fill").string()).status == 0);
-  CHECK(fs::exists(w / "fill" / "fill.csv"));
+  CHECK(slurp(w / "fill" / "fill.csv").rfind("arrived_pct,", 0) == 0);
   // convert: an SWF trace to a scenario file; a failed write leaves the previous file.
   write(w / "t.swf", "; SWF\n1 0 0 100 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\n");
   write(w / "conv.json", "previous\n");
