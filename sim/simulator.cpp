@@ -139,7 +139,7 @@ void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt) {
   }
   const double interval = sc.timeseries_interval_s;
   auto until = opt.until_s ? opt.until_s : sc.until_s;
-  if (interval > 0 && until) {
+  if (interval > 0 && until && *until < to_seconds(kMaxSimTime) && interval < to_seconds(kMaxSimTime)) {
     const Time iv = std::max<Time>(1, from_seconds(interval));
     const Time u = from_seconds(*until);
     const std::uint64_t rows = std::uint64_t((u + iv - 1) / iv) + 1;
@@ -180,7 +180,8 @@ Simulator::Simulator(const io::Scenario& sc, SimOptions opt) : sc_(sc), opt_(std
   seed_ = opt_.seed ? *opt_.seed : sc_.seed;
   auto u = opt_.until_s ? opt_.until_s : sc_.until_s;
   if (u) until_ = from_seconds(*u);
-  if (sc_.timeseries_interval_s > 0)
+  // (An interval so long that interval x rows passes kMaxSimTime never limits anything.)
+  if (sc_.timeseries_interval_s > 0 && sc_.timeseries_interval_s * double(kMaxTimeseriesRows - 1) < to_seconds(kMaxSimTime))
     ts_limit_ = std::max<Time>(1, from_seconds(sc_.timeseries_interval_s)) * Time(kMaxTimeseriesRows - 1);
   rng_->nodes.seed(splitmix(seed_ ^ 0x1111));
   rng_->precheck.seed(splitmix(seed_ ^ 0x2222));
