@@ -9,35 +9,17 @@
 
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
+#include "sim/publish.hpp"
 
 namespace sim {
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-  namespace fs = std::filesystem;
-  fs::path p(path);
-  if (p.has_parent_path()) fs::create_directories(p.parent_path());
-  fs::path tmp = p;
-  tmp += ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error(fmt::format("{}: cannot open for writing", tmp.string()));
-    f.write(content.data(), std::streamsize(content.size()));
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error(fmt::format("{}: write failed", tmp.string()));
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, p, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error(fmt::format("{}: cannot rename into place", path));
-  }
-}
-
 int convert_command(const ConvertOptions& opts, std::ostream& out, std::ostream& err) {
+  try {
+    check_output_file(opts.out);  // before reading the trace: an unwritable --out fails fast (exit 1)
+  } catch (const OutputError& e) {
+    err << "schedsim convert: --out: " << e.what() << "\n";
+    return exit_environment;
+  }
   io::Scenario s;
   s.name = std::filesystem::path(opts.trace.path).stem().string();
   s.cluster.name = opts.trace.format;
@@ -58,8 +40,11 @@ int convert_command(const ConvertOptions& opts, std::ostream& out, std::ostream&
   s.traces.clear();
   try {
     write_file_atomic(opts.out, io::scenario_to_json(s).dump(1) + "\n");
-  } catch (const std::exception& e) {
-    err << e.what() << "\n";
+  } catch (const OutputError& e) {
+    err << "schedsim convert: --out: " << e.what() << "\n";
+    return exit_environment;
+  } catch (const std::exception& e) {  // e.g. a name that is not UTF-8 in the trace
+    err << opts.trace.path << ": " << e.what() << "\n";
     return 2;
   }
   std::size_t nodes = 0;

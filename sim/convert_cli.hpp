@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/io/scenario.hpp"
+#include "sim/publish.hpp"  // write_file_atomic
 
 namespace sim {
 
@@ -18,12 +19,9 @@ struct ConvertOptions {
 
 /// Reads the trace, builds a scenario (one pool holding the trace's nodes, one task per job)
 /// and writes it as JSON to opts.out (complete or not at all: written to a temporary file,
-/// then renamed). Returns 0, or 2 after printing the error on `err` (missing data file with
-/// where to download it, malformed row with file:line:column).
+/// then renamed). Returns 0; 2 after printing the error on `err` (missing data file with
+/// where to download it, malformed row with file:line:column); 1 when --out cannot be
+/// written (checked before the trace is read, and on any write, fsync or rename failure).
 int convert_command(const ConvertOptions& opts, std::ostream& out, std::ostream& err);
-
-/// Writes `content` to `path` completely or not at all (temporary file in the same folder,
-/// then rename). Throws std::runtime_error naming the path on failure.
-void write_file_atomic(const std::string& path, const std::string& content);
 
 }  // namespace sim

@@ -1,6 +1,7 @@
 #include "sim/fill_cli.hpp"
 
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "libsched/placement/policy.hpp"
 #include "sim/convert_cli.hpp"
 #include "sim/fill.hpp"
+#include "sim/publish.hpp"
 #include "sim/simulator.hpp"
 
 namespace sim {
@@ -60,6 +62,19 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
     return 2;
   }
 
+  // The output location is checked (exit 1) and the staging directory created before any
+  // experiment runs; files are published together at the end (docs/outputs.md "Publishing").
+  InterruptGuard interrupts;
+  std::vector<std::string> files{"fill.csv"};
+  if (policies.size() > 1 || seeds > 1) files = {"fill.csv", "fill_curves.csv", "fill_summary.csv"};
+  std::optional<OutputDir> outdir;
+  try {
+    outdir.emplace(opts.out_dir, files);
+  } catch (const OutputError& e) {
+    err << "schedsim fill: --out: " << e.what() << "\n";
+    return exit_environment;
+  }
+
   std::string first_csv;
   std::string curves = "policy,seed,arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks\n";
   std::string summary = "policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,seconds\n";
@@ -68,6 +83,11 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
     Eigen::VectorXd alloc(seeds), frag(seeds);
     auto t0 = std::chrono::steady_clock::now();
     for (int k = 0; k < seeds; ++k) {
+      if (int sig = interrupt_signal()) {
+        outdir.reset();  // removes the staging directory
+        err << fmt::format("schedsim fill: interrupted by {}; no output written\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+        return 128 + sig;
+      }
       FillOptions fo{policy, seed0 + std::uint64_t(k), target};
       FillResult r = run_fill(cluster, tasks, fo);
       if (first_csv.empty()) first_csv = fill_csv(r);
@@ -84,15 +104,20 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
     out << fmt::format("{:<16} {:>5} {:>15.2f} ± {:<5.2f} {:>20.2f} {:>9.2f}\n", policy, seeds, mean, sd, frag.mean(), secs);
   }
   try {
-    std::filesystem::create_directories(opts.out_dir);
-    write_file_atomic((std::filesystem::path(opts.out_dir) / "fill.csv").string(), first_csv);
-    if (policies.size() > 1 || seeds > 1) {
-      write_file_atomic((std::filesystem::path(opts.out_dir) / "fill_curves.csv").string(), curves);
-      write_file_atomic((std::filesystem::path(opts.out_dir) / "fill_summary.csv").string(), summary);
+    outdir->write("fill.csv", first_csv);
+    if (files.size() > 1) {
+      outdir->write("fill_curves.csv", curves);
+      outdir->write("fill_summary.csv", summary);
     }
+    outdir->publish();
+  } catch (const Interrupted& e) {
+    outdir.reset();
+    err << fmt::format("schedsim fill: interrupted by {}; no output written\n", e.signal == SIGINT ? "SIGINT" : "SIGTERM");
+    return 128 + e.signal;
   } catch (const std::exception& e) {
+    outdir.reset();
     err << "schedsim fill: --out: " << e.what() << "\n";
-    return 2;
+    return exit_environment;
   }
   return 0;
 }

@@ -27,7 +27,8 @@ struct FillCommandOptions {
 ///   DIR/fill.csv          the first policy and seed: arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks
 ///   DIR/fill_curves.csv   (sweeps) policy,seed,arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks
 ///   DIR/fill_summary.csv  (sweeps) policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,seconds
-/// and prints a table on `out`. Returns 0, or 2 after printing the problem on `err`.
+/// and prints a table on `out`. Returns 0; 2 after printing an input problem on `err`; 1 when
+/// --out cannot be written (checked before any experiment runs); 130/143 on SIGINT/SIGTERM.
 int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::ostream& out, std::ostream& err);
 
 }  // namespace sim

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/publish.hpp"
 #include "sim/simulator.hpp"
 
 namespace sim {
@@ -317,11 +318,8 @@ std::string Simulator::summary_json() const {
 }
 
 void Simulator::write_outputs(const std::string& dir) const {
-  auto write = [&](const std::string& name, const std::string& text) {
-    std::ofstream f(dir + "/" + name, std::ios::binary);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + dir + "/" + name);
-  };
+  // Checked write, fsync and close of each file (sim/publish.hpp); throws OutputError.
+  auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
   write("tasks.csv", tasks_csv());
   write("summary.json", summary_json());
   write("groups.csv", groups_csv());

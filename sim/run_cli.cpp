@@ -5,13 +5,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <optional>
 #include <filesystem>
 #include <ostream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/publish.hpp"
 #include "sim/simulator.hpp"
 
 namespace sim {
@@ -65,26 +69,42 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
           << std::flush;
     };
   }
-  fs::path dir(opts.out_dir);
-  fs::path tmp = dir;
-  tmp += fmt::format(".tmp-{}", ::getpid());
+  // Everything knowable up front is checked before simulating: the input (exit 2), then the
+  // output location (exit 1). Stale staging directories of killed runs are removed here.
+  const std::string label = sc.file.empty() ? (sc.name.empty() ? "<default scenario>" : sc.name) : sc.file;
+  std::optional<Simulator> sim;
   try {
-    Simulator s(sc, std::move(so));
+    check_runtime_bounds(sc, so);
+    sim.emplace(sc, std::move(so));
+  } catch (const SimulationLimitError& e) {
+    err << e.what() << "\n";
+    return io::exit_invalid_input;
+  } catch (const std::bad_alloc&) {
+    err << "schedsim run: out of memory while building the scenario\n";
+    return exit_environment;
+  } catch (const std::exception& e) {  // dangling reference, shape libsched cannot model
+    err << label << ": " << e.what() << "\n";
+    return io::exit_invalid_input;
+  }
+  InterruptGuard interrupts;  // SIGINT/SIGTERM: stop, remove the staging directory, exit 130/143
+  std::optional<OutputDir> outdir;
+  try {
+    outdir.emplace(opts.out_dir, std::vector<std::string>(std::begin(k_files), std::end(k_files)));
+  } catch (const OutputError& e) {
+    err << "schedsim run: --out: " << e.what() << "\n";
+    return exit_environment;
+  }
+  try {
+    Simulator& s = *sim;
     s.run();
     if (tty) err << "\n";
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
-    fs::create_directories(tmp);
-    s.write_outputs(tmp.string());
-    if (fs::exists(dir)) {
-      // Move each finished file into the existing directory (each rename is atomic).
-      for (const char* f : k_files)
-        fs::rename(tmp / f, dir / f);
-      fs::remove_all(tmp);
-    } else {
-      if (dir.has_parent_path()) fs::create_directories(dir.parent_path());
-      fs::rename(tmp, dir);
-    }
+    s.write_outputs(outdir->staging());
+    // write_outputs names its own files: publish whatever it wrote (files added later included).
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(outdir->staging())) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    outdir->adopt(names);
+    outdir->publish();
     auto j = nlohmann::json::parse(s.summary_json());
     err << s.unfinished_warning();  // tasks still queued or stopped: their waits are censored
     out << fmt::format("schedsim run: {} (seed {})\n", sc.name.empty() ? sc.file : sc.name, s.seed());
@@ -92,13 +112,27 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
     for (const char* k : {"tasks", "attempts", "succeeded", "failed", "unfinished", "never_started", "makespan_s", "mean_wait_s",
                           "p95_wait_s", "mean_jct_s", "gpu_allocation_ratio", "preemptions", "resubmissions", "lost_work_s", "events"})
       out << fmt::format("  {:<22} {:>12}\n", k, j[k].dump());
-    out << fmt::format("  outputs in {}\n", dir.string());
+    out << fmt::format("  outputs in {}\n", opts.out_dir);
     return 0;
+  } catch (const Interrupted& e) {
+    outdir.reset();  // removes the staging directory
+    if (tty) err << "\n";
+    err << fmt::format("schedsim run: interrupted by {}; no output written ({} left as it was)\n",
+                       e.signal == SIGINT ? "SIGINT" : "SIGTERM", opts.out_dir);
+    return 128 + e.signal;
+  } catch (const SimulationLimitError& e) {
+    outdir.reset();
+    if (tty) err << "\n";
+    err << e.what() << "\n";
+    return io::exit_invalid_input;
+  } catch (const OutputError& e) {
+    outdir.reset();
+    err << "schedsim run: --out: " << e.what() << "\n";
+    return exit_environment;
   } catch (const std::exception& e) {
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
+    outdir.reset();
     err << "schedsim run: " << e.what() << "\n";
-    return 1;
+    return exit_environment;
   }
 }
 

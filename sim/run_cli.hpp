@@ -18,10 +18,14 @@ struct RunOptions {
 };
 
 /// Runs `sc` and writes tasks.csv, summary.json, groups.csv, events.jsonl, timeseries.csv and metrics.prom
-/// into opts.out_dir, completely or not at all: the files are written to a temporary directory
-/// next to out_dir and moved into place only when all were written. Prints a readable
+/// into opts.out_dir, completely or not at all: the files are written to a staging directory
+/// on out_dir's file system (next to it when it does not exist, inside it when it does) and
+/// published only when all were written and synced (sim/publish.hpp, docs/outputs.md
+/// "Publishing"). Prints a readable
 /// end-of-run summary table on `out`; errors (and the progress line) on `err`.
-/// Returns 0 on success, 1 on a run or I/O error (message on `err`).
+/// Returns 0 on success; 2 for input problems (also runtime bounds: sim::SimulationLimitError),
+/// checked before simulating where possible; 1 for environment (I/O) problems, the output
+/// location being checked before simulating; 130/143 when interrupted by SIGINT/SIGTERM.
 int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& out, std::ostream& err);
 
 /// The embedded default scenario (sim/default_scenario.cpp): >= 64 nodes in 2 pools with 2 GPU

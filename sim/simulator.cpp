@@ -11,6 +11,9 @@
 #include <boost/random/mersenne_twister.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/publish.hpp"
 
 namespace sim {
 
@@ -65,7 +68,88 @@ Queueing parse_queueing(const std::string& s) {
 std::int64_t milli(double v) { return std::llround(v * 1000.0); }
 std::int64_t mib(double gib) { return std::llround(gib * 1024.0); }
 
+/// The problem with `s` as text in an output (UTF-8, no control character but tab and newline), or "".
+std::string text_problem(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+        return "must not contain control characters (CR, NUL, ...): they cannot be written into metrics.prom or tasks.csv";
+      ++i;
+      continue;
+    }
+    // Well-formed UTF-8 (RFC 3629): no overlong forms, surrogates or code points past U+10FFFF.
+    int n = 0;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 1;
+    else if (c == 0xe0) n = 2, lo = 0xa0;
+    else if (c == 0xed) n = 2, hi = 0x9f;
+    else if (c >= 0xe1 && c <= 0xef) n = 2;
+    else if (c == 0xf0) n = 3, lo = 0x90;
+    else if (c == 0xf4) n = 3, hi = 0x8f;
+    else if (c >= 0xf1 && c <= 0xf3) n = 3;
+    else return "must be valid UTF-8";
+    if (i + std::size_t(n) >= s.size()) return "must be valid UTF-8";
+    for (int k = 1; k <= n; ++k) {
+      unsigned char d = static_cast<unsigned char>(s[i + std::size_t(k)]);
+      if (k == 1 ? (d < lo || d > hi) : (d & 0xc0) != 0x80) return "must be valid UTF-8";
+    }
+    i += std::size_t(n) + 1;
+  }
+  return "";
+}
+
 }  // namespace
+
+std::uint64_t events_per_instant_cap(const io::Scenario& sc) {
+  std::uint64_t items = sc.tasks.size() + sc.events.size() + 2 * sc.node_policies.size();
+  for (const auto& p : sc.cluster.pools) {
+    items += p.nodes.size();
+    for (const auto& g : p.node_groups) items += std::uint64_t(std::max(0, g.count));
+  }
+  return 1'000'000 + 100 * items;
+}
+
+void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt) {
+  const std::string file = !sc.file.empty() ? sc.file : !sc.name.empty() ? sc.name : "<scenario>";
+  auto shown = [](const std::string& v) { return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
+  auto text = [&](const std::string& path, const std::string& v) {
+    std::string why = text_problem(v);
+    if (!why.empty()) throw SimulationLimitError(fmt::format("{}: {}: {}: {}", file, path, shown(v), why));
+  };
+  text("name", sc.name);
+  text("cluster.name", sc.cluster.name);
+  text("cluster.region", sc.cluster.region);
+  for (std::size_t i = 0; i < sc.cluster.instance_specs.size(); ++i)
+    text(fmt::format("cluster.instance_specs[{}].name", i), sc.cluster.instance_specs[i].name);
+  for (std::size_t p = 0; p < sc.cluster.pools.size(); ++p) {
+    const auto& pool = sc.cluster.pools[p];
+    text(fmt::format("cluster.pools[{}].name", p), pool.name);
+    for (std::size_t g = 0; g < pool.node_groups.size(); ++g)
+      text(fmt::format("cluster.pools[{}].node_groups[{}].prefix", p, g), pool.node_groups[g].prefix);
+    for (std::size_t n = 0; n < pool.nodes.size(); ++n) text(fmt::format("cluster.pools[{}].nodes[{}].name", p, n), pool.nodes[n].name);
+  }
+  for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
+    const auto& t = sc.tasks[i];
+    text(fmt::format("tasks[{}].name", i), t.name);
+    text(fmt::format("tasks[{}].user", i), t.user);
+    text(fmt::format("tasks[{}].tenant", i), t.tenant);
+    text(fmt::format("tasks[{}].type", i), t.type);
+    text(fmt::format("tasks[{}].pool", i), t.pool);
+  }
+  const double interval = sc.timeseries_interval_s;
+  auto until = opt.until_s ? opt.until_s : sc.until_s;
+  if (interval > 0 && until && *until < to_seconds(kMaxSimTime) && interval < to_seconds(kMaxSimTime)) {
+    const Time iv = std::max<Time>(1, from_seconds(interval));
+    const Time u = from_seconds(*until);
+    const std::uint64_t rows = std::uint64_t((u + iv - 1) / iv) + 1;
+    if (rows > kMaxTimeseriesRows)
+      throw SimulationLimitError(fmt::format(
+          "{}: timeseries_interval_s: {}: with until_s {} the time series could need {} rows, more than the {} timeseries.csv may "
+          "hold; use timeseries_interval_s >= {}, 0 (automatic) or a smaller until_s",
+          file, interval, *until, rows, kMaxTimeseriesRows, std::ceil(*until / double(kMaxTimeseriesRows - 1))));
+  }
+}
 
 struct Simulator::Rng {
   boost::random::mt19937_64 nodes;    // stochastic node failures
@@ -96,6 +180,9 @@ Simulator::Simulator(const io::Scenario& sc, SimOptions opt) : sc_(sc), opt_(std
   seed_ = opt_.seed ? *opt_.seed : sc_.seed;
   auto u = opt_.until_s ? opt_.until_s : sc_.until_s;
   if (u) until_ = from_seconds(*u);
+  // (An interval so long that interval x rows passes kMaxSimTime never limits anything.)
+  if (sc_.timeseries_interval_s > 0 && sc_.timeseries_interval_s * double(kMaxTimeseriesRows - 1) < to_seconds(kMaxSimTime))
+    ts_limit_ = std::max<Time>(1, from_seconds(sc_.timeseries_interval_s)) * Time(kMaxTimeseriesRows - 1);
   rng_->nodes.seed(splitmix(seed_ ^ 0x1111));
   rng_->precheck.seed(splitmix(seed_ ^ 0x2222));
   rng_->pull.seed(splitmix(seed_ ^ 0x3333));
@@ -331,7 +418,8 @@ void Simulator::build() {
   for (std::size_t n = 0; n < node_mtbf_.size(); ++n) {
     if (node_mtbf_[n].first <= 0) continue;
     boost::random::exponential_distribution<double> d(1.0 / node_mtbf_[n].first);
-    q_.schedule(from_seconds(d(rng_->nodes)), NodeDownEv{int(n), true});
+    double at = d(rng_->nodes);
+    if (at < to_seconds(kMaxSimTime)) q_.schedule(from_seconds(at), NodeDownEv{int(n), true});
   }
   snaps_.push_back(Snapshot{});
   snaps_.back().gpu_up = cl.up_capacity().gpu_milli;
@@ -487,13 +575,14 @@ void Simulator::begin_phase(int ti, Time now) {
   if (r.phase == TaskRun::none && t.precheck_s > 0) {
     r.phase = TaskRun::precheck;
     change(ti, now, from, AttemptState::prechecking, "");
-    r.handles.push_back(q_.schedule(now + from_seconds(t.precheck_s), StartupEv{ti, r.attempts.back().attempt, 0}));
+    r.handles.push_back(q_.schedule(later(now, from_seconds(t.precheck_s), ti, "precheck_s", t.precheck_s), StartupEv{ti, r.attempts.back().attempt, 0}));
     return;
   }
   if ((r.phase == TaskRun::none || r.phase == TaskRun::precheck) && t.image_pull_s > 0) {
     r.phase = TaskRun::pull;
     if (from != AttemptState::running) change(ti, now, from, AttemptState::running, "");
-    r.handles.push_back(q_.schedule(now + from_seconds(t.image_pull_s), StartupEv{ti, r.attempts.back().attempt, 1}));
+    r.handles.push_back(
+        q_.schedule(later(now, from_seconds(t.image_pull_s), ti, "image_pull_s", t.image_pull_s), StartupEv{ti, r.attempts.back().attempt, 1}));
     return;
   }
   if (from != AttemptState::running) change(ti, now, from, AttemptState::running, "");
@@ -506,16 +595,19 @@ void Simulator::start_entrypoint(int ti, Time now) {
   auto& a = r.attempts.back();
   r.phase = TaskRun::running;
   a.run_start = now;
-  r.handles.push_back(q_.schedule(now + r.remaining, FinishEv{ti, a.attempt}));
+  r.handles.push_back(q_.schedule(later(now, r.remaining, ti, "duration_s", t.duration_s), FinishEv{ti, a.attempt}));
   if (t.transient_failure_rate_per_h > 0) {
     boost::random::exponential_distribution<double> d(t.transient_failure_rate_per_h / 3600.0);
-    Time ttf = from_seconds(d(rng_->transient));
-    if (ttf < r.remaining) r.handles.push_back(q_.schedule(now + ttf, TransientEv{ti, a.attempt}));
+    double ttf_s = d(rng_->transient);  // compared in seconds first: a tiny rate draws huge times
+    if (ttf_s < to_seconds(r.remaining) + 1) {
+      Time ttf = from_seconds(ttf_s);
+      if (ttf < r.remaining) r.handles.push_back(q_.schedule(now + ttf, TransientEv{ti, a.attempt}));
+    }
   }
   if (t.type == "RayJob" && t.autoscaling.enabled) {
     for (const auto& st : t.autoscaling.demand) {
       int w = std::clamp(st.workers, t.autoscaling.min_workers, std::max(t.autoscaling.min_workers, t.autoscaling.max_workers));
-      r.handles.push_back(q_.schedule(now + from_seconds(st.at_s), DemandEv{ti, a.attempt, w}));
+      r.handles.push_back(q_.schedule(later(now, from_seconds(st.at_s), ti, "autoscaling.demand[].at_s", st.at_s), DemandEv{ti, a.attempt, w}));
     }
   }
 }
@@ -570,7 +662,8 @@ void Simulator::finish_entrypoint(int ti, Time now) {
     cancel_attempt_events(ti);
     r.phase = TaskRun::debug;
     change(ti, now, a.state, AttemptState::debug_holding, "");
-    r.handles.push_back(q_.schedule(now + from_seconds(t.debug_retention_s), DebugReleaseEv{ti, a.attempt}));
+    r.handles.push_back(q_.schedule(later(now, from_seconds(t.debug_retention_s), ti, "debug_retention_s", t.debug_retention_s),
+                                    DebugReleaseEv{ti, a.attempt}));
     return;
   }
   end_attempt(ti, now, AttemptState::succeeded, "", "", false);
@@ -613,7 +706,8 @@ void Simulator::handle(Time now, Event& ev) {
           }
           if (e.stochastic) {
             boost::random::exponential_distribution<double> d(1.0 / std::max(1e-9, node_mtbf_[std::size_t(e.node)].second));
-            q_.schedule(now + std::max<Time>(1, from_seconds(d(rng_->nodes))), NodeUpEv{e.node, true});
+            double dt = d(rng_->nodes);
+            if (dt < to_seconds(kMaxSimTime - now)) q_.schedule(now + std::max<Time>(1, from_seconds(dt)), NodeUpEv{e.node, true});
           }
         } else if constexpr (std::is_same_v<T, NodeUpEv>) {
           if (!e.stochastic) --fixed_pending_;
@@ -625,7 +719,8 @@ void Simulator::handle(Time now, Event& ev) {
           }
           if (e.stochastic) {
             boost::random::exponential_distribution<double> d(1.0 / node_mtbf_[std::size_t(e.node)].first);
-            q_.schedule(now + std::max<Time>(1, from_seconds(d(rng_->nodes))), NodeDownEv{e.node, true});
+            double dt = d(rng_->nodes);
+            if (dt < to_seconds(kMaxSimTime - now)) q_.schedule(now + std::max<Time>(1, from_seconds(dt)), NodeDownEv{e.node, true});
           }
         } else if constexpr (std::is_same_v<T, TaskFaultEv>) {
           --fixed_pending_;
@@ -679,7 +774,8 @@ void Simulator::handle(Time now, Event& ev) {
                           "image_pull_failure", false);
               return;
             }
-            r.handles.push_back(q_.schedule(now + from_seconds(t.image_pull_s), StartupEv{e.task, e.attempt, 1}));
+            r.handles.push_back(
+                q_.schedule(later(now, from_seconds(t.image_pull_s), e.task, "image_pull_s", t.image_pull_s), StartupEv{e.task, e.attempt, 1}));
           }
         } else if constexpr (std::is_same_v<T, FinishEv>) {
           if (current(e.task, e.attempt)) finish_entrypoint(e.task, now);
@@ -694,7 +790,8 @@ void Simulator::handle(Time now, Event& ev) {
           r.desired = e.workers;
           if (r.desired < r.workers_now) {
             if (!r.scale_in)
-              r.scale_in = q_.schedule(now + from_seconds(sc_.tasks[std::size_t(e.task)].autoscaling.idle_reclaim_s),
+              r.scale_in = q_.schedule(later(now, from_seconds(sc_.tasks[std::size_t(e.task)].autoscaling.idle_reclaim_s), e.task,
+                                             "autoscaling.idle_reclaim_s", sc_.tasks[std::size_t(e.task)].autoscaling.idle_reclaim_s),
                                        ScaleInEv{e.task, e.attempt});
           } else if (r.scale_in) {
             q_.cancel(r.scale_in);
@@ -730,7 +827,7 @@ void Simulator::autoscale(Time now) {
     }
     // Conservative scale-out takes its next step one second later (or at the next instant).
     if (added && r.workers_now < target)
-      r.handles.push_back(q_.schedule(now + kMsPerSecond, DemandEv{int(i), r.attempts.back().attempt, r.desired}));
+      r.handles.push_back(q_.schedule(later(now, kMsPerSecond, int(i), "autoscaling", 1), DemandEv{int(i), r.attempts.back().attempt, r.desired}));
   }
 }
 
@@ -819,8 +916,72 @@ void Simulator::instant_end(Time now) {
   take_snapshot(now);
 }
 
+std::string Simulator::file_label() const { return !sc_.file.empty() ? sc_.file : !sc_.name.empty() ? sc_.name : "<scenario>"; }
+
+Time Simulator::later(Time now, Time dt, int ti, const char* key, double value) const {
+  if (dt <= kMaxSimTime - now) return now + dt;
+  throw SimulationLimitError(fmt::format(
+      "{}: tasks[{}].{}: {}: simulated time would pass {} s (the simulator's bound) at t = {} s for task {}; "
+      "likely a cycle without end (e.g. an image pull retried without limit, image_pull_retries -1)",
+      file_label(), ti, key, value, format_seconds(kMaxSimTime), format_seconds(now), sc_.tasks[std::size_t(ti)].name));
+}
+
+void Simulator::stuck_error(Time now, std::uint64_t n, const Event& last) const {
+  // Name the likely cause from the event that broke the bound.
+  std::string path = "<root>", value = "-", cause = "a cycle of zero-duration steps";
+  auto task = [&](int ti, const char* key, double v, const std::string& why) {
+    const auto& t = sc_.tasks[std::size_t(ti)];
+    path = fmt::format("tasks[{}].{}", ti, key);
+    value = fmt::format("{}", v);
+    cause = fmt::format("task {}: {}", t.name, why);
+  };
+  std::visit(
+      [&](const auto& e) {
+        using T = std::decay_t<decltype(e)>;
+        const io::TaskCfg* t = nullptr;
+        if constexpr (!std::is_same_v<T, NodeDownEv> && !std::is_same_v<T, NodeUpEv> && !std::is_same_v<T, SpotReclaimEv> &&
+                      !std::is_same_v<T, PolicyTickEv>)
+          t = &sc_.tasks[std::size_t(e.task)];
+        if constexpr (std::is_same_v<T, StartupEv>) {
+          if (e.phase == 1)
+            task(e.task, "image_pull_s", t->image_pull_s,
+                 fmt::format("image pulls shorter than 1 ms fail (image_pull_failure_prob {}) and are retried at the same "
+                             "instant (image_pull_retries {}, max_resubmissions {})",
+                             t->image_pull_failure_prob, t->image_pull_retries, t->fault_tolerance.max_resubmissions));
+          else
+            task(e.task, "precheck_s", t->precheck_s,
+                 fmt::format("prechecks shorter than 1 ms fail and are resubmitted at the same instant (max_resubmissions {})",
+                             t->fault_tolerance.max_resubmissions));
+        } else if constexpr (std::is_same_v<T, TransientEv>) {
+          task(e.task, "transient_failure_rate_per_h", t->transient_failure_rate_per_h,
+               fmt::format("the failure rate makes every attempt fail in less than 1 ms and it is resubmitted at the same "
+                           "instant (max_resubmissions {})",
+                           t->fault_tolerance.max_resubmissions));
+        } else if constexpr (std::is_same_v<T, FinishEv>) {
+          task(e.task, "duration_s", t->duration_s, "attempts shorter than 1 ms");
+        } else if constexpr (std::is_same_v<T, TaskFaultEv>) {
+          task(e.task, "fault_tolerance.max_resubmissions", t->fault_tolerance.max_resubmissions, "injected faults at one instant");
+        } else if constexpr (std::is_same_v<T, DebugReleaseEv>) {
+          task(e.task, "debug_retention_s", t->debug_retention_s, "debug holds shorter than 1 ms");
+        } else if constexpr (std::is_same_v<T, DemandEv> || std::is_same_v<T, ScaleInEv>) {
+          task(e.task, "autoscaling", 0, "autoscaling steps at one instant");
+        } else if constexpr (std::is_same_v<T, NodeDownEv> || std::is_same_v<T, NodeUpEv>) {
+          path = "cluster";
+          value = sched_->cluster().node(NodeId(e.node)).name;
+          cause = "node failures and repairs (mtbf_s/mttr_s) shorter than 1 ms";
+        }
+      },
+      last);
+  throw SimulationLimitError(fmt::format(
+      "{}: {}: {}: simulated time stopped advancing at t = {} s (more than {} events at that instant, the simulator's bound); "
+      "likely cause: {}",
+      file_label(), path, value, format_seconds(now), n, cause));
+}
+
 void Simulator::run() {
+  check_runtime_bounds(sc_, opt_);
   const Cluster& cl = sched_->cluster();
+  const std::uint64_t cap = opt_.max_events_per_instant ? opt_.max_events_per_instant : events_per_instant_cap(sc_);
   Time last = 0;
   bool cut = false;
   while (live_tasks_ > 0) {
@@ -831,11 +992,19 @@ void Simulator::run() {
       break;
     }
     Time now = *nt;
+    if (now > ts_limit_)
+      throw SimulationLimitError(fmt::format(
+          "{}: timeseries_interval_s: {}: simulated time reached {} s, past the {} rows timeseries.csv may hold "
+          "(interval x {}); use a larger timeseries_interval_s, 0 (automatic) or a smaller until_s",
+          file_label(), sc_.timeseries_interval_s, format_seconds(now), kMaxTimeseriesRows, kMaxTimeseriesRows - 1));
+    std::uint64_t at_now = 0;  // events at this instant: time must advance (runtime bound)
     do {
       while (q_.next_time() == now) {
         auto it = q_.step();
         ++events_;
+        if (++at_now > cap) stuck_error(now, at_now - 1, it->event);
         handle(now, it->event);
+        if ((events_ & 1023u) == 0) throw_if_interrupted();
         if (opt_.progress && (events_ & 4095u) == 0) opt_.progress(now, events_);
       }
       instant_end(now);

@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -134,7 +135,32 @@ struct SimOptions {
   std::optional<double> until_s;      ///< overrides Scenario::until_s (seconds)
   /// Called about every 4096 events with (simulated time ms, events processed so far).
   std::function<void(Time, std::uint64_t)> progress;
+  /// Events allowed at one simulated instant; 0 = events_per_instant_cap(scenario).
+  std::uint64_t max_events_per_instant = 0;
 };
+
+// ------------------------------------------------------------------ runtime bounds
+// (docs/outputs.md "Runtime bounds"). Breaking one is an input error (exit 2): the scenario
+// asks for a run that cannot end or cannot be written.
+
+/// A scenario that breaks a runtime bound. what() is one line `FILE: PATH: VALUE: RULE`.
+struct SimulationLimitError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Latest simulated time: 1e12 s (1000 x the largest time a scenario may state). An event
+/// that would fall later (e.g. an image pull retried without limit) stops the run.
+inline constexpr Time kMaxSimTime = Time(1'000'000'000'000) * 1000;
+/// Most rows timeseries.csv may have.
+inline constexpr std::uint64_t kMaxTimeseriesRows = 1'000'000;
+/// Events allowed at one simulated instant: 1,000,000 + 100 x (tasks + nodes + injected
+/// events + node policies). More means time stopped advancing (a zero-length retry cycle).
+std::uint64_t events_per_instant_cap(const io::Scenario& sc);
+/// Checks, before simulating, what can be known up front: the time series fits
+/// kMaxTimeseriesRows up to until_s, and every name written into outputs is valid UTF-8
+/// without control characters other than tab and newline (Prometheus label values, CSV).
+/// Throws SimulationLimitError. Simulator::run() calls it too.
+void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt);
 
 class Simulator {
  public:
@@ -147,6 +173,9 @@ class Simulator {
   Simulator& operator=(const Simulator&) = delete;
 
   /// Runs to completion (every task final, nothing left that can change) or to until_s.
+  /// Throws SimulationLimitError when a runtime bound is broken (too many events at one
+  /// instant, time past kMaxSimTime, a time series longer than kMaxTimeseriesRows) and
+  /// sim::Interrupted when SIGINT/SIGTERM arrived under an InterruptGuard (sim/publish.hpp).
   void run();
 
   const io::Scenario& scenario() const { return sc_; }
@@ -173,7 +202,8 @@ class Simulator {
   const libsched::WorkloadDistribution& workload() const { return workload_; }
 
   /// Writes tasks.csv, summary.json, groups.csv, events.jsonl, timeseries.csv and metrics.prom into
-  /// `dir` (which must exist). Not atomic; run_command makes it atomic.
+  /// `dir` (which must exist), each with a checked write, fsync and close (throws
+  /// sim::OutputError). Not atomic as a set; run_command stages and publishes them atomically.
   void write_outputs(const std::string& dir) const;
   /// The summary.json object as text (2-space indented).
   std::string summary_json() const;
@@ -203,12 +233,17 @@ class Simulator {
   void set_wait(int ti, int code, Time now);
   void change(int ti, Time now, AttemptState from, AttemptState to, const std::string& reason);
   bool retriable(const std::string& kind) const;
+  /// now + dt, or SimulationLimitError naming `path` (a task's key) when past kMaxSimTime.
+  Time later(Time now, Time dt, int ti, const char* key, double value) const;
+  [[noreturn]] void stuck_error(Time now, std::uint64_t n, const Event& last) const;
+  std::string file_label() const;
   void cancel_attempt_events(int ti);
 
   io::Scenario sc_;
   SimOptions opt_;
   std::uint64_t seed_ = 1;
   Time until_ = libsched::kTimeNever;
+  Time ts_limit_ = libsched::kTimeNever;  // latest time the time series can cover (kMaxTimeseriesRows)
   std::unique_ptr<libsched::Scheduler> sched_;
   EventQueue q_;
   std::vector<TaskRun> runs_;

@@ -118,7 +118,7 @@ TEST_CASE("a run that fails leaves no output directory behind") {
   sc.tasks.push_back(t);
   fs::path d = fresh_dir("fail");
   std::ostringstream out, err;
-  REQUIRE(sim::run_command(sc, {d.string(), std::nullopt, std::nullopt, false}, out, err) == 1);
+  REQUIRE(sim::run_command(sc, {d.string(), std::nullopt, std::nullopt, false}, out, err) == 2);  // input error
   REQUIRE_FALSE(fs::exists(d));
   REQUIRE(err.str().find("no-such-spec") != std::string::npos);
 }

@@ -1,0 +1,359 @@
+// Output publishing (all-or-nothing), checked writes and signal handling. See publish.hpp and
+// docs/outputs.md "Publishing".
+#include "sim/publish.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace sim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_signal(int sig) { g_signal = sig; }
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+[[noreturn]] void fail(const std::string& what, int e) { throw OutputError(fmt::format("{}: {}", what, errno_text(e))); }
+
+/// fsync of a directory (durability of the renames in it). Errors other than EINVAL/EROFS
+/// (file systems that cannot sync directories) are reported.
+void fsync_dir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) fail(dir + ": cannot open the directory to sync it", errno);
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+    int e = errno;
+    ::close(fd);
+    fail(dir + ": cannot sync the directory", e);
+  }
+  ::close(fd);
+}
+
+bool pid_alive(long pid) {
+  if (pid <= 0) return true;  // never touch what we cannot attribute
+  if (pid == long(::getpid())) return true;
+  return ::kill(pid_t(pid), 0) == 0 || errno != ESRCH;
+}
+
+/// Removes entries of `dir` named `prefix` followed by a decimal pid of a process that no
+/// longer exists (leftovers of a killed run). `want_dir`: only directories, else only files.
+void remove_stale(const std::string& dir, const std::string& prefix, bool want_dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  std::vector<std::string> stale;
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (pid_alive(std::stol(digits))) continue;
+    struct stat st {};
+    std::string p = dir + "/" + name;
+    if (::lstat(p.c_str(), &st) != 0) continue;
+    if (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)) stale.push_back(p);
+  }
+  ::closedir(d);
+  for (const auto& p : stale) {
+    std::error_code ec;
+    fs::remove_all(p, ec);
+  }
+}
+
+/// `p` without a trailing separator ("out/" -> "out").
+fs::path normalised(const std::string& s) {
+  fs::path p = fs::path(s).lexically_normal();
+  if (!p.has_filename() && p.has_parent_path() && p != p.root_path()) p = p.parent_path();
+  return p;
+}
+
+}  // namespace
+
+int interrupt_signal() { return g_signal; }
+
+void throw_if_interrupted() {
+  if (g_signal) throw Interrupted(g_signal);
+}
+
+InterruptGuard::InterruptGuard() {
+  g_signal = 0;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;  // a second signal kills at once (stale staging is cleaned next run)
+  ::sigaction(SIGINT, &sa, &old_int_);
+  ::sigaction(SIGTERM, &sa, &old_term_);
+}
+
+InterruptGuard::~InterruptGuard() {
+  ::sigaction(SIGINT, &old_int_, nullptr);
+  ::sigaction(SIGTERM, &old_term_, nullptr);
+}
+
+SignalBlock::SignalBlock() {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &s, &old_);
+}
+
+SignalBlock::~SignalBlock() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+void write_file_checked(const std::string& path, const std::string& content) {
+  throw_if_interrupted();
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) fail(path + ": cannot create", errno);
+  auto bail = [&](const char* what, int e, bool close_fd) {
+    if (close_fd) ::close(fd);
+    ::unlink(path.c_str());
+    fail(fmt::format("{}: {}", path, what), e);
+  };
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR && !g_signal) continue;
+      if (errno == EINTR) {
+        ::close(fd);
+        ::unlink(path.c_str());
+        throw Interrupted(g_signal);
+      }
+      bail("cannot write", errno, true);
+    }
+    if (n == 0) bail("cannot write", EIO, true);
+    p += n;
+    left -= std::size_t(n);
+  }
+  if (::fsync(fd) != 0 && errno != EINVAL) bail("cannot sync to disk", errno, true);
+  if (::close(fd) != 0) bail("cannot close", errno, false);
+}
+
+// ------------------------------------------------------------------------- OutputDir
+
+OutputDir::OutputDir(const std::string& out, const std::vector<std::string>& files) : out_(out) {
+  fs::path p = normalised(out);
+  struct stat lst {};
+  if (::lstat(p.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
+      std::error_code ec;
+      auto to = fs::read_symlink(p, ec);
+      throw OutputError(fmt::format("{}: is a dangling symbolic link (its target {} does not exist; create it or remove the link)",
+                                    out, ec ? "?" : to.string()));
+    }
+  }
+  struct stat st {};
+  if (::stat(p.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) throw OutputError(out + ": exists and is not a directory");
+    existed_ = true;
+    std::error_code ec;
+    fs::path real = fs::canonical(p, ec);  // follow a symlink: stage on the target's file system
+    if (ec) fail(out + ": cannot resolve the path", ec.value());
+    target_ = real.string();
+    for (const auto& f : files) {
+      struct stat fst {};
+      if (::lstat((real / f).c_str(), &fst) == 0 && S_ISDIR(fst.st_mode))
+        throw OutputError((fs::path(out) / f).string() + ": is a directory; cannot write the output file");
+    }
+    remove_stale(target_, ".schedsim-tmp-", true);
+    staging_ = (real / fmt::format(".schedsim-tmp-{}", ::getpid())).string();
+  } else {
+    if (errno != ENOENT) fail(out, errno);
+    fs::path parent = p.parent_path();
+    if (parent.empty()) parent = ".";
+    // Create the missing parents now (checked before any work), remembering them for cleanup.
+    std::vector<fs::path> missing;
+    for (fs::path a = parent; !a.empty(); a = a.parent_path()) {
+      struct stat ast {};
+      if (::stat(a.c_str(), &ast) == 0) {
+        if (!S_ISDIR(ast.st_mode)) throw OutputError(fmt::format("{}: {} is not a directory", out, a.string()));
+        break;
+      }
+      if (errno != ENOENT) fail(fmt::format("{}: {}", out, a.string()), errno);
+      missing.push_back(a);
+      if (a == a.parent_path()) break;
+    }
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      if (::mkdir(it->c_str(), 0777) != 0 && errno != EEXIST) {
+        int e = errno;
+        abandon();
+        fail(fmt::format("{}: cannot create {}", out, it->string()), e);
+      }
+      created_parents_.push_back(it->string());
+    }
+    target_ = p.string();
+    std::string base = p.filename().string();
+    remove_stale(parent.string(), base + ".tmp-", true);
+    staging_ = (parent / fmt::format("{}.tmp-{}", base, ::getpid())).string();
+  }
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+  if (::mkdir(staging_.c_str(), 0777) != 0) {
+    int e = errno;
+    staging_.clear();
+    abandon();
+    fail(fmt::format("{}: cannot create the staging directory (is the location writable?)", out), e);
+  }
+}
+
+OutputDir::~OutputDir() {
+  if (!published_) abandon();
+}
+
+void OutputDir::abandon() noexcept {
+  if (!staging_.empty()) {
+    std::error_code ec;
+    fs::remove_all(staging_, ec);
+  }
+  for (auto it = created_parents_.rbegin(); it != created_parents_.rend(); ++it) ::rmdir(it->c_str());
+  created_parents_.clear();
+}
+
+void OutputDir::write(const std::string& name, const std::string& content) {
+  write_file_checked(staging_ + "/" + name, content);
+  written_.push_back(name);
+}
+
+void OutputDir::adopt(const std::vector<std::string>& names) {
+  for (const auto& n : names)
+    if (std::find(written_.begin(), written_.end(), n) == written_.end()) written_.push_back(n);
+}
+
+void OutputDir::publish() {
+  throw_if_interrupted();
+  SignalBlock block;  // from here on the publish step completes or rolls back, never half-way
+  fsync_dir(staging_);
+  if (!existed_) {
+    if (::rename(staging_.c_str(), target_.c_str()) != 0) fail(fmt::format("{}: cannot move {} into place", out_, staging_), errno);
+    published_ = true;
+    fs::path parent = fs::path(target_).parent_path();
+    try {
+      fsync_dir(parent.empty() ? "." : parent.string());
+    } catch (const OutputError&) {
+      // Published; the directory entry may just not be durable yet.
+    }
+    return;
+  }
+  // Existing directory: replace the files one by one, keeping a hard link (or the moved file)
+  // of every file replaced so that any failure restores the directory exactly.
+  const std::string old_dir = staging_ + "/.old";
+  if (::mkdir(old_dir.c_str(), 0777) != 0) fail(fmt::format("{}: cannot create {}", out_, old_dir), errno);
+  struct Step { std::string name; bool had_old = false; bool old_moved = false; bool placed = false; };
+  std::vector<Step> steps;
+  auto rollback = [&] {
+    bool ok = true;
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+      const std::string dst = target_ + "/" + it->name, bak = old_dir + "/" + it->name;
+      if (it->had_old) {
+        if ((it->placed || it->old_moved) && ::rename(bak.c_str(), dst.c_str()) != 0) ok = false;
+      } else if (it->placed && ::unlink(dst.c_str()) != 0) {
+        ok = false;
+      }
+    }
+    return ok;
+  };
+  for (const auto& name : written_) {
+    const std::string src = staging_ + "/" + name, dst = target_ + "/" + name, bak = old_dir + "/" + name;
+    Step s{name};
+    struct stat st {};
+    int err = 0;
+    if (::lstat(dst.c_str(), &st) == 0) {
+      s.had_old = true;
+      if (::link(dst.c_str(), bak.c_str()) != 0) {
+        // No hard links here: move the old file aside instead (restored on failure).
+        if (::rename(dst.c_str(), bak.c_str()) != 0) err = errno;
+        else s.old_moved = true;
+      }
+    } else if (errno != ENOENT) {
+      err = errno;
+    }
+    if (!err) {
+      if (::rename(src.c_str(), dst.c_str()) != 0) err = errno;
+      else s.placed = true;
+    }
+    steps.push_back(s);
+    if (err) {
+      bool restored = rollback();
+      throw OutputError(fmt::format("{}: cannot move {} into place: {}; {}", out_, name, errno_text(err),
+                                    restored ? "the directory was left as it was"
+                                             : "restoring the previous files failed too; previous files are in " + old_dir));
+    }
+  }
+  published_ = true;
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+  try {
+    fsync_dir(target_);
+  } catch (const OutputError&) {
+  }
+}
+
+// ------------------------------------------------------------------------- single files
+
+void check_output_file(const std::string& path) {
+  fs::path p = normalised(path);
+  struct stat st {};
+  if (::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw OutputError(path + ": is a directory");
+  struct stat lst {};
+  if (::lstat(p.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode) && ::stat(p.c_str(), &st) != 0)
+    throw OutputError(path + ": is a dangling symbolic link");
+  fs::path a = p.parent_path();
+  if (a.empty()) a = ".";
+  for (; !a.empty(); a = a.parent_path()) {
+    if (::stat(a.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) throw OutputError(fmt::format("{}: {} is not a directory", path, a.string()));
+      if (::access(a.c_str(), W_OK | X_OK) != 0) fail(fmt::format("{}: cannot write into {}", path, a.string()), errno);
+      return;
+    }
+    if (errno != ENOENT) fail(fmt::format("{}: {}", path, a.string()), errno);
+    if (a == a.parent_path()) break;
+  }
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  fs::path p = normalised(path);
+  struct stat lst {}, st {};
+  if (::lstat(p.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    // Write through the link to its target (in the target's folder: no cross-device rename).
+    if (::stat(p.c_str(), &st) != 0) throw OutputError(path + ": is a dangling symbolic link");
+    std::error_code ec;
+    p = fs::canonical(p, ec);
+    if (ec) fail(path + ": cannot resolve the path", ec.value());
+  }
+  fs::path dir = p.parent_path();
+  if (!dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) fail(fmt::format("{}: cannot create {}", path, dir.string()), ec.value());
+  }
+  remove_stale(dir.empty() ? "." : dir.string(), p.filename().string() + ".tmp-", false);
+  fs::path tmp = p;
+  tmp += fmt::format(".tmp-{}", ::getpid());
+  ::unlink(tmp.c_str());
+  SignalBlock block;  // the temporary file never outlives this call
+  write_file_checked(tmp.string(), content);
+  if (::rename(tmp.c_str(), p.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    fail(fmt::format("{}: cannot rename into place", path), e);
+  }
+  try {
+    fsync_dir(dir.empty() ? "." : dir.string());
+  } catch (const OutputError&) {
+  }
+}
+
+}  // namespace sim

@@ -1,0 +1,116 @@
+// Publishing output files completely or not at all, and SIGINT/SIGTERM handling for the
+// commands that write them (run, fill, convert). The exact guarantee: docs/outputs.md
+// "Publishing".
+//
+// Exit-status contract of the CLI: 2 = the input is wrong (scenario, options); 1 = the
+// environment failed (I/O: cannot create, write, fsync or rename); 128 + signal when
+// interrupted (130 SIGINT, 143 SIGTERM). OutputError is the "1" kind.
+#pragma once
+
+#include <csignal>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sim {
+
+/// Exit status for an environment (I/O) failure.
+inline constexpr int exit_environment = 1;
+
+/// An I/O problem with the output location (exit 1).
+struct OutputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// The run was interrupted by SIGINT or SIGTERM (exit 128 + signal).
+struct Interrupted : std::runtime_error {
+  explicit Interrupted(int sig) : std::runtime_error("interrupted by signal " + std::to_string(sig)), signal(sig) {}
+  int signal;
+};
+
+/// Signal number (SIGINT or SIGTERM) received while an InterruptGuard was installed, else 0.
+int interrupt_signal();
+/// Throws Interrupted when interrupt_signal() != 0. Cheap (one volatile read).
+void throw_if_interrupted();
+
+/// Installs SIGINT/SIGTERM handlers that only record the signal (checked by the event loop and
+/// the writers); restores the previous handlers when destroyed. One at a time per process.
+class InterruptGuard {
+ public:
+  InterruptGuard();
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  struct sigaction old_int_{}, old_term_{};
+};
+
+/// Blocks SIGINT/SIGTERM for its lifetime (the publish step is never cut half-way).
+class SignalBlock {
+ public:
+  SignalBlock();
+  ~SignalBlock();
+  SignalBlock(const SignalBlock&) = delete;
+  SignalBlock& operator=(const SignalBlock&) = delete;
+
+ private:
+  sigset_t old_{};
+};
+
+/// Writes `content` to the file `path` (created or truncated) with write(2) until done, then
+/// fsync(2) and close(2); any failure (including of fsync or close) throws OutputError naming
+/// the file and the system error, and removes the file. Throws Interrupted if a signal came.
+void write_file_checked(const std::string& path, const std::string& content);
+
+/// An output directory being prepared: `prepare` checks the destination and creates the
+/// staging directory before anything is computed; `write` puts a file into staging; `publish`
+/// moves everything into place all-or-nothing. The destructor removes the staging directory
+/// (and parents it created) unless published.
+class OutputDir {
+ public:
+  /// Checks `out` (see docs/outputs.md "Publishing"): a dangling symbolic link, a path through a
+  /// regular file, a read-only or otherwise unwritable location throw OutputError (exit 1); a
+  /// symbolic link to a directory is followed. Removes stale staging directories of dead
+  /// processes, creates missing parents and the staging directory. `files` are the names that
+  /// will be written (an existing directory of that name inside `out` is an OutputError).
+  OutputDir(const std::string& out, const std::vector<std::string>& files);
+  ~OutputDir();
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+
+  /// The staging directory (write files here, or use write()).
+  const std::string& staging() const { return staging_; }
+  /// write_file_checked(staging/name, content).
+  void write(const std::string& name, const std::string& content);
+  /// Declares files written into staging() by other means (published in this order).
+  void adopt(const std::vector<std::string>& names);
+  /// Publishes every file written into staging; see docs/outputs.md for the guarantee. Throws
+  /// OutputError with the destination left as it was.
+  void publish();
+  /// The destination directory as given.
+  const std::string& path() const { return out_; }
+
+ private:
+  void abandon() noexcept;
+  std::string out_;          // as given
+  std::string target_;       // resolved destination directory
+  std::string staging_;
+  bool existed_ = false;     // target_ existed before: stage inside it, publish file by file
+  bool published_ = false;
+  std::vector<std::string> created_parents_;  // to remove (if empty) when abandoned
+  std::vector<std::string> written_;
+};
+
+/// Writes `content` to `path` completely or not at all: a checked write into `path.tmp-<pid>`
+/// in the same folder (removed on failure), fsync, then one rename(2) and an fsync of the
+/// folder. Stale `path.tmp-<pid>` files of dead processes are removed first. Throws
+/// OutputError naming the path and the system error.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+/// Checks, before any work, that `path` (a file to be written) can be created: its folder
+/// exists or can be created, is a directory and is writable, and `path` is not a directory.
+/// Throws OutputError.
+void check_output_file(const std::string& path);
+
+}  // namespace sim
