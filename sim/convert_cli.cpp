@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/io/diagnostics.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
 
@@ -52,7 +53,7 @@ int convert_command(const ConvertOptions& opts, std::ostream& out, std::ostream&
   try {
     skipped = io::apply_traces(s, io::TraceOptions{opts.skip_bad_rows});
   } catch (const io::TraceError& e) {
-    err << e.what() << "\n";
+    err << io::escape_for_diagnostic(e.what()) << "\n";
     return 2;
   }
   s.traces.clear();
