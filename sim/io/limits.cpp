@@ -116,8 +116,8 @@ void check_scenario_totals(const Scenario& s, const ProblemFn& report) {
     report("tasks", std::to_string(s.tasks.size()),
            fmt::format("{} tasks, more than the limit of {}", s.tasks.size(), limits::max_tasks));
   std::int64_t replicas = 0;
-  for (const auto& t : s.tasks)
-    replicas += std::max<std::int64_t>({0, t.workers, t.autoscaling.max_workers}) + 1;
+  for (const auto& t : s.tasks)  // a task over the per-task limit is blamed on its own
+    replicas += std::clamp<std::int64_t>(std::max(t.workers, t.autoscaling.max_workers), 0, max_workers) + 1;
   if (replicas > max_total_replicas)
     report("tasks", std::to_string(replicas),
            fmt::format("{} replicas in all tasks, more than the limit of {}", replicas, max_total_replicas));
