@@ -59,9 +59,9 @@ int convert_command(const ConvertOptions& opts, std::ostream& out, std::ostream&
   s.traces.clear();
   try {
     write_file_atomic(opts.out, io::scenario_to_json(s).dump(1) + "\n");
-  } catch (const std::exception& e) {
-    err << e.what() << "\n";
-    return 2;
+  } catch (const std::exception& e) {  // the input was fine: an I/O failure (exit 1)
+    err << io::escape_for_diagnostic(e.what()) << "\n";
+    return 1;
   }
   std::size_t nodes = 0;
   for (const auto& p : s.cluster.pools) nodes += p.nodes.size();

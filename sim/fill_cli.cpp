@@ -90,9 +90,9 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
       write_file_atomic((std::filesystem::path(opts.out_dir) / "fill_curves.csv").string(), curves);
       write_file_atomic((std::filesystem::path(opts.out_dir) / "fill_summary.csv").string(), summary);
     }
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // the input was fine: an I/O failure (exit 1)
     err << "schedsim fill: --out: " << e.what() << "\n";
-    return 2;
+    return 1;
   }
   return 0;
 }
