@@ -25,7 +25,7 @@ inline constexpr std::int64_t max_total_nodes = 1000000;
 /// `count_per_node`.
 inline constexpr int max_count_per_node = 1000;
 /// Workers of one task (`workers`, autoscaling `min_workers`/`max_workers`/`demand[].workers`).
-inline constexpr int max_workers = 100000;
+inline constexpr int max_workers = 1000000;
 /// Replicas of all tasks together: sum of (max(workers, autoscaling.max_workers) + 1).
 inline constexpr std::int64_t max_total_replicas = 10000000;
 /// Tasks of a scenario (inline and from traces together).
