@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/io/diagnostics.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
 #include "sim/publish.hpp"
@@ -34,17 +35,17 @@ int convert_command(const ConvertOptions& opts, std::ostream& out, std::ostream&
   try {
     skipped = io::apply_traces(s, io::TraceOptions{opts.skip_bad_rows});
   } catch (const io::TraceError& e) {
-    err << e.what() << "\n";
+    err << io::escape_for_diagnostic(e.what()) << "\n";
     return 2;
   }
   s.traces.clear();
   try {
     write_file_atomic(opts.out, io::scenario_to_json(s).dump(1) + "\n");
   } catch (const OutputError& e) {
-    err << "schedsim convert: --out: " << e.what() << "\n";
+    err << "schedsim convert: --out: " << io::escape_for_diagnostic(e.what()) << "\n";
     return exit_environment;
   } catch (const std::exception& e) {  // e.g. a name that is not UTF-8 in the trace
-    err << opts.trace.path << ": " << e.what() << "\n";
+    err << io::escape_for_diagnostic(opts.trace.path) << ": " << io::escape_for_diagnostic(e.what()) << "\n";
     return 2;
   }
   std::size_t nodes = 0;

@@ -13,6 +13,7 @@
 
 #include "sim/convert_cli.hpp"
 #include "sim/fill_cli.hpp"
+#include "sim/io/diagnostics.hpp"
 #include "sim/io/traces.hpp"
 #include "sim/run_cli.hpp"
 #include "sim/io/validate_cli.hpp"
@@ -41,6 +42,17 @@ const CLI::Validator k_until_check(
     },
     "SECONDS");
 
+/// --limit: a decimal integer >= 0 (CLI11 alone turns `-1` into 2^64-1, i.e. "unlimited").
+const CLI::Validator k_limit_check(
+    [](std::string& v) -> std::string {
+      std::uint64_t x = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || ec != std::errc() || end != v.data() + v.size())
+        return v + ": must be an integer >= 0 (a number of jobs)";
+      return {};
+    },
+    "JOBS");
+
 /// `schedsim validate SCENARIO`: checks a scenario, prints diagnostics, exits 0 or 2.
 void add_validate_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("validate", "Check a scenario file and report every problem");
@@ -56,7 +68,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", o->trace.format, "Trace format")->required()->check(CLI::IsMember({"openb", "philly", "swf"}));
   cmd->add_option("--path", o->trace.path, "Pod/job file, absolute or relative to $SCHEDSIM_DATA")->required();
   cmd->add_option("--nodes", o->trace.nodes, "Node/machine list (openb, philly), absolute or relative to $SCHEDSIM_DATA");
-  cmd->add_option("--limit", o->trace.limit, "Read at most this many jobs");
+  cmd->add_option("--limit", o->trace.limit, "Read at most this many jobs")->check(k_limit_check);
   cmd->add_option("--procs-per-node", o->trace.procs_per_node, "SWF: processors per node")->check(CLI::PositiveNumber);
   cmd->add_option("--pool", o->trace.pool, "Pool of the trace's nodes (default: the format name)");
   cmd->add_option("--resource-type", o->trace.resource_type, "Resource type of the tasks")
@@ -75,7 +87,7 @@ std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool 
     std::size_t skipped = sim::io::apply_traces(*sc, sim::io::TraceOptions{skip_bad_rows});
     if (skipped) std::cerr << path << ": skipped " << skipped << " malformed trace rows (--skip-bad-rows)\n";
   } catch (const sim::io::TraceError& e) {
-    std::cerr << path << ": " << e.what() << "\n";
+    std::cerr << sim::io::escape_for_diagnostic(path) << ": " << sim::io::escape_for_diagnostic(e.what()) << "\n";
     return std::nullopt;
   }
   return sc;

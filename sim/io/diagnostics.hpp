@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sim::io {
@@ -24,13 +25,22 @@ struct Diagnostic {
   int line = 0;    ///< malformed JSON only: 1-based line of the error
   int column = 0;  ///< malformed JSON only: 1-based column of the error
 
-  /// The one-line rendering described above. Empty `path` or `value` parts are left out.
+  /// The one-line rendering described above (each part through escape_for_diagnostic). Empty
+  /// `path` or `value` parts are left out.
   std::string str() const;
   bool is_error() const { return severity == Severity::error; }
 };
 
 /// Value dump used for a required key that is absent.
 inline constexpr const char* missing_value = "<missing>";
+
+/// The one escaping rule for text printed in a diagnostic (file names, JSON paths built from
+/// keys, values, rules quoting keys, trace messages): control characters (< 0x20, 0x7f) become
+/// `\n`, `\r`, `\t` or `\xHH`; invalid UTF-8 bytes become `\xHH`; the C1 controls and the
+/// Unicode line/paragraph separators (U+0080..U+009F, U+2028, U+2029) become `\u{XXXX}`. Printable
+/// text (ASCII and valid UTF-8) is kept. So a diagnostic is always exactly one line, whatever the
+/// input's keys and values.
+std::string escape_for_diagnostic(std::string_view text);
 
 /// Number of diagnostics with Severity::error.
 std::size_t count_errors(const std::vector<Diagnostic>& diagnostics);

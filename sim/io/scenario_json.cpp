@@ -3,6 +3,8 @@
 #include "sim/io/scenario_json.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <iterator>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -10,10 +12,15 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <tuple>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "sim/io/limits.hpp"
 
 namespace sim::io {
 
@@ -44,14 +51,11 @@ const std::vector<std::string_view> k_retry_causes = {
     "transient",        "node_failure",       "preemption",        "spot_eviction",     "precheck_failure",
     "image_pull_failure", "image_unavailable", "bad_command",       "invalid_data_path", "gpu_oom"};
 
-// Upper bound of every time in a scenario (about 31.7 years): times are integer milliseconds
-// inside the simulator, and sums of times must not overflow.
-constexpr double k_max_time_s = 1e9;
-// Upper bounds that keep a scenario's expansion finite and within libsched's limits.
-constexpr int k_max_node_gpus = 64;         // libsched: a node has 0..64 GPUs (one bit each)
-constexpr int k_max_group_count = 100000;   // nodes per node group
-// Upper bound of a vCPU, GiB or quota GPU amount (converted to int64 milli-units / MiB).
-constexpr double k_max_amount = 1e9;
+// Limits (docs/scenario-format.md, "Limits"; sim/io/limits.hpp).
+constexpr double k_max_time_s = limits::max_time_s;
+constexpr int k_max_node_gpus = limits::max_node_gpus;
+constexpr int k_max_group_count = limits::max_group_count;
+constexpr double k_max_amount = limits::max_amount;
 
 constexpr double k_block_min_s = 60;               // platform-model.md: block expiry >= 1 minute
 constexpr double k_block_max_s = 72.0 * 3600.0;    // ... and <= 72 hours after creation
@@ -98,14 +102,22 @@ std::string num_text(double v) { return fmt::format("{}", v); }
 
 /// Collects diagnostics for one file. In `dedupe` mode an error is dropped when its path, or a
 /// path enclosing it, already has an error (so a value that failed its type check is not blamed
-/// again by a cross-field rule that saw the default).
+/// again by a cross-field rule that saw the default). The blamed paths are kept in a hash set, so
+/// each check costs one lookup per enclosing path (not a scan of every earlier diagnostic).
 class Sink {
  public:
   Sink(std::string file, std::vector<Diagnostic>& out, bool dedupe = false)
-      : file_(std::move(file)), out_(out), dedupe_(dedupe) {}
+      : file_(std::move(file)), out_(out), dedupe_(dedupe) {
+    if (dedupe_)
+      for (const auto& d : out_)
+        if (d.is_error()) blamed_.insert(d.path);
+  }
 
   void error(std::string path, std::string value, std::string rule) {
-    if (dedupe_ && already_blamed(path)) return;
+    if (dedupe_) {
+      if (already_blamed(path)) return;
+      blamed_.insert(path);
+    }
     out_.push_back({Diagnostic::Severity::error, file_, std::move(path), std::move(value), std::move(rule)});
   }
   void warning(std::string path, std::string value, std::string rule) {
@@ -114,18 +126,17 @@ class Sink {
 
  private:
   bool already_blamed(const std::string& path) const {
-    for (const auto& d : out_) {
-      if (!d.is_error()) continue;
-      if (d.path == path) return true;
-      if (path.size() > d.path.size() && path.compare(0, d.path.size(), d.path) == 0 &&
-          (path[d.path.size()] == '.' || path[d.path.size()] == '['))
-        return true;
-    }
+    if (blamed_.empty()) return false;
+    if (blamed_.count(path)) return true;
+    // Every enclosing path ends just before a '.' or '[' of `path`.
+    for (std::size_t i = path.size(); i-- > 0;)
+      if ((path[i] == '.' || path[i] == '[') && blamed_.count(path.substr(0, i))) return true;
     return false;
   }
   std::string file_;
   std::vector<Diagnostic>& out_;
   bool dedupe_;
+  std::unordered_set<std::string> blamed_;
 };
 
 // ------------------------------------------------------------------ typed reading of one object
@@ -264,6 +275,28 @@ class Obj {
     return true;
   }
 
+  /// An integer in 0 .. 2^64-1, exactly (no clamping: two different seeds stay different).
+  bool uint64(std::string_view key, std::uint64_t& out, Req req = Req::optional) const {
+    const json* v = get(key, req);
+    if (!v) return false;
+    constexpr const char* rule = "must be an integer from 0 to 18446744073709551615";
+    if (v->is_number_unsigned()) {
+      out = v->get<std::uint64_t>();
+      return true;
+    }
+    if (v->is_number_integer()) return type_error(key, *v, rule);  // negative
+    if (v->is_number_float()) {
+      const double d = v->get<double>();
+      // 2^64 is exactly representable; every integral double below it converts exactly.
+      if (std::isfinite(d) && d >= 0 && d < 18446744073709551616.0 && d == std::floor(d)) {
+        out = static_cast<std::uint64_t>(d);
+        return true;
+      }
+      return type_error(key, *v, rule);
+    }
+    return type_error(key, *v, "must be an integer");
+  }
+
   bool integer(std::string_view key, int& out, Req req = Req::optional, Range range = any()) const {
     std::int64_t i = 0;
     if (!integer64(key, i, req, range)) return false;
@@ -354,7 +387,7 @@ InstanceSpecCfg read_spec(Sink& sink, const json& j, const std::string& path) {
   Obj o(sink, j, path, {"name", "gpu_model", "gpus", "gpu_milli", "vcpu", "memory_gib"});
   o.str("name", s.name, Req::required, true);
   o.str("gpu_model", s.gpu_model);
-  o.integer("gpus", s.gpus, Req::optional, at_least(0));
+  o.integer("gpus", s.gpus, Req::optional, between(0, k_max_node_gpus));
   if (o.integer("gpu_milli", s.gpu_milli, Req::optional, between(1, 1000)) && s.gpu_milli < 1000 && s.gpus != 1)
     o.error("gpu_milli", "a GPU share (gpu_milli < 1000) needs gpus == 1");
   o.number("vcpu", s.vcpu, Req::optional, between(0, k_max_amount));
@@ -634,8 +667,7 @@ Scenario read_scenario(Sink& sink, const json& j) {
       o.error("schema", "must be \"schedsim/v1\"");
   }
   o.str("name", s.name, Req::required, true);
-  std::int64_t seed = 0;
-  if (o.integer64("seed", seed, Req::optional, at_least(0))) s.seed = static_cast<std::uint64_t>(seed);
+  o.uint64("seed", s.seed);
   o.number("until_s", s.until_s, between(0, k_max_time_s));
   if (o.number("timeseries_interval_s", s.timeseries_interval_s, Req::optional, between(0, k_max_time_s)) &&
       s.timeseries_interval_s > 0 && s.timeseries_interval_s < 1)
@@ -662,29 +694,35 @@ Scenario read_scenario(Sink& sink, const json& j) {
 
 // ------------------------------------------------------------------ pass 2 helpers
 
+/// One expanded node: its name and where it comes from (the origin path is formed only for a
+/// message, so expanding 1,000,000 nodes costs one string each).
 struct NodeShape {
   std::string name;
-  std::string gpu_model;
+  const std::string* gpu_model = nullptr;
   int gpus = 0;
   double vcpu = 0;
   double memory_gib = 0;
-  std::string origin;  // JSON path of the key that created the name
+  std::size_t pool = 0, index = 0;
+  bool from_group = false;
+  std::string origin() const {
+    return index_path(index_path("cluster.pools", pool) + (from_group ? ".node_groups" : ".nodes"), index) +
+           (from_group ? ".prefix" : ".name");
+  }
 };
 
 std::vector<NodeShape> expand_nodes(const ClusterCfg& c) {
   std::vector<NodeShape> out;
+  out.reserve(static_cast<std::size_t>(std::min<std::int64_t>(total_nodes(c), limits::max_total_nodes)));
   for (std::size_t p = 0; p < c.pools.size(); ++p) {
     const auto& pool = c.pools[p];
-    const std::string pp = index_path("cluster.pools", p);
     for (std::size_t g = 0; g < pool.node_groups.size(); ++g) {
       const auto& ng = pool.node_groups[g];
       for (int i = 0; i < ng.count; ++i)
-        out.push_back({ng.prefix + std::to_string(i), ng.gpu_model, ng.gpus, ng.vcpu, ng.memory_gib,
-                       index_path(pp + ".node_groups", g) + ".prefix"});
+        out.push_back({ng.prefix + std::to_string(i), &ng.gpu_model, ng.gpus, ng.vcpu, ng.memory_gib, p, g, true});
     }
     for (std::size_t n = 0; n < pool.nodes.size(); ++n) {
       const auto& nd = pool.nodes[n];
-      out.push_back({nd.name, nd.gpu_model, nd.gpus, nd.vcpu, nd.memory_gib, index_path(pp + ".nodes", n) + ".name"});
+      out.push_back({nd.name, &nd.gpu_model, nd.gpus, nd.vcpu, nd.memory_gib, p, n, false});
     }
   }
   return out;
@@ -700,24 +738,56 @@ bool valid_task_name(const std::string& name) {
 
 std::string q(const std::string& s) { return json(s).dump(); }
 
+/// The distinct node shapes of the cluster with their multiplicity: the "fits" warnings scan
+/// these (a few per cluster), not every node, and cache their answer per distinct replica shape,
+/// so validation is O(tasks + nodes log nodes) for usual clusters.
+class FitIndex {
+ public:
+  explicit FitIndex(const std::vector<NodeShape>& nodes) {
+    std::map<std::tuple<std::string, int, double, double>, long long> count;
+    for (const auto& n : nodes) ++count[{*n.gpu_model, n.gpus, n.vcpu, n.memory_gib}];
+    for (const auto& [k, c] : count) shapes_.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), c});
+  }
+  bool empty() const { return shapes_.empty(); }
+  /// Replicas of this shape the empty cluster can host (capped at 2^62).
+  long long slots(int gpus, double vcpu, double mem, const std::vector<std::string>& models) {
+    std::string key = fmt::format("{}|{}|{}|{}", gpus, vcpu, mem, fmt::join(models, "|"));
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    constexpr long long cap = 1LL << 62;
+    long long total = 0;
+    for (const auto& n : shapes_) {
+      const bool model_ok =
+          gpus == 0 || models.empty() || std::find(models.begin(), models.end(), n.model) != models.end();
+      if (!model_ok || n.gpus < gpus || n.vcpu < vcpu || n.mem < mem) continue;
+      long long k = gpus > 0 ? n.gpus / gpus : cap;
+      if (vcpu > 0) k = std::min<long long>(k, static_cast<long long>(std::min(n.vcpu / vcpu, 1e18)));
+      if (mem > 0) k = std::min<long long>(k, static_cast<long long>(std::min(n.mem / mem, 1e18)));
+      k = std::max<long long>(k, 1);
+      total = (k >= cap / n.count) ? cap : std::min(cap, total + k * n.count);
+    }
+    cache_.emplace(std::move(key), total);
+    return total;
+  }
+
+ private:
+  struct Shape {
+    std::string model;
+    int gpus;
+    double vcpu, mem;
+    long long count;
+  };
+  std::vector<Shape> shapes_;
+  std::unordered_map<std::string, long long> cache_;
+};
+
 /// Warns when a replica (gpus, vcpu, memory) fits on no node whose GPU model is allowed, or
 /// when the whole gang (`replicas` of them) does not fit even on the empty cluster (at most
 /// sum over nodes of min(GPUs / replica GPUs, vCPU / replica vCPU, GiB / replica GiB)).
-void check_replica_fits(Sink& sink, const std::vector<NodeShape>& nodes, const std::string& path,
-                        const std::string& value, int gpus, double vcpu, double mem,
-                        const std::vector<std::string>& models, long long replicas) {
-  if (nodes.empty()) return;
-  long long slots = 0;
-  for (const auto& n : nodes) {
-    const bool model_ok =
-        gpus == 0 || models.empty() || std::find(models.begin(), models.end(), n.gpu_model) != models.end();
-    if (!model_ok || n.gpus < gpus || n.vcpu < vcpu || n.memory_gib < mem) continue;
-    long long k = gpus > 0 ? n.gpus / gpus : replicas;
-    if (vcpu > 0) k = std::min<long long>(k, static_cast<long long>(n.vcpu / vcpu));
-    if (mem > 0) k = std::min<long long>(k, static_cast<long long>(n.memory_gib / mem));
-    slots += std::max<long long>(k, 1);
-    if (slots >= replicas) return;
-  }
+void check_replica_fits(Sink& sink, FitIndex& fit, const std::string& path, const std::string& value, int gpus,
+                        double vcpu, double mem, const std::vector<std::string>& models, long long replicas) {
+  if (fit.empty()) return;
+  const long long slots = fit.slots(gpus, vcpu, mem, models);
+  if (slots >= replicas) return;
   const std::string where = models.empty() ? std::string() : fmt::format(" with GPU model {}", fmt::join(models, "/"));
   if (slots == 0)
     sink.warning(path, value,
@@ -744,10 +814,14 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
   // A reference cannot be checked against a collection whose names are themselves broken (a
   // missing cluster, a pool without a valid count, ...): skip those checks instead of blaming
   // every reference (one problem, one diagnostic).
+  // Each pattern starts with a literal prefix: test the prefix first (cheap), the regex only then.
   auto broken = [&](const char* pattern) {
     const std::regex re(pattern);
-    return std::any_of(diagnostics.begin(), diagnostics.end(),
-                       [&](const Diagnostic& d) { return d.is_error() && std::regex_match(d.path, re); });
+    const std::string_view pat(pattern);
+    const std::string prefix(pat.substr(0, pat.find_first_of("(\\[")));
+    return std::any_of(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& d) {
+      return d.is_error() && d.path.compare(0, prefix.size(), prefix) == 0 && std::regex_match(d.path, re);
+    });
   };
   const bool specs_broken = broken(R"(cluster(\.instance_specs(\[\d+\](\.name)?)?)?)");
   const bool pools_broken = broken(R"(cluster(\.pools(\[\d+\](\.name)?)?)?)");
@@ -784,22 +858,54 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
 
   // A node shape that failed its own check (e.g. gpus 1000000, refused and read as 0) would make
   // every replica look too large: skip the "fits on no node" warnings then.
-  const bool node_shapes_broken =
+  bool node_shapes_broken =
       broken(R"(cluster\.pools\[\d+\]\.(node_groups|nodes)\[\d+\]\.(gpus|vcpu|memory_gib|gpu_model))");
-  const auto nodes = expand_nodes(s.cluster);
-  const std::vector<NodeShape> no_nodes;
-  const auto& fit_nodes = node_shapes_broken ? no_nodes : nodes;
-  std::map<std::string, const NodeShape*> node_by_name;
+  // Node rules (the same for trace nodes: check_node_values) and the mean times of node groups.
+  for (std::size_t pi = 0; pi < s.cluster.pools.size(); ++pi) {
+    const auto& pool = s.cluster.pools[pi];
+    const std::string pp = index_path("cluster.pools", pi);
+    for (std::size_t g = 0; g < pool.node_groups.size(); ++g) {
+      const auto& ng = pool.node_groups[g];
+      const std::string gp = index_path(pp + ".node_groups", g);
+      if (auto rule = node_name_problem(ng.prefix, /*allow_empty=*/true); !rule.empty())
+        sink.error(gp + ".prefix", q(ng.prefix), rule);
+      if (ng.mtbf_s != 0 && !(ng.mtbf_s >= limits::min_mtbf_s))
+        sink.error(gp + ".mtbf_s", num_text(ng.mtbf_s),
+                   fmt::format("must be 0 (no random failures) or >= {} s", num_text(limits::min_mtbf_s)));
+      if (ng.mttr_s != 0 && !(ng.mttr_s >= limits::min_delay_s))
+        sink.error(gp + ".mttr_s", num_text(ng.mttr_s),
+                   fmt::format("must be 0 or >= {} s (time must advance)", num_text(limits::min_delay_s)));
+    }
+    for (std::size_t n = 0; n < pool.nodes.size(); ++n) {
+      const std::string np = index_path(pp + ".nodes", n);
+      check_node_values(pool.nodes[n], [&](const std::string& field, const std::string& value, const std::string& rule) {
+        sink.error(np + "." + field, value, rule);
+        if (field != "name") node_shapes_broken = true;
+      });
+    }
+  }
+  // Never expand more nodes than the limit (1,000 groups x 100,000 nodes is a 38 KB file).
+  const std::int64_t node_total = total_nodes(s.cluster);
+  const bool too_many_nodes = node_total > limits::max_total_nodes;
+  if (too_many_nodes)
+    sink.error("cluster.pools", std::to_string(node_total),
+               fmt::format("the cluster has {} nodes, more than the limit of {}", node_total, limits::max_total_nodes));
+  const auto nodes = too_many_nodes ? std::vector<NodeShape>{} : expand_nodes(s.cluster);
+  FitIndex fit_nodes(node_shapes_broken ? std::vector<NodeShape>{} : nodes);
+  std::unordered_map<std::string_view, const NodeShape*> node_by_name;
+  node_by_name.reserve(nodes.size());
   for (const auto& n : nodes) {
     auto [it, inserted] = node_by_name.emplace(n.name, &n);
     if (!inserted)
-      sink.error(n.origin, q(n.name),
-                 fmt::format("node name `{}` is not unique (also from {})", n.name, it->second->origin));
+      sink.error(n.origin(), q(n.name),
+                 fmt::format("node name `{}` is not unique (also from {})", n.name, it->second->origin()));
   }
   // Node names can come from trace node lists too; then references cannot be checked here.
   const bool nodes_from_traces = std::any_of(s.traces.begin(), s.traces.end(), [](const TraceCfg& t) { return !t.nodes.empty(); });
   const bool tasks_from_traces = !s.traces.empty();
-  auto known_node = [&](const std::string& n) { return nodes_broken || nodes_from_traces || node_by_name.count(n) > 0; };
+  auto known_node = [&](const std::string& n) {
+    return nodes_broken || too_many_nodes || nodes_from_traces || node_by_name.count(n) > 0;
+  };
   auto known_pool = [&](const std::string& n) { return pools_broken || pools.count(n) > 0; };
   auto known_spec = [&](const std::string& n) { return specs_broken || spec_by_name.count(n) > 0; };
   auto known_policy = [&](const std::string& n) { return policies_broken || policies.count(n) > 0; };
@@ -853,11 +959,42 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
       sink.error(p + ".autoscaling.min_workers", std::to_string(t.autoscaling.min_workers),
                  fmt::format("must be <= max_workers ({})", t.autoscaling.max_workers));
 
+    // The value rules shared with trace tasks (limits.hpp).
+    bool values_ok = true;
+    check_task_values(t, [&](const std::string& field, const std::string& value, const std::string& rule) {
+      sink.error(p + "." + field, value, rule);
+      values_ok = false;
+    });
+    if (!values_ok) continue;  // products and fits below need in-range factors
+
+    // spec x count_per_node: within the limits of one node (checked factors: no overflow).
+    auto spec_product_ok = [&](const InstanceSpecCfg& sp, const std::string& path) {
+      const long long cpn = t.count_per_node;
+      if (sp.gpus > limits::max_node_gpus) return false;  // blamed on the spec itself
+      if (sp.gpus * cpn > limits::max_node_gpus) {
+        sink.error(path, q(sp.name),
+                   fmt::format("spec gpus x count_per_node = {} x {} = {} exceeds {}, the most GPUs of a node", sp.gpus,
+                               cpn, sp.gpus * cpn, limits::max_node_gpus));
+        return false;
+      }
+      for (auto [what, v] : {std::pair<const char*, double>{"vcpu", sp.vcpu}, {"memory_gib", sp.memory_gib}})
+        if (v * double(cpn) > limits::max_amount) {
+          sink.error(path, q(sp.name),
+                     fmt::format("spec {} x count_per_node = {} exceeds {}", what, num_text(v * double(cpn)),
+                                 num_text(limits::max_amount)));
+          return false;
+        }
+      return true;
+    };
+    if (!t.head_spec.empty())
+      if (auto it = spec_by_name.find(t.head_spec); it != spec_by_name.end()) spec_product_ok(*it->second, p + ".head_spec");
+
     // Warning: a replica that no node can ever host.
     for (std::size_t k = 0; k < t.specs.size(); ++k) {
       auto it = spec_by_name.find(t.specs[k]);
       if (it == spec_by_name.end()) continue;
       const auto& sp = *it->second;
+      if (!spec_product_ok(sp, index_path(p + ".specs", k))) continue;
       std::vector<std::string> models;
       if (!sp.gpu_model.empty()) models.push_back(sp.gpu_model);
       check_replica_fits(sink, fit_nodes, index_path(p + ".specs", k), q(sp.name), sp.gpus * t.count_per_node,
@@ -880,24 +1017,180 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
     if (!e.task.empty() && !known_task(e.task))
       sink.error(p + ".task", q(e.task), "unknown task (not in tasks)");
   }
+
+  // Scenario-wide totals (nodes were checked above, before expanding them).
+  check_scenario_totals(s, [&](const std::string& field, const std::string& value, const std::string& rule) {
+    if (field != "cluster.pools") sink.error(field, value, rule);
+  });
 }
 
 // ------------------------------------------------------------------ entry points
 
 bool ParseResult::ok() const { return scenario.has_value() && count_errors(diagnostics) == 0; }
 
+namespace {
+
+/// 1-based line and column of byte `offset` of `text` (the column counts bytes).
+std::pair<int, int> line_column(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset; ++i)
+    if (text[i] == '\n') ++line, line_start = i + 1;
+  return {line, static_cast<int>(offset - line_start) + 1};
+}
+
+Diagnostic malformed(const std::string& file, std::string_view text, std::size_t offset, const std::string& msg) {
+  const auto [line, column] = line_column(text, offset);
+  Diagnostic d{Diagnostic::Severity::error, file, fmt::format("line {}, column {}", line, column), "",
+               "malformed JSON: " + msg};
+  d.line = line;
+  d.column = column;
+  return d;
+}
+
+/// Input iterator over the text that records the offset of the furthest byte the lexer read, so
+/// SAX events (which carry no position) can be located.
+struct TrackingIter {
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  const char* p = nullptr;
+  const char* base = nullptr;
+  std::size_t* furthest = nullptr;
+  reference operator*() const {
+    const auto off = static_cast<std::size_t>(p - base);
+    if (off > *furthest) *furthest = off;
+    return *p;
+  }
+  TrackingIter& operator++() {
+    ++p;
+    return *this;
+  }
+  TrackingIter operator++(int) {
+    TrackingIter t = *this;
+    ++p;
+    return t;
+  }
+  bool operator==(const TrackingIter& o) const { return p == o.p; }
+  bool operator!=(const TrackingIter& o) const { return p != o.p; }
+};
+
+/// Builds the DOM (nlohmann's own SAX DOM builder, no exceptions) and on the way records every
+/// duplicate key with both positions, and the first error (any nlohmann exception kind: syntax,
+/// number overflow, ...) with its position.
+class CheckedDom {
+ public:
+  struct Duplicate {
+    std::string path;
+    std::string key;
+    std::size_t first = 0, again = 0;  // byte offsets of the opening quotes
+  };
+
+  CheckedDom(json& root, std::string_view text, const std::size_t* furthest)
+      : dom_(root, /*allow_exceptions=*/false), text_(text), furthest_(furthest) {}
+
+  bool null() { return value(), dom_.null(); }
+  bool boolean(bool v) { return value(), dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return value(), dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return value(), dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const std::string& s) { return value(), dom_.number_float(v, s); }
+  bool string(std::string& v) { return value(), dom_.string(v); }
+  bool binary(json::binary_t& v) { return value(), dom_.binary(v); }
+  bool start_object(std::size_t n) {
+    value();
+    frames_.push_back(Frame{});
+    return dom_.start_object(n);
+  }
+  bool key(std::string& k) {
+    Frame& f = frames_.back();
+    f.key = k;
+    const std::size_t at = opening_quote(*furthest_);
+    auto [it, inserted] = f.keys.emplace(k, at);
+    if (!inserted) duplicates.push_back({path(), k, it->second, at});
+    return dom_.key(k);
+  }
+  bool end_object() {
+    frames_.pop_back();
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) {
+    value();
+    Frame f;
+    f.array = true;
+    frames_.push_back(std::move(f));
+    return dom_.start_array(n);
+  }
+  bool end_array() {
+    frames_.pop_back();
+    return dom_.end_array();
+  }
+  bool parse_error(std::size_t position, const std::string& /*token*/, const nlohmann::detail::exception& ex) {
+    error_offset = position == 0 ? 0 : position - 1;  // position: bytes read, the last one offending
+    std::string msg = ex.what();
+    if (!msg.empty() && msg.front() == '[')
+      if (auto close = msg.find("] "); close != std::string::npos) msg = msg.substr(close + 2);
+    if (auto pos = msg.find("column "); pos != std::string::npos)
+      if (auto colon = msg.find(": ", pos); colon != std::string::npos) msg = msg.substr(colon + 2);
+    error = msg;
+    return false;
+  }
+
+  std::vector<Duplicate> duplicates;
+  std::optional<std::string> error;
+  std::size_t error_offset = 0;
+
+ private:
+  struct Frame {
+    bool array = false;
+    std::size_t count = 0;  // arrays: elements seen so far
+    std::string key;        // objects: the current key
+    std::unordered_map<std::string, std::size_t> keys;
+  };
+  void value() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().count;
+  }
+  std::string path() const {
+    std::string p;
+    for (const auto& f : frames_) p = f.array ? index_path(p, f.count - 1) : key_path(p, f.key);
+    return p;
+  }
+  /// The key's closing quote is the last byte read; walk back to the unescaped opening quote.
+  std::size_t opening_quote(std::size_t close) const {
+    for (std::size_t i = close; i-- > 0;) {
+      if (text_[i] != '"') continue;
+      std::size_t slashes = 0;
+      while (slashes < i && text_[i - 1 - slashes] == '\\') ++slashes;
+      if (slashes % 2 == 0) return i;
+    }
+    return close;
+  }
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  std::string_view text_;
+  const std::size_t* furthest_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
 ParseResult parse_scenario_text(std::string_view text, const std::string& file_label) {
   ParseResult r;
+  // A NUL byte would end nlohmann's input early and the rest of the file would be ignored.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+    r.diagnostics.push_back(
+        malformed(file_label, text, nul, "NUL byte (a scenario is text; what follows it would be ignored)"));
+    return r;
+  }
   // Refuse absurd nesting before parsing: dumping or walking such a value recurses once per level
   // and overflowed the stack (SIGSEGV on `[[[[...]]]]` 100000 deep). No scenario nests this deep.
   {
     constexpr int k_max_depth = 100;
-    int depth = 0, line = 1;
-    std::size_t line_start = 0;
+    int depth = 0;
     bool in_string = false, escaped = false;
     for (std::size_t i = 0; i < text.size(); ++i) {
       const char c = text[i];
-      if (c == '\n') ++line, line_start = i + 1;
       if (in_string) {
         if (escaped) escaped = false;
         else if (c == '\\') escaped = true;
@@ -907,12 +1200,8 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
       if (c == '"') in_string = true;
       else if (c == '[' || c == '{') {
         if (++depth > k_max_depth) {
-          const int column = static_cast<int>(i - line_start) + 1;
-          Diagnostic d{Diagnostic::Severity::error, file_label, fmt::format("line {}, column {}", line, column), "",
-                       fmt::format("malformed JSON: nested deeper than {} levels", k_max_depth)};
-          d.line = line;
-          d.column = column;
-          r.diagnostics.push_back(std::move(d));
+          r.diagnostics.push_back(
+              malformed(file_label, text, i, fmt::format("nested deeper than {} levels", k_max_depth)));
           return r;
         }
       } else if (c == ']' || c == '}') {
@@ -921,54 +1210,79 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
     }
   }
   json j;
-  try {
-    j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    // e.byte is the 1-based count of bytes read, the last one being the offending byte.
-    const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    int line = 1;
-    std::size_t line_start = 0;
-    for (std::size_t i = 0; i < end; ++i)
-      if (text[i] == '\n') ++line, line_start = i + 1;
-    const int column = static_cast<int>(end - line_start) + 1;
-    std::string msg = e.what();
-    if (auto pos = msg.find("column "); pos != std::string::npos)
-      if (auto colon = msg.find(": ", pos); colon != std::string::npos) msg = msg.substr(colon + 2);
-    Diagnostic d{Diagnostic::Severity::error, file_label, fmt::format("line {}, column {}", line, column), "",
-                 "malformed JSON: " + msg};
-    d.line = line;
-    d.column = column;
-    r.diagnostics.push_back(std::move(d));
-    return r;
+  {
+    std::size_t furthest = 0;
+    CheckedDom sax(j, text, &furthest);
+    const TrackingIter first{text.data(), text.data(), &furthest};
+    const TrackingIter last{text.data() + text.size(), text.data(), &furthest};
+    bool ok = false;
+    try {
+      ok = json::sax_parse(first, last, &sax);
+    } catch (const json::exception& e) {  // defensive: every nlohmann exception kind is reported
+      sax.error = e.what();
+      sax.error_offset = furthest;
+    }
+    if (!ok || sax.error) {
+      r.diagnostics.push_back(malformed(file_label, text, sax.error_offset, sax.error.value_or("invalid JSON")));
+      return r;
+    }
+    if (!sax.duplicates.empty()) {
+      for (const auto& d : sax.duplicates) {
+        const auto [l1, c1] = line_column(text, d.first);
+        const auto [l2, c2] = line_column(text, d.again);
+        Diagnostic diag{Diagnostic::Severity::error, file_label, d.path, json(d.key).dump(),
+                        fmt::format("duplicate key (at line {}, column {} and again at line {}, column {})", l1, c1,
+                                    l2, c2)};
+        r.diagnostics.push_back(std::move(diag));
+      }
+      return r;
+    }
   }
   Sink sink(file_label, r.diagnostics);
   if (!j.is_object()) {
     sink.error("<root>", dump(j), "a scenario must be a JSON object");
     return r;
   }
-  Scenario s = read_scenario(sink, j);
-  s.file = file_label;
-  validate_scenario(s, r.diagnostics);
-  r.scenario = std::move(s);
+  try {
+    Scenario s = read_scenario(sink, j);
+    s.file = file_label;
+    validate_scenario(s, r.diagnostics);
+    r.scenario = std::move(s);
+  } catch (const json::exception& e) {  // defensive: never escapes as an abort
+    sink.error("<root>", "", std::string("cannot read the scenario: ") + e.what());
+  }
   return r;
 }
 
 ParseResult load_scenario_file(const std::string& path) {
+  auto fail = [&](std::string rule) {
+    ParseResult r;
+    r.diagnostics.push_back({Diagnostic::Severity::error, path, "", "", std::move(rule)});
+    return r;
+  };
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    ParseResult r;
-    r.diagnostics.push_back({Diagnostic::Severity::error, path, "", "", "is a directory, not a scenario file"});
-    return r;
-  }
+  if (std::filesystem::is_directory(path, ec)) return fail("is a directory, not a scenario file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    ParseResult r;
-    r.diagnostics.push_back({Diagnostic::Severity::error, path, "", "", "cannot read file"});
-    return r;
+  if (!in) return fail("cannot read file");
+  // Read in chunks: stop at the first NUL byte (reported with its position) and refuse a file
+  // larger than the limit (so /dev/zero or an endless stream is refused, not read forever).
+  std::string text;
+  std::vector<char> buf(1 << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    const auto* nul = static_cast<const char*>(std::memchr(buf.data(), 0, got));
+    if (nul) {
+      text.append(buf.data(), static_cast<std::size_t>(nul - buf.data()) + 1);
+      break;
+    }
+    if (text.size() + got > limits::max_scenario_bytes)
+      return fail(fmt::format("larger than {} bytes, the limit for a scenario file", limits::max_scenario_bytes));
+    text.append(buf.data(), got);
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_scenario_text(ss.str(), path);
+  if (in.bad()) return fail("cannot read file");
+  return parse_scenario_text(text, path);
 }
 
 // ------------------------------------------------------------------ serialisation

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -61,7 +62,11 @@ std::string resolve_data_path(const std::string& rel, std::string_view format) {
   const std::string root = data_root();
   if (!p.is_absolute()) p = fs::path(root) / p;
   std::error_code ec;
-  if (!fs::is_regular_file(p, ec)) {
+  const auto st = fs::status(p, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw TraceError("trace data file '" + p.string() + "' is not a regular file (" +
+                     (fs::is_directory(st) ? "a directory" : fs::is_fifo(st) ? "a FIFO" : "a device or socket") + ")");
+  if (!fs::is_regular_file(st)) {
     if (format.empty()) format = guess_format(rel);
     throw TraceError("trace data file '" + p.string() + "' not found (data root '" + root +
                      "'): set SCHEDSIM_DATA or download it from " + trace_source(format));
@@ -88,31 +93,47 @@ std::string sanitize_name(std::string_view raw, std::string_view fallback) {
 
 namespace detail {
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, std::uint64_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw TraceError("trace: cannot open '" + path + "'");
+  auto too_large = [&](const char* what) {
+    return TraceError("trace: '" + path + "': " + what + " more than " + std::to_string(max_bytes) +
+                      " bytes (the limit for one trace file)");
+  };
+  // Read in chunks (never trusting a size the file system reports) up to the limit.
   std::string raw;
-  in.seekg(0, std::ios::end);
-  const auto size = in.tellg();
-  if (size > 0) {
-    raw.resize(static_cast<std::size_t>(size));
-    in.seekg(0, std::ios::beg);
-    in.read(raw.data(), static_cast<std::streamsize>(raw.size()));
-    if (!in) throw TraceError("trace: cannot read '" + path + "'");
+  std::vector<char> buf(1 << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    if (raw.size() + got > max_bytes) throw too_large("has");
+    raw.append(buf.data(), got);
   }
+  if (in.bad()) throw TraceError("trace: cannot read '" + path + "'");
   if (raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
       static_cast<unsigned char>(raw[1]) == 0x8b) {
+    std::string out;
     try {
       std::istringstream src(std::move(raw), std::ios::binary);
       boost::iostreams::filtering_istreambuf gz;
       gz.push(boost::iostreams::gzip_decompressor());
       gz.push(src);
-      std::string out;
-      boost::iostreams::copy(gz, boost::iostreams::back_inserter(out));
-      return out;
+      std::istream z(&gz);
+      while (z) {
+        z.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        const auto got = static_cast<std::size_t>(z.gcount());
+        if (got == 0) break;
+        if (out.size() + got > max_bytes) throw too_large("decompresses to");
+        out.append(buf.data(), got);
+      }
+      if (z.bad()) throw TraceError("trace: '" + path + "': bad gzip stream");
+    } catch (const TraceError&) {
+      throw;
     } catch (const std::exception& e) {
       throw TraceError("trace: '" + path + "': bad gzip stream: " + e.what());
     }
+    return out;
   }
   return raw;
 }
@@ -160,19 +181,6 @@ TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts) {
   } else {
     throw TraceError("trace '" + cfg.path + "': unknown format '" + cfg.format +
                      "' (expected openb, philly or swf)");
-  }
-  // The bound scenario files have for every time (docs/scenario-format.md): the simulator counts
-  // integer milliseconds, and larger times overflow.
-  constexpr double k_max_time_s = 1e9;
-  auto check_time = [&](const TaskCfg& t, const char* what, double v) {
-    if (!(v <= k_max_time_s))
-      throw TraceError(fmt::format("trace '{}': task '{}': {} {} (after time_scale {}) must be <= {} s", cfg.path,
-                                   t.name, what, v, cfg.time_scale, k_max_time_s));
-  };
-  for (const auto& t : load.tasks) {
-    check_time(t, "submit_s", t.submit_s);
-    check_time(t, "duration_s", t.duration_s);
-    if (t.runtime_estimate_s) check_time(t, "runtime_estimate_s", *t.runtime_estimate_s);
   }
   return load;
 }
@@ -223,6 +231,10 @@ std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
       }
       scenario.tasks.push_back(std::move(t));
     }
+    // The scenario-wide limits hold with the trace's nodes and tasks too.
+    check_scenario_totals(scenario, [&](const std::string& field, const std::string& value, const std::string& rule) {
+      throw TraceError("trace " + std::to_string(ti) + " ('" + cfg.path + "'): " + field + ": " + value + ": " + rule);
+    });
   }
   return skipped;
 }

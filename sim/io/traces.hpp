@@ -15,11 +15,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sim/io/limits.hpp"
 #include "sim/io/scenario.hpp"
 
 namespace sim::io {
@@ -36,7 +38,8 @@ class TraceError : public std::runtime_error {
 std::string data_root();
 
 /// Path of a data file: `rel` itself when it is absolute, else data_root()/rel.
-/// Throws TraceError when the file does not exist (or is not a regular file); the message names
+/// Throws TraceError when the file does not exist, or exists but is not a regular file (a
+/// directory, a FIFO, a device: "is not a regular file"); for a missing file the message names
 /// the file and the data root and says "set SCHEDSIM_DATA or download it from <source>", where
 /// the source is chosen by `format` ("openb", "philly", "swf"); with an empty `format` it is
 /// guessed from the path, or all three sources are listed.
@@ -51,6 +54,9 @@ struct TraceOptions {
   /// and counted in TraceLoad::skipped_rows (a bad header, a missing file or an unreadable gzip
   /// stream still throws).
   bool skip_bad_rows = false;
+  /// Most bytes read from one trace file, before and after gzip decompression (a gzip bomb is
+  /// refused once it inflates past this, naming the file). Default: limits::max_trace_bytes.
+  std::uint64_t max_bytes = limits::max_trace_bytes;
 };
 
 /// What one trace contributes to a scenario.

@@ -6,18 +6,22 @@
 #include <charconv>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <type_traits>
 #include <vector>
 
+#include "sim/io/limits.hpp"
 #include "sim/io/traces.hpp"
 
 namespace sim::io::detail {
 
-/// Whole file as bytes; gzip streams (magic 1f 8b) are decompressed. Throws TraceError.
-std::string read_file(const std::string& path);
+/// Whole file as bytes; gzip streams (magic 1f 8b) are decompressed. At most `max_bytes` bytes
+/// are read and at most `max_bytes` are produced by decompression: more throws TraceError naming
+/// the file and the limit. Throws TraceError.
+std::string read_file(const std::string& path, std::uint64_t max_bytes);
 
 /// A field of a row: its text (trimmed of blanks) and the 1-based character column where it starts.
 struct Field {
@@ -132,6 +136,10 @@ void for_each_row(const std::string& path, LineReader& lines,
                   const TraceOptions& opts, std::size_t& skipped, Handler&& handle) {
   std::string_view line;
   while (lines.next(line)) {
+    if (line.size() > limits::max_trace_line_bytes)
+      throw TraceError(located(path, lines.number(), 1,
+                               "line longer than " + std::to_string(limits::max_trace_line_bytes) +
+                                   " bytes (the limit for one trace line)"));
     if (blank_line(line)) continue;
     try {
       if (!handle(line)) return;
@@ -196,6 +204,32 @@ void check_cfg(const TraceCfg& cfg);
 
 /// Common task fields: user, resource type, pool for reserved.
 void init_task(TaskCfg& t, const TraceCfg& cfg, std::string_view user);
+
+/// The task and node value rules of scenario files (limits.hpp, check_task_values /
+/// check_node_values) applied to a task or node built from a trace row: the first problem fails
+/// the row (`FILE:LINE:1: task `NAME`: FIELD: VALUE: RULE`).
+inline void check_row_task(const TaskCfg& t) {
+  std::string msg;
+  check_task_values(t, [&](const std::string& field, const std::string& value, const std::string& rule) {
+    if (msg.empty()) msg = "task `" + t.name + "`: " + field + ": " + value + ": " + rule;
+  });
+  if (!msg.empty()) row_fail(1, std::move(msg));
+}
+inline void check_row_node(const NodeCfg& n) {
+  std::string msg;
+  check_node_values(n, [&](const std::string& field, const std::string& value, const std::string& rule) {
+    if (msg.empty()) msg = "node `" + n.name + "`: " + field + ": " + value + ": " + rule;
+  });
+  if (!msg.empty()) row_fail(1, std::move(msg));
+}
+/// A trace brings at most limits::max_tasks tasks (the row is refused before it is stored).
+inline void check_row_count(std::size_t stored) {
+  if (static_cast<std::int64_t>(stored) >= limits::max_tasks)
+    row_fail(1, "more than " + std::to_string(limits::max_tasks) + " tasks (the limit for a scenario)");
+}
+/// Capacity to reserve for a vector of rows: never more than a small bound (the file size says
+/// nothing trustworthy about the row count).
+inline std::size_t reserve_hint(std::size_t guess) { return std::min<std::size_t>(guess, std::size_t{1} << 16); }
 
 inline bool limit_reached(const TraceCfg& cfg, std::size_t n) { return cfg.limit && n >= *cfg.limit; }
 

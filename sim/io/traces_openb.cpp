@@ -28,7 +28,7 @@ bool missing(std::string_view v) { return v.empty() || v == "nan" || v == "NaN" 
 
 std::vector<NodeCfg> read_openb_nodes(const std::string& path, const TraceOptions& opts,
                                       std::size_t* skipped) {
-  const std::string data = detail::read_file(path);
+  const std::string data = detail::read_file(path, opts.max_bytes);
   detail::LineReader lines(data);
   enum { kSn, kCpu, kMem, kGpu, kModel };
   static constexpr std::array<std::string_view, 5> kCols = {"sn", "cpu_milli", "memory_mib", "gpu",
@@ -60,6 +60,7 @@ std::vector<NodeCfg> read_openb_nodes(const std::string& path, const TraceOption
     n.memory_gib = mem / 1024.0;
     n.gpus = gpus;
     if (gpus > 0) n.gpu_model = std::string(model.text);
+    detail::check_row_node(n);
     nodes.push_back(std::move(n));
     return true;
   });
@@ -69,7 +70,7 @@ std::vector<NodeCfg> read_openb_nodes(const std::string& path, const TraceOption
 
 std::vector<TaskCfg> read_openb_pods(const std::string& path, const TraceCfg& cfg,
                                      const TraceOptions& opts, std::size_t* skipped) {
-  const std::string data = detail::read_file(path);
+  const std::string data = detail::read_file(path, opts.max_bytes);
   detail::LineReader lines(data);
   enum { kName, kCpu, kMem, kNumGpu, kGpuMilli, kSpec, kQos, kCreate, kDelete };
   static constexpr std::array<std::string_view, 9> kCols = {
@@ -80,12 +81,13 @@ std::vector<TaskCfg> read_openb_pods(const std::string& path, const TraceCfg& cf
   auto has = [&](int k) { return h.index[static_cast<std::size_t>(k)] >= 0; };
 
   std::vector<TaskCfg> tasks;
-  tasks.reserve(cfg.limit ? std::min<std::size_t>(*cfg.limit, 1 << 16) : data.size() / 64);
+  tasks.reserve(detail::reserve_hint(cfg.limit ? *cfg.limit : data.size() / 64));
   std::vector<Field> f;
   std::size_t skip = 0;
   const bool qos_map = cfg.resource_type == "pay_as_you_go";
   detail::for_each_row(path, lines, opts, skip, [&](std::string_view line) {
     if (detail::limit_reached(cfg, tasks.size())) return false;
+    detail::check_row_count(tasks.size());
     detail::split_csv(line, ',', f);
     check_width(line, f, h.names.size());
     const Field& name = f[idx(kName)];
@@ -143,6 +145,7 @@ std::vector<TaskCfg> read_openb_pods(const std::string& path, const TraceCfg& cf
     double duration = 1.0;  // documented default: unknown or non-positive lifetime -> 1 s
     if (created && deleted && *deleted - *created > 0) duration = (*deleted - *created) * cfg.time_scale;
     t.duration_s = duration;
+    detail::check_row_task(t);
     tasks.push_back(std::move(t));
     return true;
   });

@@ -24,7 +24,7 @@ constexpr double kCpuOnlyMemGib = 8 * kMemGibPerGpu;
 
 std::vector<NodeCfg> read_philly_machines(const std::string& path, const TraceOptions& opts,
                                           std::size_t* skipped) {
-  const std::string data = detail::read_file(path);
+  const std::string data = detail::read_file(path, opts.max_bytes);
   detail::LineReader lines(data);
   enum { kId, kGpus, kMem };
   static constexpr std::array<std::string_view, 3> kCols = {"machineId", "number of GPUs",
@@ -55,6 +55,7 @@ std::vector<NodeCfg> read_philly_machines(const std::string& path, const TraceOp
       n.vcpu = kCpuOnlyVcpu;
       n.memory_gib = kCpuOnlyMemGib;
     }
+    detail::check_row_node(n);
     nodes.push_back(std::move(n));
     return true;
   });
@@ -64,10 +65,10 @@ std::vector<NodeCfg> read_philly_machines(const std::string& path, const TraceOp
 
 std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& cfg,
                                       const TraceOptions& opts, std::size_t* skipped) {
-  const std::string data = detail::read_file(path);
+  const std::string data = detail::read_file(path, opts.max_bytes);
   detail::LineReader lines(data);
   std::vector<TaskCfg> tasks;
-  tasks.reserve(cfg.limit ? std::min<std::size_t>(*cfg.limit, 1 << 16) : data.size() / 30);
+  tasks.reserve(detail::reserve_hint(cfg.limit ? *cfg.limit : data.size() / 30));
   std::vector<Field> f;
   std::size_t skip = 0;
   static constexpr std::array<std::string_view, 6> kNames = {
@@ -75,6 +76,7 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
   detail::for_each_row(path, lines, opts, skip, [&](std::string_view line) {
     if (line.front() == '#') return true;  // header / comment
     if (detail::limit_reached(cfg, tasks.size())) return false;
+    detail::check_row_count(tasks.size());
     detail::split_csv(line, ',', f);
     detail::check_width(line, f, 6);
     if (f[0].text.empty()) row_fail(f[0].column, field_name(0, kNames[0]) + ": empty job id");
@@ -82,7 +84,10 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
     if (arrival < 0) row_fail(f[1].column, field_name(1, kNames[1]) + ": must be >= 0");
     // shape: GPUs per server joined by '+'
     std::string_view shape = f[3].text;
-    int parts = 0, largest = 0, total = 0;
+    // parts and total in 64 bits: each part is an int, and there are fewer parts than bytes in a
+    // line, so neither can overflow (a shape `2147483647+1` sums to 2147483648, not INT_MIN).
+    long long parts = 0, total = 0;
+    int largest = 0;
     std::size_t start = 0;
     while (true) {
       std::size_t plus = shape.find('+', start);
@@ -96,7 +101,10 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
       if (plus >= shape.size()) break;
       start = plus + 1;
     }
-    const int size = parse_number<int>(f[4], field_name(4, kNames[4]));
+    if (parts - 1 > limits::max_workers)
+      row_fail(f[3].column, field_name(3, kNames[3]) + ": " + std::to_string(parts) + " servers, more than " +
+                                std::to_string(limits::max_workers + 1) + " replicas (the limit for one task)");
+    const long long size = parse_number<long long>(f[4], field_name(4, kNames[4]));
     if (size != total)
       row_fail(f[4].column, field_name(4, kNames[4]) + ": " + std::to_string(size) +
                                 " GPUs but the shape '" + std::string(shape) + "' sums to " +
@@ -106,10 +114,10 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
     // 10 jobs of the derived trace last 0.0 s (shorter than the trace's 1 s resolution): 1 s.
     if (duration == 0) duration = 1.0;
 
-    TaskCfg& t = tasks.emplace_back();  // all checks are done: build in place
+    TaskCfg t;
     detail::init_task(t, cfg, "philly");
     t.name = "philly-" + sanitize_name(f[0].text, "job");
-    t.workers = parts - 1;
+    t.workers = static_cast<int>(parts - 1);  // <= limits::max_workers, checked above
     ReplicaCfg r;
     r.gpus = largest;  // unequal parts (none in the derived trace): every replica asks for the largest
     r.gpu_milli = 1000;
@@ -118,6 +126,8 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
     t.replica = std::move(r);
     t.submit_s = arrival * cfg.time_scale;
     t.duration_s = duration * cfg.time_scale;  // 0 -> 1 s, then scaled
+    detail::check_row_task(t);
+    tasks.push_back(std::move(t));
     return true;
   });
   if (skipped) *skipped += skip;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <string>
 
 #include "sim/io/traces.hpp"
 #include "sim/io/traces_detail.hpp"
@@ -50,21 +51,23 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     throw TraceError("trace '" + cfg.path + "': procs_per_node must be > 0, got " +
                      std::to_string(cfg.procs_per_node));
   const int ppn = cfg.procs_per_node;
-  const std::string data = detail::read_file(path);
+  const std::string data = detail::read_file(path, opts.max_bytes);
   detail::LineReader lines(data);
   TraceLoad load;
-  load.tasks.reserve(cfg.limit ? std::min<std::size_t>(*cfg.limit, 1 << 16) : data.size() / 90);
+  load.tasks.reserve(detail::reserve_hint(cfg.limit ? *cfg.limit : data.size() / 90));
   std::optional<long long> max_procs, max_nodes;
+  std::size_t max_procs_line = 0, max_nodes_line = 0;
   long long largest_job = 0;
   std::vector<Field> f;
   detail::for_each_row(path, lines, opts, load.skipped_rows, [&](std::string_view line) {
     const std::size_t first = line.find_first_not_of(" \t");
     if (line[first] == ';') {
-      if (auto v = header_value(line, "MaxProcs")) max_procs = v;
-      if (auto v = header_value(line, "MaxNodes")) max_nodes = v;
+      if (auto v = header_value(line, "MaxProcs")) max_procs = v, max_procs_line = lines.number();
+      if (auto v = header_value(line, "MaxNodes")) max_nodes = v, max_nodes_line = lines.number();
       return true;
     }
     if (detail::limit_reached(cfg, load.tasks.size())) return false;
+    detail::check_row_count(load.tasks.size());
     detail::split_ws(line, f);
     if (f.size() != 18)
       row_fail(f.size() > 18 ? f[18].column : line.size() + 1,
@@ -84,10 +87,18 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     const double req_time = parse_number<double>(f[8], field_name(8, kNames[8]));
     const long long user = parse_number<long long>(f[11], field_name(11, kNames[11]));
 
-    TaskCfg& t = load.tasks.emplace_back();  // all checks are done: build in place
+    // ceil(procs / ppn) without overflow (procs may be as large as 2^63 - 1).
+    const long long replicas = procs / ppn + (procs % ppn != 0 ? 1 : 0);
+    if (replicas - 1 > limits::max_workers) {
+      const std::size_t col = requested > 0 ? 7 : 4;
+      row_fail(f[col].column, field_name(col, kNames[col]) + ": " + std::to_string(procs) + " processors = " +
+                                  std::to_string(replicas) + " replicas of " + std::to_string(ppn) +
+                                  " processors, more than " + std::to_string(limits::max_workers + 1) +
+                                  " (the limit for one task)");
+    }
+    TaskCfg t;
     detail::init_task(t, cfg, user >= 0 ? "swf-u" + std::to_string(user) : std::string("swf"));
     t.name = "swf-" + sanitize_name(f[0].text, "job");
-    const long long replicas = (procs + ppn - 1) / ppn;
     t.workers = static_cast<int>(replicas - 1);
     ReplicaCfg r;
     r.gpus = 0;
@@ -97,19 +108,31 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     t.submit_s = submit * cfg.time_scale;
     t.duration_s = run * cfg.time_scale;
     if (req_time > 0) t.runtime_estimate_s = req_time * cfg.time_scale;
+    detail::check_row_task(t);
+    load.tasks.push_back(std::move(t));
     largest_job = std::max(largest_job, procs);
     return true;
   });
 
   if (cfg.nodes != "none") {
+    auto ceil_div = [&](long long v) { return v / ppn + (v % ppn != 0 ? 1 : 0); };
     long long count = 0;
+    std::string from;
     if (max_procs) {
-      count = (*max_procs + ppn - 1) / ppn;
+      count = ceil_div(*max_procs);
+      from = detail::located(path, max_procs_line, 1, "header MaxProcs: " + std::to_string(*max_procs));
     } else if (max_nodes) {
       count = *max_nodes;
+      from = detail::located(path, max_nodes_line, 1, "header MaxNodes: " + std::to_string(*max_nodes));
     } else {
-      count = (largest_job + ppn - 1) / ppn;
+      count = ceil_div(largest_job);
+      from = path + ": largest job: " + std::to_string(largest_job) + " processors";
     }
+    // Refused before anything is allocated (`; MaxProcs: 100000000000` aborted with bad_alloc).
+    if (count > limits::max_total_nodes)
+      throw TraceError(from + ": gives " + std::to_string(count) + " nodes of " + std::to_string(ppn) +
+                       " processors, more than " + std::to_string(limits::max_total_nodes) +
+                       " (the limit for a cluster; give procs_per_node, or nodes \"none\")");
     load.nodes.reserve(static_cast<std::size_t>(count));
     for (long long i = 0; i < count; ++i) {
       NodeCfg n;

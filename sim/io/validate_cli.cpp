@@ -20,7 +20,7 @@ int validate_command(const std::string& path, std::ostream& out, std::ostream& e
   try {
     apply_traces(*r.scenario);
   } catch (const TraceError& e) {
-    err << path << ": " << e.what() << '\n';
+    err << escape_for_diagnostic(path) << ": " << escape_for_diagnostic(e.what()) << '\n';
     return exit_invalid_input;
   }
   out << path << ": ok (" << r.scenario->tasks.size() << " tasks, " << expanded_node_names(r.scenario->cluster).size()

@@ -1,0 +1,144 @@
+// The one value check for tasks and nodes (scenario files and traces alike); see limits.hpp.
+#include "sim/io/limits.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace sim::io {
+
+namespace {
+
+std::string num(double v) { return fmt::format("{}", v); }
+
+/// Checks written so that NaN fails every range.
+void in_range(const ProblemFn& report, const std::string& field, double v, double lo, double hi) {
+  if (!(v >= lo && v <= hi)) report(field, num(v), fmt::format("must be between {} and {}", num(lo), num(hi)));
+}
+void positive_up_to(const ProblemFn& report, const std::string& field, double v, double hi) {
+  if (!(v > 0 && v <= hi)) report(field, num(v), fmt::format("must be > 0 and <= {}", num(hi)));
+}
+/// 0 (none) or in [lo, hi].
+void zero_or(const ProblemFn& report, const std::string& field, double v, double lo, double hi) {
+  if (v == 0) return;
+  if (!(v >= lo && v <= hi))
+    report(field, num(v), fmt::format("must be 0 or between {} and {} (time must advance by at least {} s)", num(lo),
+                                      num(hi), num(lo)));
+}
+void int_range(const ProblemFn& report, const std::string& field, long long v, long long lo, long long hi) {
+  if (v < lo || v > hi) report(field, std::to_string(v), fmt::format("must be between {} and {}", lo, hi));
+}
+
+}  // namespace
+
+std::string node_name_problem(std::string_view name, bool allow_empty) {
+  if (name.empty() && !allow_empty) return "a node name must not be empty";
+  for (char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == ';') return "a node name must not contain `;` (the separator of node lists in tasks.csv)";
+    if (c < 0x20 || c == 0x7f) return "a node name must not contain control characters";
+  }
+  return {};
+}
+
+void check_task_values(const TaskCfg& t, const ProblemFn& report) {
+  using namespace limits;
+  in_range(report, "submit_s", t.submit_s, 0, max_time_s);
+  positive_up_to(report, "duration_s", t.duration_s, max_time_s);
+  int_range(report, "workers", t.workers, 0, max_workers);
+  int_range(report, "count_per_node", t.count_per_node, 1, max_count_per_node);
+  if (t.replica) {
+    const auto& r = *t.replica;
+    int_range(report, "replica.gpus", r.gpus, 0, max_node_gpus);
+    int_range(report, "replica.gpu_milli", r.gpu_milli, 1, 1000);
+    in_range(report, "replica.vcpu", r.vcpu, 0, max_amount);
+    in_range(report, "replica.memory_gib", r.memory_gib, 0, max_amount);
+    // Products with count_per_node, once both factors are in range (then they cannot overflow).
+    if (t.count_per_node >= 1 && t.count_per_node <= max_count_per_node) {
+      const long long cpn = t.count_per_node;
+      if (r.gpus >= 0 && r.gpus <= max_node_gpus && r.gpus * cpn > max_node_gpus)
+        report("replica.gpus", std::to_string(r.gpus),
+               fmt::format("gpus x count_per_node = {} x {} = {} exceeds {}, the most GPUs of a node", r.gpus, cpn,
+                           r.gpus * cpn, max_node_gpus));
+      if (r.vcpu >= 0 && r.vcpu <= max_amount && r.vcpu * double(cpn) > max_amount)
+        report("replica.vcpu", num(r.vcpu),
+               fmt::format("vcpu x count_per_node = {} exceeds {}", num(r.vcpu * double(cpn)), num(max_amount)));
+      if (r.memory_gib >= 0 && r.memory_gib <= max_amount && r.memory_gib * double(cpn) > max_amount)
+        report("replica.memory_gib", num(r.memory_gib),
+               fmt::format("memory_gib x count_per_node = {} exceeds {}", num(r.memory_gib * double(cpn)),
+                           num(max_amount)));
+    }
+  }
+  if (t.checkpoint_interval_s) in_range(report, "checkpoint_interval_s", *t.checkpoint_interval_s, min_interval_s, max_time_s);
+  if (t.runtime_estimate_s) positive_up_to(report, "runtime_estimate_s", *t.runtime_estimate_s, max_time_s);
+  zero_or(report, "precheck_s", t.precheck_s, min_delay_s, max_time_s);
+  zero_or(report, "image_pull_s", t.image_pull_s, min_delay_s, max_time_s);
+  in_range(report, "image_pull_failure_prob", t.image_pull_failure_prob, 0, 1);
+  in_range(report, "transient_failure_rate_per_h", t.transient_failure_rate_per_h, 0, max_transient_rate_per_h);
+  int_range(report, "fault_tolerance.max_resubmissions", t.fault_tolerance.max_resubmissions, 0, max_resubmissions);
+  int_range(report, "image_pull_retries", t.image_pull_retries, -1, max_image_pull_retries);
+  zero_or(report, "debug_retention_s", t.debug_retention_s, min_delay_s, max_time_s);
+  const auto& a = t.autoscaling;
+  int_range(report, "autoscaling.min_workers", a.min_workers, 0, max_workers);
+  int_range(report, "autoscaling.max_workers", a.max_workers, 0, max_workers);
+  zero_or(report, "autoscaling.idle_reclaim_s", a.idle_reclaim_s, min_delay_s, max_time_s);
+  for (std::size_t k = 0; k < a.demand.size(); ++k) {
+    const std::string p = "autoscaling.demand[" + std::to_string(k) + "]";
+    in_range(report, p + ".at_s", a.demand[k].at_s, 0, max_time_s);
+    int_range(report, p + ".workers", a.demand[k].workers, 0, max_workers);
+  }
+}
+
+void check_node_values(const NodeCfg& n, const ProblemFn& report) {
+  using namespace limits;
+  if (auto rule = node_name_problem(n.name); !rule.empty()) report("name", "\"" + n.name + "\"", rule);
+  int_range(report, "gpus", n.gpus, 0, max_node_gpus);
+  in_range(report, "vcpu", n.vcpu, 0, max_amount);
+  in_range(report, "memory_gib", n.memory_gib, 0, max_amount);
+}
+
+std::int64_t total_nodes(const ClusterCfg& c) {
+  std::int64_t n = 0;
+  for (const auto& p : c.pools) {
+    for (const auto& g : p.node_groups) n += std::max(0, g.count);
+    n += static_cast<std::int64_t>(p.nodes.size());
+  }
+  return n;
+}
+
+void check_scenario_totals(const Scenario& s, const ProblemFn& report) {
+  using namespace limits;
+  if (const auto n = total_nodes(s.cluster); n > max_total_nodes)
+    report("cluster.pools", std::to_string(n),
+           fmt::format("the cluster has {} nodes, more than the limit of {}", n, max_total_nodes));
+  if (static_cast<std::int64_t>(s.tasks.size()) > limits::max_tasks)
+    report("tasks", std::to_string(s.tasks.size()),
+           fmt::format("{} tasks, more than the limit of {}", s.tasks.size(), limits::max_tasks));
+  std::int64_t replicas = 0;
+  for (const auto& t : s.tasks)  // a task over the per-task limit is blamed on its own
+    replicas += std::clamp<std::int64_t>(std::max(t.workers, t.autoscaling.max_workers), 0, max_workers) + 1;
+  if (replicas > max_total_replicas)
+    report("tasks", std::to_string(replicas),
+           fmt::format("{} replicas in all tasks, more than the limit of {}", replicas, max_total_replicas));
+  if (s.timeseries_interval_s > 0) {
+    const double rows = estimated_horizon_s(s) / s.timeseries_interval_s;
+    if (!(rows <= double(max_timeseries_rows)))
+      report("timeseries_interval_s", num(s.timeseries_interval_s),
+             fmt::format("gives about {:.0f} timeseries rows over the estimated horizon of {} s (until_s, or the "
+                         "latest submit_s + duration_s x attempts), more than the limit of {}",
+                         rows, num(estimated_horizon_s(s)), max_timeseries_rows));
+  }
+}
+
+double estimated_horizon_s(const Scenario& s) {
+  if (s.until_s) return *s.until_s;
+  double h = 0;
+  for (const auto& t : s.tasks) {
+    const double attempts = 1.0 + std::max(0, t.fault_tolerance.max_resubmissions);
+    h = std::max(h, t.submit_s + t.duration_s * attempts);
+  }
+  return h;
+}
+
+}  // namespace sim::io

@@ -1,0 +1,90 @@
+// Input limits (docs/scenario-format.md, "Limits") and the one value check for tasks and nodes,
+// whatever their source (scenario file or trace). Every limit is refused at validation with exit
+// status 2; none is left for the allocator or the event loop to discover.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "sim/io/scenario.hpp"
+
+namespace sim::io::limits {
+
+/// Every time (`*_s`): the simulator counts integer milliseconds; sums of times must not overflow.
+inline constexpr double max_time_s = 1e9;
+/// vCPU, GiB and quota GPU amounts, also per replica after `x count_per_node`.
+inline constexpr double max_amount = 1e9;
+/// GPUs of a node, also of one replica after `x count_per_node` (libsched: one bit per GPU).
+inline constexpr int max_node_gpus = 64;
+/// Nodes of one node group.
+inline constexpr int max_group_count = 100000;
+/// Nodes of the whole cluster (groups expanded, explicit nodes and trace nodes).
+inline constexpr std::int64_t max_total_nodes = 1000000;
+/// `count_per_node`.
+inline constexpr int max_count_per_node = 1000;
+/// Workers of one task (`workers`, autoscaling `min_workers`/`max_workers`/`demand[].workers`).
+inline constexpr int max_workers = 1000000;
+/// Replicas of all tasks together: sum of (max(workers, autoscaling.max_workers) + 1).
+inline constexpr std::int64_t max_total_replicas = 10000000;
+/// Tasks of a scenario (inline and from traces together).
+inline constexpr std::int64_t max_tasks = 2000000;
+/// `fault_tolerance.max_resubmissions`: attempts per task are at most this + 1.
+inline constexpr int max_resubmissions = 1000;
+/// `image_pull_retries` (-1 = no breaker is still allowed).
+inline constexpr int max_image_pull_retries = 1000;
+/// A cost or delay (`precheck_s`, `image_pull_s`, `debug_retention_s`, `autoscaling.idle_reclaim_s`,
+/// node group `mttr_s`) is 0 (none) or at least this: time advances by >= 1 s per retry.
+inline constexpr double min_delay_s = 1;
+/// An interval (`checkpoint_interval_s`, `timeseries_interval_s`) is at least this.
+inline constexpr double min_interval_s = 1;
+/// Node group `mtbf_s` is 0 (no random failures) or at least this (one hour).
+inline constexpr double min_mtbf_s = 3600;
+/// `transient_failure_rate_per_h` (3600/h = one failure per second on average).
+inline constexpr double max_transient_rate_per_h = 3600;
+/// Rows of timeseries.csv: estimated horizon / timeseries_interval_s.
+inline constexpr std::int64_t max_timeseries_rows = 1000000;
+/// Bytes of a scenario file.
+inline constexpr std::uint64_t max_scenario_bytes = std::uint64_t{1} << 28;  // 256 MiB
+/// Bytes of a trace file, and bytes after gzip decompression.
+inline constexpr std::uint64_t max_trace_bytes = std::uint64_t{1} << 30;  // 1 GiB
+/// Bytes of one line of a trace file.
+inline constexpr std::size_t max_trace_line_bytes = std::size_t{1} << 20;  // 1 MiB
+
+}  // namespace sim::io::limits
+
+namespace sim::io {
+
+/// Receives one problem: `field` relative to the checked object (`workers`, `replica.gpus`,
+/// Tasks of a scenario (inline and from traces together).
+inline constexpr std::int64_t max_tasks = 2000000;
+/// `fault_tolerance.max_resubmissions`), the value's text and the rule it breaks.
+using ProblemFn = std::function<void(const std::string& field, const std::string& value, const std::string& rule)>;
+
+/// Every value rule of one task that does not need the rest of the scenario: time and amount
+/// ranges, the minimum delays and intervals, rate and attempt caps, the per-task replica cap and,
+/// for an inline `replica`, the products with count_per_node. Used for scenario tasks and for
+/// every task a trace reader builds.
+void check_task_values(const TaskCfg& task, const ProblemFn& report);
+
+/// Node rules: name (non-empty, no `;`, no control character), GPUs, vCPU, GiB.
+void check_node_values(const NodeCfg& node, const ProblemFn& report);
+
+/// A node name (or node-group prefix) breaks the name rule: empty name, `;` (the separator of
+/// tasks.csv `nodes`) or a control character. Returns the rule text, empty when fine.
+std::string node_name_problem(std::string_view name, bool allow_empty = false);
+
+/// Scenario-wide totals: nodes (field `cluster.pools`), tasks and replicas (field `tasks`) and
+/// timeseries rows (field `timeseries_interval_s`). Checked on the scenario file and again once
+/// the traces are merged in.
+void check_scenario_totals(const Scenario& scenario, const ProblemFn& report);
+
+/// Nodes of the cluster: node group counts plus explicit nodes (no expansion).
+std::int64_t total_nodes(const ClusterCfg& cluster);
+
+/// Estimated horizon of a run: `until_s` when set, else the latest submit_s + duration_s x
+/// (1 + max_resubmissions) of its tasks.
+double estimated_horizon_s(const Scenario& scenario);
+
+}  // namespace sim::io
