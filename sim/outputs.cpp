@@ -97,7 +97,7 @@ std::string Simulator::summary_json() const {
   nlohmann::ordered_json j;
   int succeeded = 0, failed = 0, unfinished = 0, resub = 0;
   Time lost = 0;
-  Time wq = 0, wc = 0, wf = 0, wp = 0, wpre = 0;
+  Time wq = 0, wc = 0, wf = 0, wcm = 0, wp = 0, wis = 0, wpre = 0;
   std::vector<Time> jcts;
   for (std::size_t i = 0; i < stats_.size(); ++i) {
     const auto& s = stats_[i];
@@ -109,7 +109,9 @@ std::string Simulator::summary_json() const {
     wq += s.wait_quota;
     wc += s.wait_capacity;
     wf += s.wait_fragmentation;
+    wcm += s.wait_cpu_memory;
     wp += s.wait_node_policy;
+    wis += s.wait_idle_stability;
     wpre += s.wait_preemption;
     if (s.finished) jcts.push_back(s.end - from_seconds(sc_.tasks[i].submit_s));
   }
@@ -158,7 +160,9 @@ std::string Simulator::summary_json() const {
   j["wait_split_s"] = {{"quota", seconds_json(wq)},
                        {"capacity", seconds_json(wc)},
                        {"fragmentation", seconds_json(wf)},
+                       {"cpu_memory", seconds_json(wcm)},
                        {"node_policy", seconds_json(wp)},
+                       {"idle_stability", seconds_json(wis)},
                        {"preemption", seconds_json(wpre)},
                        {"lost_to_preemption_or_failure", seconds_json(lost)}};
   j["events"] = events_;
