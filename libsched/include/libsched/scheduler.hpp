@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <set>
@@ -263,7 +264,7 @@ class Scheduler {
       if (blocked) {
         e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", tasks_[head->index()].spec.name),
                             {WaitCode::blocked_by_queue}};
-        e.held_by = *head;
+        e.hold_stamp = {pass_, capacity_epoch_, now};
         visited_.push_back(t);
         continue;
       }
@@ -285,7 +286,7 @@ class Scheduler {
           e.wait = WaitStatus{WaitCode::blocked_by_queue,
                               fmt::format("would delay the reserved start of {} (backfill)", tasks_[head->index()].spec.name),
                               {WaitCode::blocked_by_queue}};
-          e.held_by = *head;
+          e.hold_stamp = {pass_, capacity_epoch_, now};
           visited_.push_back(t);
           continue;  // tx rolls back
         }
@@ -335,6 +336,11 @@ class Scheduler {
   WaitStatus explain(TaskId t, Time now) {
     Entry& e = tasks_.at(t.index());
     if (e.state != State::waiting) return e.wait;
+    // Nothing changed since the pass that held it (the simulator asks right after schedule()):
+    // a new pass would hold it the same way.
+    if (e.wait.code == WaitCode::blocked_by_queue && !e.wait.reason.empty() &&
+        e.hold_stamp == std::make_tuple(pass_, capacity_epoch_, now))
+      return e.wait;
     // As the next schedule() call would see it: tasks started by the last call are victims
     // again (the no-zero-length-attempt rule holds within one call only).
     struct PassGuard {
@@ -342,7 +348,8 @@ class Scheduler {
       explicit PassGuard(std::uint64_t& x) : p(x) { ++p; }
       ~PassGuard() { --p; }
     } guard(pass_);
-    if (e.wait.code == WaitCode::blocked_by_queue && !e.wait.reason.empty() && hold_stands(t, now)) return e.wait;
+    if (options_.queueing != Queueing::greedy)
+      if (auto hold = queue_hold(t, now)) return std::move(*hold);
     return diagnose(t, now);
   }
 
@@ -432,7 +439,8 @@ class Scheduler {
     WaitStatus wait;
     std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
     std::uint64_t started_pass = 0;                   ///< schedule() pass that started it (0: none)
-    TaskId held_by;                                   ///< the queue head its blocked_by_queue status names
+    /// (pass, capacity epoch, now) of the pass that set a blocked_by_queue status.
+    std::tuple<std::uint64_t, std::uint64_t, Time> hold_stamp{0, 0, 0};
   };
   std::uint64_t pass_ = 0;   ///< schedule() calls so far
   std::vector<TaskId> visited_;
@@ -960,31 +968,62 @@ class Scheduler {
 
  private:
   // ------------------------------------------------------------------ diagnosis
-  /// Is the blocked_by_queue status of the last pass still what a schedule() call at `now`
-  /// would decide? Its head must still be waiting and still fail to start (the same try_start
-  /// and try_preempt the pass uses); under backfill, `t` must still fit and still delay the
-  /// head's reservation (the same reservation test as the pass).
-  bool hold_stands(TaskId t, Time now) {
-    const Entry& e = tasks_[t.index()];
-    TaskId head = e.held_by;
-    if (!head.valid() || tasks_[head.index()].state != State::waiting) return false;
-    auto starts = [&](TaskId x, Transaction& tx, std::vector<Preemption>& v) {
-      std::optional<Placement> p = try_start(tx, x, now);
-      if (!p && may_preempt(x)) p = try_preempt(tx, x, now, v);
-      return p;
-    };
-    {
-      Transaction tx(cluster_, quotas_);
-      std::vector<Preemption> v;
-      if (starts(head, tx, v)) return false;
-    }
-    if (options_.queueing != Queueing::backfill) return true;
-    Time head_reservation = reservation(head, now);
+  /// The queue hold a schedule() call at `now` would put on waiting task `t` (strict /
+  /// backfill), found by replaying the pass over the tasks ahead of `t` inside a rolled-back
+  /// transaction with the pass's own steps: a task that starts is kept (and counted as running
+  /// until its estimated end), the first that cannot start is the head; under strict every
+  /// task behind the head is held, under backfill a task that fits is held when it delays the
+  /// head's reservation. nullopt when nothing holds `t`, and also when a task ahead would start
+  /// by preemption (the pass would restart; no hold is claimed then).
+  std::optional<WaitStatus> queue_hold(TaskId t, Time now) {
     Transaction tx(cluster_, quotas_);
-    std::vector<Preemption> v;
-    auto p = starts(t, tx, v);
-    if (!p) return false;  // it does not fit by itself: diagnose why
-    return reservation_with(tx, head, now, t, *p, v) > head_reservation;
+    std::optional<TaskId> head;
+    Time head_reservation = kTimeNever;
+    std::deque<Placement> kept;  // stable addresses for `extra`
+    std::vector<std::pair<Time, const Placement*>> extra;
+    auto est_end = [&](TaskId x) {
+      const TaskSpec& xs = tasks_[x.index()].spec;
+      return xs.runtime_estimate < 0 ? kTimeNever : now + xs.runtime_estimate;
+    };
+    auto held = [&]() -> std::optional<WaitStatus> {
+      const std::string& hn = tasks_[head->index()].spec.name;
+      if (options_.queueing == Queueing::strict)
+        return WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", hn), {WaitCode::blocked_by_queue}};
+      return WaitStatus{WaitCode::blocked_by_queue, fmt::format("would delay the reserved start of {} (backfill)", hn),
+                        {WaitCode::blocked_by_queue}};
+    };
+    for (const auto& k : queue_) {
+      TaskId x = std::get<5>(k);
+      if (head && options_.queueing == Queueing::strict) return held();
+      std::size_t m = tx.mark();
+      std::vector<Preemption> victims;
+      std::optional<Placement> p = try_start(tx, x, now);
+      if (!p && may_preempt(x)) {
+        p = try_preempt(tx, x, now, victims);
+        if (p && x != t) return std::nullopt;  // a preemption ahead: the pass restarts
+      }
+      if (p && head) {
+        auto ex = extra;
+        ex.emplace_back(est_end(x), &*p);
+        Time r = reservation_in(tx, *head, now, ex, victims);
+        if (r > head_reservation) {
+          if (x == t) return held();
+          tx.rollback_to(m);
+          continue;
+        }
+      }
+      if (x == t) return std::nullopt;
+      if (!p) {
+        if (!head) {
+          head = x;
+          head_reservation = reservation_in(tx, x, now, extra);
+        }
+        continue;
+      }
+      kept.push_back(std::move(*p));
+      extra.emplace_back(est_end(x), &kept.back());
+    }
+    return std::nullopt;
   }
 
   /// Would a node policy start or end in (last pass, now]? Then schedule() bumps the capacity
