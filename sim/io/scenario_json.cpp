@@ -737,6 +737,7 @@ void check_replica_fits(Sink& sink, const std::vector<NodeShape>& nodes, const s
 void check_quota_admits(Sink& sink, const Scenario& s, const TaskCfg& t, const std::string& path,
                         const std::map<std::string, const InstanceSpecCfg*>& spec_by_name) {
   if (t.resource_type == "idle" || t.accept_idle || t.prefer_idle) return;
+  if (t.resource_type == "reserved" && t.pool.empty()) return;  // an error of its own
   const QuotaCfg* quota = nullptr;
   for (const auto& qc : s.quotas)
     if (qc.user == t.user && qc.resource_type == t.resource_type && qc.pool == t.pool) quota = &qc;
@@ -905,6 +906,7 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
       sink.error(p + ".autoscaling.min_workers", std::to_string(t.autoscaling.min_workers),
                  fmt::format("must be <= max_workers ({})", t.autoscaling.max_workers));
 
+    const std::size_t before_fit_checks = diagnostics.size();
     // Warning: a replica that no node can ever host.
     for (std::size_t k = 0; k < t.specs.size(); ++k) {
       auto it = spec_by_name.find(t.specs[k]);
@@ -921,7 +923,9 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
       check_replica_fits(sink, fit_nodes, p + ".replica", "", r.gpus * t.count_per_node, r.vcpu * t.count_per_node,
                          r.memory_gib * t.count_per_node, r.gpu_models, 1LL + t.workers);
     }
-    check_quota_admits(sink, s, t, p, spec_by_name);
+    // One problem, one diagnostic: a task already warned about as never fitting the cluster
+    // is not warned about its quota too.
+    if (diagnostics.size() == before_fit_checks) check_quota_admits(sink, s, t, p, spec_by_name);
   }
 
   for (std::size_t i = 0; i < s.events.size(); ++i) {

@@ -81,14 +81,14 @@ TEST_CASE("a task waiting for busy capacity counts capacity wait") {
 namespace {
 /// Checks that every task's wait buckets sum to its queued time (every attempt from submit to
 /// start, or to the makespan when it never started). Returns the total queued time (ms).
-Time check_buckets_sum(const sim::Simulator& s) {
-  std::vector<Time> queued(s.task_stats().size(), 0);
+libsched::Time check_buckets_sum(const sim::Simulator& s) {
+  std::vector<libsched::Time> queued(s.task_stats().size(), 0);
   for (const sim::AttemptRecord* a : s.attempts())
     queued[std::size_t(a->task)] += (a->start >= 0 ? a->start : std::max(a->submit, s.makespan())) - a->submit;
-  Time total = 0;
+  libsched::Time total = 0;
   for (std::size_t i = 0; i < queued.size(); ++i) {
     const auto& st = s.task_stats()[i];
-    Time sum = st.wait_quota + st.wait_capacity + st.wait_fragmentation + st.wait_cpu_memory + st.wait_node_policy +
+    libsched::Time sum = st.wait_quota + st.wait_capacity + st.wait_fragmentation + st.wait_cpu_memory + st.wait_node_policy +
                st.wait_idle_stability + st.wait_preemption;
     INFO("task " << s.scenario().tasks[i].name);
     CHECK(sum == queued[i]);
@@ -122,7 +122,10 @@ TEST_CASE("an idle task waiting for its node to age counts idle_stability wait")
   t.idle_stability = "high";
   t.pool = "";
   sc.tasks.push_back(t);
-  sc.tasks.push_back(task("tick", 200, 10, 0, "a100.1x"));  // a scheduling instant at 200 s
+  auto tick = task("tick", 200, 10, 0, "a100.1x");  // a scheduling instant at 200 s (idle: the node keeps aging)
+  tick.resource_type = "idle";
+  tick.pool = "";
+  sc.tasks.push_back(tick);
   sim::Simulator s(sc);
   s.run();
   auto w = nlohmann::json::parse(s.summary_json())["wait_split_s"];
@@ -163,7 +166,8 @@ TEST_CASE("when quota and capacity both never admit, the reason lists both and t
   q.vcpu = 1000;
   q.memory_gib = 10000;
   sc.quotas.push_back(q);
-  auto big = task("big", 0, 100, 1);  // 2 x 8 GPU on one 8-GPU node, quota 4 GPU
+  sc.cluster.instance_specs.push_back({"a100.16x", "A100", 16, 1000, 96, 960});
+  auto big = task("big", 0, 100, 0, "a100.16x");  // 16 GPU on 8-GPU nodes, quota 4 GPU
   big.resource_type = "reserved";
   sc.tasks.push_back(big);
   sc.tasks.push_back(task("other", 0, 100));
