@@ -231,7 +231,7 @@ std::string Simulator::summary_json() const {
   nlohmann::ordered_json j;
   int resub = 0, not_submitted = 0;
   Time lost = 0;
-  Time wq = 0, wc = 0, wf = 0, wp = 0, wpre = 0;
+  Time wq = 0, wc = 0, wf = 0, wcm = 0, wp = 0, wis = 0, wpre = 0;
   const auto tm = task_metrics();
   GroupAcc all;
   for (std::size_t i = 0; i < stats_.size(); ++i) {
@@ -243,7 +243,9 @@ std::string Simulator::summary_json() const {
     wq += s.wait_quota;
     wc += s.wait_capacity;
     wf += s.wait_fragmentation;
+    wcm += s.wait_cpu_memory;
     wp += s.wait_node_policy;
+    wis += s.wait_idle_stability;
     wpre += s.wait_preemption;
   }
   // GPU- and vCPU-seconds allocated over those available (up nodes) over [0, makespan].
@@ -301,7 +303,9 @@ std::string Simulator::summary_json() const {
   j["wait_split_s"] = {{"quota", seconds_json(wq)},
                        {"capacity", seconds_json(wc)},
                        {"fragmentation", seconds_json(wf)},
+                       {"cpu_memory", seconds_json(wcm)},
                        {"node_policy", seconds_json(wp)},
+                       {"idle_stability", seconds_json(wis)},
                        {"preemption", seconds_json(wpre)},
                        {"lost_to_preemption_or_failure", seconds_json(lost)}};
   j["events"] = events_;

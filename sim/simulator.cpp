@@ -839,9 +839,11 @@ void Simulator::set_wait(int ti, int code, Time now) {
       case -1: break;
       case int(WaitCode::waits_for_quota): st.wait_quota += dt; break;
       case int(WaitCode::waits_for_fragmentation): st.wait_fragmentation += dt; break;
+      case int(WaitCode::waits_for_cpu_memory): st.wait_cpu_memory += dt; break;
       case int(WaitCode::blocked_by_node_policy): st.wait_node_policy += dt; break;
+      case int(WaitCode::waits_for_idle_stability): st.wait_idle_stability += dt; break;
       case int(WaitCode::fits_after_preemption): st.wait_preemption += dt; break;
-      default: st.wait_capacity += dt; break;
+      default: st.wait_capacity += dt; break;  // capacity, queue, fits_now, never_fits by capacity
     }
   }
   wait_code_[std::size_t(ti)] = std::int8_t(code);
@@ -900,6 +902,7 @@ void Simulator::instant_end(Time now) {
   // Wait accounting: only tasks the scheduler re-examined can have a new status. Identical
   // requests get identical diagnoses at one instant (memoised by request signature; a
   // per-task blocked_by_queue status is never shared).
+  // The wait is attributed to the status's primary (first binding) constraint.
   std::map<std::uint64_t, WaitCode> memo;
   for (TaskId id : sched_->take_visited_waiting()) {
     std::uint64_t sig = sched_->request_signature(id, now);
@@ -908,8 +911,9 @@ void Simulator::instant_end(Time now) {
     if (it != memo.end()) {
       code = it->second;
     } else {
-      code = sched_->explain(id, now).code;
-      if (sig && code != WaitCode::blocked_by_queue) memo.emplace(sig, code);
+      WaitStatus ws = sched_->explain(id, now);
+      code = ws.primary();
+      if (sig && ws.code != WaitCode::blocked_by_queue) memo.emplace(sig, code);
     }
     set_wait(task_of_id_[id.index()], int(code), now);
   }
@@ -1015,7 +1019,16 @@ void Simulator::run() {
       if (all_up) break;  // nothing left that can change the queue
     }
   }
+  // Attempts still queued get the scheduler's own explanation, computed on the cluster as it
+  // is at the end (at a cut: before the running attempts are stopped).
+  auto explain_queued = [&](Time at) {
+    for (auto& r : runs_) {
+      if (r.attempts.empty() || r.attempts.back().state != AttemptState::queued) continue;
+      r.attempts.back().reason = sched_->explain(r.id, at).reason;
+    }
+  };
   if (cut) {
+    explain_queued(until_);
     for (std::size_t i = 0; i < runs_.size(); ++i) {
       auto& r = runs_[i];
       if (!r.active) continue;
@@ -1027,13 +1040,9 @@ void Simulator::run() {
   }
   for (std::size_t i = 0; i < runs_.size(); ++i)
     if (wait_code_[i] >= 0) set_wait(int(i), -1, std::max(last, makespan_));
-  // Attempts still queued: the scheduler's own explanation.
   Time end = std::max(last, makespan_);
   run_end_ = end;
-  for (auto& r : runs_) {
-    if (r.attempts.empty() || r.attempts.back().state != AttemptState::queued) continue;
-    r.attempts.back().reason = sched_->explain(r.id, end).reason;
-  }
+  if (!cut) explain_queued(end);
   if (opt_.progress) opt_.progress(end, events_);
 }
 

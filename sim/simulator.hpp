@@ -69,10 +69,14 @@ struct AttemptRecord {
 
 /// Per-task aggregates, in ms.
 struct TaskStats {
-  Time wait_quota = 0;            ///< waiting with WaitCode waits_for_quota or never_fits by quota
-  Time wait_capacity = 0;         ///< waits_for_capacity, blocked_by_queue, never_fits
+  // Wait buckets: every queued millisecond lands in exactly one, by the primary code of the
+  // scheduler's WaitStatus (libsched::wait_bucket), so they sum to the task's total waiting.
+  Time wait_quota = 0;            ///< waits_for_quota, or never_fits with quota as primary constraint
+  Time wait_capacity = 0;         ///< waits_for_capacity, blocked_by_queue, fits_now, never_fits by capacity
   Time wait_fragmentation = 0;    ///< waits_for_fragmentation
+  Time wait_cpu_memory = 0;       ///< waits_for_cpu_memory
   Time wait_node_policy = 0;      ///< blocked_by_node_policy
+  Time wait_idle_stability = 0;   ///< waits_for_idle_stability
   Time wait_preemption = 0;       ///< fits_after_preemption
   Time lost_work = 0;             ///< sum of attempts' lost work
   int resubmissions = 0;

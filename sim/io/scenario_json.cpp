@@ -800,6 +800,59 @@ void check_replica_fits(Sink& sink, FitIndex& fit, const std::string& path, cons
                              replicas, gpus, num_text(vcpu), num_text(mem), where, slots));
 }
 
+/// Warns when a task's whole demand (head + workers, every candidate spec) exceeds its quota
+/// limit even with nothing running, or a reserved task has no quota entry (zero quota): the
+/// scheduler reports it as never_fits with quota as the binding constraint. Tasks that may run
+/// on idle capacity (idle, accept_idle, prefer_idle) hold no quota there and are skipped.
+void check_quota_admits(Sink& sink, const Scenario& s, const TaskCfg& t, const std::string& path,
+                        const std::map<std::string, const InstanceSpecCfg*>& spec_by_name) {
+  if (t.resource_type == "idle" || t.accept_idle || t.prefer_idle) return;
+  if (t.resource_type == "reserved" && t.pool.empty()) return;  // an error of its own
+  const QuotaCfg* quota = nullptr;
+  for (const auto& qc : s.quotas)
+    if (qc.user == t.user && qc.resource_type == t.resource_type && qc.pool == t.pool) quota = &qc;
+  if (!quota && t.resource_type != "reserved") return;  // unlimited
+  struct Demand { double gpus = 0, vcpu = 0, mem = 0; };
+  const bool autoscaled = t.type == "RayJob" && t.autoscaling.enabled;
+  const long long workers = autoscaled ? t.autoscaling.min_workers : t.workers;
+  auto shape = [&](double gpus, int gpu_milli, double vcpu, double mem) {
+    return Demand{gpus * (gpus > 0 ? gpu_milli : 1000) / 1000.0 * t.count_per_node, vcpu * t.count_per_node,
+                  mem * t.count_per_node};
+  };
+  std::vector<Demand> demands;
+  if (t.replica) {
+    Demand r = shape(t.replica->gpus, t.replica->gpu_milli, t.replica->vcpu, t.replica->memory_gib);
+    demands.push_back({r.gpus * double(1 + workers), r.vcpu * double(1 + workers), r.mem * double(1 + workers)});
+  }
+  for (const auto& name : t.specs) {
+    auto it = spec_by_name.find(name);
+    if (it == spec_by_name.end()) return;  // reported elsewhere
+    Demand w = shape(it->second->gpus, it->second->gpu_milli, it->second->vcpu, it->second->memory_gib);
+    Demand h = w;
+    if (t.type == "RayJob" && !t.head_spec.empty()) {
+      auto hs = spec_by_name.find(t.head_spec);
+      if (hs == spec_by_name.end()) return;
+      h = shape(hs->second->gpus, hs->second->gpu_milli, hs->second->vcpu, hs->second->memory_gib);
+    }
+    demands.push_back({h.gpus + w.gpus * double(workers), h.vcpu + w.vcpu * double(workers), h.mem + w.mem * double(workers)});
+  }
+  if (demands.empty()) return;
+  const double eps = 1e-9;
+  for (const auto& d : demands)
+    if (quota && d.gpus <= quota->gpus + eps && d.vcpu <= quota->vcpu + eps && d.mem <= quota->memory_gib + eps) return;
+  const Demand& d = demands.front();
+  const std::string owner = fmt::format("{} ({}{}{})", t.user, t.resource_type, t.pool.empty() ? "" : ", pool ", t.pool);
+  if (!quota)
+    sink.warning(path + ".resource_type", q(t.resource_type),
+                 fmt::format("no reserved quota for {}: zero quota, the task can never start", owner));
+  else
+    sink.warning(path + ".resource_type", q(t.resource_type),
+                 fmt::format("the whole task needs {} GPUs, {} vCPU, {} GiB, more than the quota of {} ({} GPUs, {} vCPU, {} "
+                             "GiB) even with nothing running; the task can never start",
+                             num_text(d.gpus), num_text(d.vcpu), num_text(d.mem), owner, num_text(quota->gpus),
+                             num_text(quota->vcpu), num_text(quota->memory_gib)));
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ pass 2: cross-field rules
@@ -989,6 +1042,7 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
     if (!t.head_spec.empty())
       if (auto it = spec_by_name.find(t.head_spec); it != spec_by_name.end()) spec_product_ok(*it->second, p + ".head_spec");
 
+    const std::size_t before_fit_checks = diagnostics.size();
     // Warning: a replica that no node can ever host.
     for (std::size_t k = 0; k < t.specs.size(); ++k) {
       auto it = spec_by_name.find(t.specs[k]);
@@ -1006,6 +1060,9 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
       check_replica_fits(sink, fit_nodes, p + ".replica", "", r.gpus * t.count_per_node, r.vcpu * t.count_per_node,
                          r.memory_gib * t.count_per_node, r.gpu_models, 1LL + t.workers);
     }
+    // One problem, one diagnostic: a task already warned about as never fitting the cluster
+    // is not warned about its quota too.
+    if (diagnostics.size() == before_fit_checks) check_quota_admits(sink, s, t, p, spec_by_name);
   }
 
   for (std::size_t i = 0; i < s.events.size(); ++i) {

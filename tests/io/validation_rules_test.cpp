@@ -284,6 +284,9 @@ TEST_CASE("a replica larger than every node of its GPU model is a warning, not a
   }
   SECTION("a gang larger than the whole cluster is a warning; one that just fits is not") {
     json j = valid_scenario();  // five 8-GPU A100 nodes
+    j["quotas"][0]["gpus"] = 1000;  // isolate the cluster rule from the quota rule
+    j["quotas"][0]["vcpu"] = 100000;
+    j["quotas"][0]["memory_gib"] = 100000;
     j["tasks"][0]["specs"] = {"a100.8x"};
     j["tasks"][0]["workers"] = 4;  // 5 replicas of 8 GPUs: exactly the cluster
     CHECK(parse_json(j).diagnostics.empty());
@@ -338,4 +341,35 @@ TEST_CASE("a value that failed its type check is not blamed again by a cross-fie
   j["tasks"][0]["pool"] = 42;  // a type error; the "reserved needs a pool" rule must not repeat it
   const auto r = parse_json(j);
   CHECK(error_paths(r) == std::vector<std::string>{"tasks[0].pool"});
+}
+
+TEST_CASE("a task whose whole demand exceeds its quota even with nothing running is a warning", "[io][validation]") {
+  json j = valid_scenario();  // alice: 24 GPU reserved quota in shared-a100; pretrain: 3 x 8 GPU or 3 x 1 GPU
+  SECTION("a demand within the quota gives no warning") { CHECK(parse_json(j).diagnostics.empty()); }
+  SECTION("every candidate spec above the quota") {
+    j["tasks"][0]["specs"] = {"a100.8x"};
+    j["tasks"][0]["workers"] = 3;  // 32 GPU > 24
+    const auto r = parse_json(j);
+    INFO(all_text(r));
+    CHECK(r.ok());
+    CHECK(warning_paths(r) == std::vector<std::string>{"tasks[0].resource_type"});
+    CHECK(all_text(r).find("the whole task needs 32 GPUs, 384 vCPU, 3840 GiB, more than the quota of alice (reserved, pool "
+                           "shared-a100) (24 GPUs, 288 vCPU, 2880 GiB) even with nothing running") != std::string::npos);
+  }
+  SECTION("one candidate spec within the quota is enough") {
+    j["tasks"][0]["workers"] = 3;  // a100.8x: 32 GPU, a100.1x: 4 GPU
+    CHECK(parse_json(j).diagnostics.empty());
+  }
+  SECTION("a reserved task without a quota entry") {
+    j["tasks"][0]["user"] = "carol";
+    const auto r = parse_json(j);
+    CHECK(r.ok());
+    CHECK(warning_paths(r) == std::vector<std::string>{"tasks[0].resource_type"});
+    CHECK(all_text(r).find("no reserved quota for carol") != std::string::npos);
+  }
+  SECTION("a task that may fall back to idle capacity is not warned about") {
+    j["tasks"][0]["user"] = "carol";
+    j["tasks"][0]["accept_idle"] = true;
+    CHECK(parse_json(j).diagnostics.empty());
+  }
 }

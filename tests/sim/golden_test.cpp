@@ -152,7 +152,8 @@ sim::io::Scenario blacklist_scenario() {
 TEST_CASE("a task blocked by a node blacklist waits with the blacklist reason") {
   auto sc = blacklist_scenario();
   sc.until_s = 3600;
-  REQUIRE(run_rows(sc) == Rows{"a,1,Queued,0,,,,,quota check failed due to node blacklist: a100-0"});
+  REQUIRE(run_rows(sc) == Rows{"a,1,Queued,0,,,,,quota check failed due to node blacklist: a100-0 (0 eligible nodes allowed by its node "
+                                "policies; 1 excluded nodes fit a replica)"});
 }
 
 TEST_CASE("a task blocked by a node blacklist starts at the blacklist's expiry") {

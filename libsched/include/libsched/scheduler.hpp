@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <set>
@@ -261,7 +262,9 @@ class Scheduler {
       if (e.state != State::waiting) continue;
       e.wait = WaitStatus{};  // this pass decides afresh (no stale blocked_by_queue)
       if (blocked) {
-        e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", tasks_[head->index()].spec.name)};
+        e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", tasks_[head->index()].spec.name),
+                            {WaitCode::blocked_by_queue}};
+        e.hold_stamp = {pass_, capacity_epoch_, now};
         visited_.push_back(t);
         continue;
       }
@@ -281,7 +284,9 @@ class Scheduler {
         Time r = reservation_with(*tx, *head, now, t, *p, victims);
         if (r > head_reservation) {
           e.wait = WaitStatus{WaitCode::blocked_by_queue,
-                              fmt::format("would delay the reserved start of {} (backfill)", tasks_[head->index()].spec.name)};
+                              fmt::format("would delay the reserved start of {} (backfill)", tasks_[head->index()].spec.name),
+                              {WaitCode::blocked_by_queue}};
+          e.hold_stamp = {pass_, capacity_epoch_, now};
           visited_.push_back(t);
           continue;  // tx rolls back
         }
@@ -321,12 +326,30 @@ class Scheduler {
 
  public:
 
-  /// Why task `t` waits now (status code and one line with numbers). For a task that is not
-  /// waiting, the status of its last pass. Does not change any state.
+  /// Why task `t` waits now (status code, the binding constraints and one line with numbers),
+  /// answered for a schedule() call at `now` on the current state: explain never reports a
+  /// waiting code for a task that such a call would start (it reports fits_now or
+  /// fits_after_preemption), and it uses the same eligibility, fit, quota and preemption
+  /// predicates as the placement code. Diagnosis order: docs/scheduler.md "Why a task waits".
+  /// For a task that is not waiting, the status of its last pass. Does not change any state
+  /// (every probe runs in a transaction that is rolled back).
   WaitStatus explain(TaskId t, Time now) {
     Entry& e = tasks_.at(t.index());
     if (e.state != State::waiting) return e.wait;
-    if (e.wait.code == WaitCode::blocked_by_queue && !e.wait.reason.empty()) return e.wait;
+    // Nothing changed since the pass that held it (the simulator asks right after schedule()):
+    // a new pass would hold it the same way.
+    if (e.wait.code == WaitCode::blocked_by_queue && !e.wait.reason.empty() &&
+        e.hold_stamp == std::make_tuple(pass_, capacity_epoch_, now))
+      return e.wait;
+    // As the next schedule() call would see it: tasks started by the last call are victims
+    // again (the no-zero-length-attempt rule holds within one call only).
+    struct PassGuard {
+      std::uint64_t& p;
+      explicit PassGuard(std::uint64_t& x) : p(x) { ++p; }
+      ~PassGuard() { --p; }
+    } guard(pass_);
+    if (options_.queueing != Queueing::greedy)
+      if (auto hold = queue_hold(t, now)) return std::move(*hold);
     return diagnose(t, now);
   }
 
@@ -416,6 +439,8 @@ class Scheduler {
     WaitStatus wait;
     std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
     std::uint64_t started_pass = 0;                   ///< schedule() pass that started it (0: none)
+    /// (pass, capacity epoch, now) of the pass that set a blocked_by_queue status.
+    std::tuple<std::uint64_t, std::uint64_t, Time> hold_stamp{0, 0, 0};
   };
   std::uint64_t pass_ = 0;   ///< schedule() calls so far
   std::vector<TaskId> visited_;
@@ -943,86 +968,306 @@ class Scheduler {
 
  private:
   // ------------------------------------------------------------------ diagnosis
+  /// The queue hold a schedule() call at `now` would put on waiting task `t` (strict /
+  /// backfill), found by replaying the pass over the tasks ahead of `t` inside a rolled-back
+  /// transaction with the pass's own steps: a task that starts is kept (and counted as running
+  /// until its estimated end), the first that cannot start is the head; under strict every
+  /// task behind the head is held, under backfill a task that fits is held when it delays the
+  /// head's reservation. nullopt when nothing holds `t`, and also when a task ahead would start
+  /// by preemption (the pass would restart; no hold is claimed then).
+  std::optional<WaitStatus> queue_hold(TaskId t, Time now) {
+    Transaction tx(cluster_, quotas_);
+    std::optional<TaskId> head;
+    Time head_reservation = kTimeNever;
+    std::deque<Placement> kept;  // stable addresses for `extra`
+    std::vector<std::pair<Time, const Placement*>> extra;
+    auto est_end = [&](TaskId x) {
+      const TaskSpec& xs = tasks_[x.index()].spec;
+      return xs.runtime_estimate < 0 ? kTimeNever : now + xs.runtime_estimate;
+    };
+    auto held = [&]() -> std::optional<WaitStatus> {
+      const std::string& hn = tasks_[head->index()].spec.name;
+      if (options_.queueing == Queueing::strict)
+        return WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", hn), {WaitCode::blocked_by_queue}};
+      return WaitStatus{WaitCode::blocked_by_queue, fmt::format("would delay the reserved start of {} (backfill)", hn),
+                        {WaitCode::blocked_by_queue}};
+    };
+    for (const auto& k : queue_) {
+      TaskId x = std::get<5>(k);
+      if (head && options_.queueing == Queueing::strict) return held();
+      std::size_t m = tx.mark();
+      std::vector<Preemption> victims;
+      std::optional<Placement> p = try_start(tx, x, now);
+      if (!p && may_preempt(x)) {
+        p = try_preempt(tx, x, now, victims);
+        if (p && x != t) return std::nullopt;  // a preemption ahead: the pass restarts
+      }
+      if (p && head) {
+        auto ex = extra;
+        ex.emplace_back(est_end(x), &*p);
+        Time r = reservation_in(tx, *head, now, ex, victims);
+        if (r > head_reservation) {
+          if (x == t) return held();
+          tx.rollback_to(m);
+          continue;
+        }
+      }
+      if (x == t) return std::nullopt;
+      if (!p) {
+        if (!head) {
+          head = x;
+          head_reservation = reservation_in(tx, x, now, extra);
+        }
+        continue;
+      }
+      kept.push_back(std::move(*p));
+      extra.emplace_back(est_end(x), &kept.back());
+    }
+    return std::nullopt;
+  }
+
+  /// Would a node policy start or end in (last pass, now]? Then schedule() bumps the capacity
+  /// epoch first (note_time) and a remembered failure no longer holds.
+  bool policies_change_by(Time now) const {
+    for (const auto& p : policies_)
+      if ((p.created > last_now_ && p.created <= now) || (p.expire > last_now_ && p.expire <= now)) return true;
+    return false;
+  }
+
+  /// Does some (class, option) of spec `s` (the task's own or a relaxed copy) place its whole
+  /// gang now, ignoring quota? The placement code itself (place_gang) on a rolled-back
+  /// transaction. `filter_of`: the task whose node policies apply.
+  bool gang_places(const TaskSpec& s, const TaskSpec& filter_of, Time now, bool ignore_filter) {
+    NodeFilter f = NodeFilter::build(policies_, filter_of, now, cluster_.size());
+    Transaction tx(cluster_, quotas_);
+    for (ResourceType cls : classes(s))
+      for (std::size_t i = 0; i < s.options.size(); ++i)
+        if (place_gang(tx, s, i, cls, f, now, ignore_filter)) return true;  // tx rolls back
+    return false;
+  }
+
+  /// Quota figures for the reason: the first dimension of `demand` above `room`, e.g.
+  /// "8 GPU exceeds remaining quota 4 GPU".
+  static std::string quota_excess(const Resources& demand, const Resources& room, std::string_view what) {
+    if (demand.gpu_milli > room.gpu_milli)
+      return fmt::format("{} GPU exceeds {} {} GPU", gpus_str(demand.gpu_milli), what, gpus_str(room.gpu_milli));
+    if (demand.cpu_milli > room.cpu_milli)
+      return fmt::format("{} vCPU exceeds {} {} vCPU", gpus_str(demand.cpu_milli), what, gpus_str(room.cpu_milli));
+    return fmt::format("{} GiB exceeds {} {} GiB", gib_str(demand.mem_mib), what, gib_str(room.mem_mib));
+  }
+
+  /// Diagnosis in the documented order (docs/scheduler.md "Why a task waits"). Caller:
+  /// explain(), with pass_ bumped as for the next schedule() call.
   WaitStatus diagnose(TaskId t, Time now) {
-    const TaskSpec& s = tasks_[t.index()].spec;
+    const Entry& entry = tasks_[t.index()];
+    const TaskSpec& s = entry.spec;
     const ReplicaShape& w = s.options[0].worker;
     std::string model = w.num_gpu == 0 ? "CPU" : model_names(w.models);
     std::string need = fmt::format("needs {} x {} on {}", s.replicas(), shape_str(w), model);
-    // 1. Could it ever fit (empty cluster, every node up)? Per replica against node capacity.
-    bool any_option_fits = false;
-    bool quota_never = true;
+    // A failure remembered by the last pass holds until the capacity epoch changes (exactly
+    // what schedule() assumes when it skips the task).
+    const bool known_to_fail = entry.failed_epoch == capacity_epoch_ && !ages(s) && !policies_change_by(now);
+    // 1. Fits now: the placement schedule() would make.
+    if (!known_to_fail) {
+      Transaction tx(cluster_, quotas_);
+      if (try_start(tx, t, now)) return {WaitCode::fits_now, fmt::format("{}; fits now: starts at the next scheduling pass", need), {}};
+    }
+    // 2. Never: per (class, option), could the empty cluster (every node up, no policy) host
+    // every replica, and could the quota limit ever admit the whole demand?
+    bool cap_ever = false, quota_ever = false, both_ever = false;
     for (ResourceType cls : classes(s)) {
       for (std::size_t i = 0; i < s.options.size(); ++i) {
-        if (!quotas_.never_admits(quota_key(s, cls), s.demand(i))) quota_never = false;
-        bool ok = true;
+        bool q_ok = !quotas_.never_admits(quota_key(s, cls), s.demand(i));
+        bool c_ok = true;
         for (const ReplicaShape* r : {&s.options[i].head, &s.options[i].worker}) {
           bool found = false;
           for (std::size_t n = 0; n < cluster_.size() && !found; ++n) {
             const Node& node = cluster_.nodes()[n];
-            if (!capacity_fits(node, *r)) continue;
-            found = pool_ok(s, cls, node);
+            found = capacity_fits(node, *r) && pool_ok(s, cls, node);
           }
-          ok = ok && found;
+          c_ok = c_ok && found;
         }
-        any_option_fits = any_option_fits || ok;
+        cap_ever = cap_ever || c_ok;
+        quota_ever = quota_ever || q_ok;
+        both_ever = both_ever || (c_ok && q_ok);
       }
     }
-    if (!any_option_fits) {
-      std::int32_t largest = 0;
-      for (const auto& n : cluster_.nodes())
-        if (w.num_gpu == 0 || w.models == 0 || (n.model >= 0 && ((w.models >> n.model) & 1u))) largest = std::max(largest, n.gpus);
-      return {WaitCode::never_fits, fmt::format("{}; largest node has {} GPU", need, largest)};
+    if (!both_ever) {
+      WaitStatus ws{WaitCode::never_fits, need, {}};
+      if (!quota_ever || cap_ever) {  // quota binds (alone, or per option where capacity does not)
+        ws.blocking.push_back(WaitCode::waits_for_quota);
+        QuotaKey k = quota_key(s, s.resource_type);
+        const auto* q = quotas_.find(k);
+        Resources limit = q ? q->limit : Resources{};
+        ws.reason += fmt::format("; task demand {} of {} ({}{}) even with nothing running",
+                                 quota_excess(s.demand(0), limit, "quota limit"), s.user, to_string(s.resource_type),
+                                 q ? "" : ", no quota entry");
+      }
+      if (!cap_ever || quota_ever) {
+        ws.blocking.push_back(WaitCode::waits_for_capacity);
+        std::int32_t largest = 0;
+        for (const auto& n : cluster_.nodes())
+          if (w.num_gpu == 0 || w.models == 0 || (n.model >= 0 && ((w.models >> n.model) & 1u))) largest = std::max(largest, n.gpus);
+        ws.reason += fmt::format("; largest node has {} GPU", largest);
+      }
+      return finish(std::move(ws));
     }
-    if (quota_never) return {WaitCode::never_fits, fmt::format("{}; demand exceeds the quota of {} even with nothing running", need, s.user)};
-    // 2. Quota now.
-    bool quota_ok = false;
-    for (ResourceType cls : classes(s))
-      for (std::size_t i = 0; i < s.options.size(); ++i) quota_ok = quota_ok || quotas_.admits(quota_key(s, cls), s.demand(i));
-    if (!quota_ok) {
-      const auto* q = quotas_.find(quota_key(s, s.resource_type));
-      double left = q ? double(q->limit.gpu_milli - q->used.gpu_milli) / 1000.0 : 0.0;
-      return {WaitCode::waits_for_quota, fmt::format("{}; task demand {} GPU exceeds remaining quota {} GPU of {} ({})",
-                                                     need, gpus_str(s.demand(0).gpu_milli), left, s.user, to_string(s.resource_type))};
-    }
-    // 3. Node policy: would it start without the blocks?
-    NodeFilter f = NodeFilter::build(policies_, s, now, cluster_.size());
-    if (!f.empty()) {
+    // 3. Preemption under the scheduler's own rules: schedule() would start it now.
+    const bool real_preempt = may_preempt(t) && !known_to_fail;
+    if (real_preempt) {
       Transaction tx(cluster_, quotas_);
-      bool with = try_start(tx, t, now).has_value();
-      tx.rollback_to(0);
-      bool without = !with && try_start(tx, t, now, true).has_value();
-      if (without) {
-        if (f.blocked().empty())  // only NodeIn lists narrowed it: nothing is blacklisted
-          return {WaitCode::blocked_by_node_policy, fmt::format("{}; no node allowed by its NodeIn node policies fits", need)};
-        std::string nodes;
-        for (NodeId n : f.blocked()) nodes += (nodes.empty() ? "" : ",") + cluster_.node(n).name;
-        return {WaitCode::blocked_by_node_policy, "quota check failed due to node blacklist: " + nodes};
-      }
+      std::vector<Preemption> v;
+      if (try_preempt(tx, t, now, v))
+        return {WaitCode::fits_after_preemption, fmt::format("{}; fits after preempting {} task(s)", need, v.size()),
+                {WaitCode::fits_after_preemption}};
     }
-    // 4. Preemption would let it start? (Skipped when the last pass already tried preemption
-    // under the same rules at the current capacity epoch and failed: the answer is no.)
+    // 4. Quota now, and whether the gang would place ignoring quota.
+    bool quota_now = false;
+    std::optional<std::pair<QuotaKey, Resources>> refused;  // the first (class, option) quota refuses
+    for (ResourceType cls : classes(s))
+      for (std::size_t i = 0; i < s.options.size(); ++i) {
+        bool ok = quotas_.admits(quota_key(s, cls), s.demand(i));
+        quota_now = quota_now || ok;
+        if (!ok && !refused) refused.emplace(quota_key(s, cls), s.demand(i));
+      }
+    const bool places = refused && gang_places(s, s, now, false);
+    WaitStatus quota_ws;
+    if (!quota_now || places) {
+      const auto* q = quotas_.find(refused->first);
+      Resources room = q ? q->limit - q->used : Resources{};
+      quota_ws = {WaitCode::waits_for_quota,
+                  fmt::format("{}; task demand {} of {} ({})", need, quota_excess(refused->second, room, "remaining quota"), s.user,
+                              to_string(refused->first.resource_type)),
+                  {WaitCode::waits_for_quota}};
+      // Some option fits the free capacity and only its quota holds it back; otherwise the
+      // capacity side binds too and is named after the quota.
+      if (places) return finish(std::move(quota_ws));
+    }
+    WaitStatus res = capacity_diagnosis(t, now, need, quota_now);
+    if (quota_now) return finish(std::move(res));
+    quota_ws.reason += res.reason.substr(need.size());
+    quota_ws.blocking.push_back(res.code);
+    return finish(std::move(quota_ws));
+  }
+
+  /// Why the gang does not place on the free capacity (quota aside): node policies, idle
+  /// stability, vCPU / memory, GPU fragmentation, or capacity. Every test relaxes one rule in
+  /// a copy of the request and runs the placement code on it.
+  WaitStatus capacity_diagnosis(TaskId t, Time now, const std::string& need, bool quota_now) {
+    const TaskSpec& s = tasks_[t.index()].spec;
+    const ReplicaShape& w = s.options[0].worker;
+    NodeFilter f = NodeFilter::build(policies_, s, now, cluster_.size());
+    const auto cls_list = classes(s);
+    auto eligible = [&](std::size_t n, bool ignore_filter) {
+      if (!cluster_.nodes()[n].up) return false;
+      for (ResourceType cls : cls_list)
+        if (node_eligible(s, cls, NodeId(std::int32_t(n)), f, now, ignore_filter)) return true;
+      return false;
+    };
+    auto replica_fits = [&](std::size_t n) {
+      NodeId id{std::int32_t(n)};
+      for (const auto& o : s.options)
+        if (cluster_.fits(id, o.head) || cluster_.fits(id, o.worker)) return true;
+      return false;
+    };
+    // a. Node policies: it would place without them.
+    if (!f.empty() && gang_places(s, s, now, true)) {
+      std::size_t allowed = 0, excluded_fit = 0;
+      for (std::size_t n = 0; n < cluster_.size(); ++n) {
+        if (eligible(n, false)) ++allowed;
+        else if (eligible(n, true) && replica_fits(n)) ++excluded_fit;
+      }
+      std::string figures = fmt::format("{} eligible nodes allowed by its node policies; {} excluded nodes fit a replica",
+                                        allowed, excluded_fit);
+      if (f.blocked().empty())  // only NodeIn lists narrowed it: nothing is blacklisted
+        return {WaitCode::blocked_by_node_policy, fmt::format("{}; no node allowed by its NodeIn node policies fits ({})", need, figures),
+                {WaitCode::blocked_by_node_policy}};
+      std::string nodes;
+      for (NodeId n : f.blocked()) nodes += (nodes.empty() ? "" : ",") + cluster_.node(n).name;
+      return {WaitCode::blocked_by_node_policy, fmt::format("quota check failed due to node blacklist: {} ({})", nodes, figures),
+              {WaitCode::blocked_by_node_policy}};
+    }
+    // b. Preemption is off (or not allowed for this kind) but would let it start.
     const bool all_on = options_.preemption && options_.idle_reclaim && options_.spot_eviction;
-    const bool just_failed = all_on && tasks_[t.index()].failed_epoch == capacity_epoch_;
-    if (!just_failed && s.resource_type != ResourceType::idle && s.resource_type != ResourceType::spot) {
+    if (quota_now && !all_on && s.resource_type != ResourceType::idle && s.resource_type != ResourceType::spot) {
       Transaction tx(cluster_, quotas_);
       std::vector<Preemption> v;
       if (try_preempt(tx, t, now, v, /*hypothetical=*/true))
-        return {WaitCode::fits_after_preemption, fmt::format("{}; fits after preempting {} task(s)", need, v.size())};
+        return {WaitCode::fits_after_preemption,
+                fmt::format("{}; fits after preempting {} task(s), which the scheduler's preemption settings do not allow", need, v.size()),
+                {WaitCode::fits_after_preemption}};
     }
-    // 5. Fragmentation vs capacity.
-    std::int64_t free_total = 0;
+    // c. Idle stability: it would place on idle capacity offered at stability low.
+    if (ages(s)) {
+      TaskSpec low = s;
+      low.idle_stability = IdleStability::low;
+      if (gang_places(low, s, now, false)) {
+        Time threshold = s.idle_stability == IdleStability::high ? options_.idle_stability_high : options_.idle_stability_medium;
+        std::size_t offered = 0, young_fit = 0;
+        for (std::size_t n = 0; n < cluster_.size(); ++n) {
+          if (!cluster_.nodes()[n].up) continue;
+          NodeId id{std::int32_t(n)};
+          if (node_eligible(s, ResourceType::idle, id, f, now, false)) ++offered;
+          else if (node_eligible(low, ResourceType::idle, id, f, now, false) && replica_fits(n)) ++young_fit;
+        }
+        return {WaitCode::waits_for_idle_stability,
+                fmt::format("{}; {} nodes offer idle capacity at stability {}; {} fit but are younger than {} s", need, offered,
+                            s.idle_stability == IdleStability::high ? "high" : "medium", young_fit, gpus_str(threshold)),
+                {WaitCode::waits_for_idle_stability}};
+      }
+    }
+    // Free capacity of the eligible nodes (model-matching for a GPU replica).
+    std::int64_t free_gpu = 0;
     std::int32_t largest_frag = 0;
     for (std::size_t n = 0; n < cluster_.size(); ++n) {
       const Node& node = cluster_.nodes()[n];
-      if (!node.up || !pool_ok(s, classes(s).front(), node)) continue;
-      if (w.num_gpu > 0 && w.models != 0 && !(node.model >= 0 && ((w.models >> node.model) & 1u))) continue;
-      free_total += node.free.gpu_milli;
+      if (!eligible(n, false)) continue;
+      if (w.num_gpu > 0 && (node.model < 0 || (w.models != 0 && !((w.models >> node.model) & 1u)))) continue;
+      free_gpu += node.free.gpu_milli;
       largest_frag = std::max(largest_frag, cluster_.usable_gpus(node, w.gpu_milli));
     }
-    if (w.num_gpu > 0 && free_total >= s.demand(0).gpu_milli)
+    // d. vCPU / memory: the same request without vCPU and memory would place.
+    {
+      TaskSpec gpu_only = s;
+      for (auto& o : gpu_only.options)
+        for (ReplicaShape* r : {&o.head, &o.worker}) r->cpu_milli = r->mem_mib = 0;
+      if (gang_places(gpu_only, s, now, false)) {
+        std::int64_t max_cpu = 0, max_mem = 0;
+        std::size_t gpu_nodes = 0;
+        for (std::size_t n = 0; n < cluster_.size(); ++n) {
+          if (!eligible(n, false)) continue;
+          NodeId id{std::int32_t(n)};
+          ReplicaShape g = w;
+          g.cpu_milli = g.mem_mib = 0;
+          if (!cluster_.fits(id, g)) continue;
+          ++gpu_nodes;
+          max_cpu = std::max(max_cpu, cluster_.node(id).free.cpu_milli);
+          max_mem = std::max(max_mem, cluster_.node(id).free.mem_mib);
+        }
+        return {WaitCode::waits_for_cpu_memory,
+                fmt::format("{}; each replica needs {} vCPU and {} GiB; {} eligible nodes have room for its GPUs but at most {} vCPU and "
+                            "{} GiB free",
+                            need, gpus_str(w.cpu_milli), gib_str(w.mem_mib), gpu_nodes, gpus_str(max_cpu), gib_str(max_mem)),
+                {WaitCode::waits_for_cpu_memory}};
+      }
+    }
+    // e. GPU fragmentation vs capacity.
+    if (w.num_gpu > 0 && free_gpu >= s.demand(0).gpu_milli)
       return {WaitCode::waits_for_fragmentation,
-              fmt::format("{}; {} GPU free in total but largest free fragment {} GPU", need, gpus_str(free_total), largest_frag)};
-    return {WaitCode::waits_for_capacity, fmt::format("{}; {} GPU free in eligible nodes", need, gpus_str(free_total))};
+              fmt::format("{}; {} GPU free in total but largest free fragment {} GPU", need, gpus_str(free_gpu), largest_frag),
+              {WaitCode::waits_for_fragmentation}};
+    return {WaitCode::waits_for_capacity, fmt::format("{}; {} GPU free in eligible nodes", need, gpus_str(free_gpu)),
+            {WaitCode::waits_for_capacity}};
+  }
+
+  /// Appends "[blocking: a, b]" (bucket names) when more than one constraint binds.
+  static WaitStatus finish(WaitStatus ws) {
+    if (ws.blocking.size() > 1) {
+      std::string list;
+      for (WaitCode c : ws.blocking) list += (list.empty() ? "" : ", ") + std::string(wait_bucket(c));
+      ws.reason += " [blocking: " + list + "]";
+    }
+    return ws;
   }
 
   bool pool_ok(const TaskSpec& s, ResourceType cls, const Node& node) const {
@@ -1050,6 +1295,9 @@ class Scheduler {
   }
   static std::string gpus_str(std::int64_t milli) {
     return milli % 1000 == 0 ? fmt::format("{}", milli / 1000) : fmt::format("{:.3f}", double(milli) / 1000.0);
+  }
+  static std::string gib_str(std::int64_t mib) {
+    return mib % 1024 == 0 ? fmt::format("{}", mib / 1024) : fmt::format("{:.3f}", double(mib) / 1024.0);
   }
   static std::string shape_str(const ReplicaShape& r) {
     if (r.num_gpu == 0) return fmt::format("{} vCPU", gpus_str(r.cpu_milli));
