@@ -229,7 +229,6 @@ class Scheduler {
   /// failed in a pass are not retried in it.
   ScheduleResult schedule(Time now) {
     ScheduleResult out;
-    ++pass_;
     if (now != started_now_at_) {
       started_now_.clear();
       started_now_at_ = now;
@@ -294,8 +293,9 @@ class Scheduler {
       if (!p) {
         visited_.push_back(t);
         // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
-        // release nothing more can start. Not so when a task started earlier in this call is a
-        // victim t could take but may not (no zero-length attempts): in the next call it may.
+        // release nothing more can start. Not so when a task started at this instant (in this
+        // call or an earlier one) is a victim t could take but may not (no zero-length
+        // attempts): at the next instant it may.
         bool fresh_victims = std::any_of(started_now_.begin(), started_now_.end(),
                                          [&](TaskId v) { return preemption_kind(t, v).has_value(); });
         if (fresh_victims) retry_all_next_ = true;
@@ -423,9 +423,7 @@ class Scheduler {
     Placement placement;
     WaitStatus wait;
     std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
-    std::uint64_t started_pass = 0;                   ///< schedule() pass that started it (0: none)
   };
-  std::uint64_t pass_ = 0;   ///< schedule() calls so far
   std::vector<TaskId> visited_;
   std::vector<std::int32_t> scratch_slot_;  ///< per node, -1 between uses (preemption_may_help)
   struct ScratchRel { std::int64_t cpu = 0, mem = 0; std::int32_t gpu[kMaxGpusPerNode]; };
@@ -440,7 +438,7 @@ class Scheduler {
   /// epoch cannot start until it changes.
   std::uint64_t capacity_epoch_ = 0;
   std::uint64_t last_pass_epoch_ = ~std::uint64_t{0};
-  bool retry_all_next_ = false;  ///< a task failed while fresh starts of this call were victims it could take
+  bool retry_all_next_ = false;  ///< a task failed while tasks started at this instant were victims it could take
   Time last_now_ = -kTimeNever;
   std::vector<TaskId> fresh_;   ///< enqueued since the last pass
   std::vector<TaskId> aging_;   ///< waiting tasks whose feasibility grows with time (idle stability)
@@ -858,12 +856,11 @@ class Scheduler {
     }
     e.placement = std::move(p);
     account(e.placement, +1);
-    e.started_pass = pass_;
     started_now_.push_back(t);
     running_.insert(t);
     if (run_pos_.size() < tasks_.size()) run_pos_.resize(tasks_.size(), 0);
     run_pos_[t.index()] = run_info_.size();
-    run_info_.push_back(RunInfo{t, e.placement.capacity, e.spec.priority, e.spec.guarantee, pass_, e.placement.start,
+    run_info_.push_back(RunInfo{t, e.placement.capacity, e.spec.priority, e.spec.guarantee, e.placement.start,
                                 e.spec.checkpoint_interval});
   }
 
@@ -1161,7 +1158,6 @@ class Scheduler {
     ResourceType capacity;
     std::int32_t priority;
     bool guarantee;
-    std::uint64_t started_pass;
     Time start;
     Time checkpoint;
   };
