@@ -15,6 +15,9 @@
 //     priority and submit time (TaskSpec::submit unchanged);
 //   * after all events of one instant are processed, Scheduler::schedule(now) is called
 //     repeatedly (at most 100 rounds) while it preempts or something was released.
+//   * after each instant, one wake-up event is kept pending at the scheduler's
+//     next_eligibility_change (an idle fragment reaching a waiting task's stability
+//     threshold), so such a task starts exactly then; policy ticks cover policy changes.
 // A value, not a singleton: tests may run several simulators side by side.
 #pragma once
 
