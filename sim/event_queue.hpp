@@ -54,6 +54,9 @@ struct TaskFaultEv { int task = 0; std::string error; };
 struct SpotReclaimEv { std::vector<int> nodes; };
 /// A node policy is created or expires: only makes the scheduler run at that instant.
 struct PolicyTickEv { std::string policy; };
+/// Some waiting task may become startable with no other event (an idle fragment reaches its
+/// stability threshold): only makes the scheduler run at that instant.
+struct WakeEv {};
 /// RayJob debug hold ends: release the pods.
 struct DebugReleaseEv { int task = 0; int attempt = 0; };
 /// RayJob autoscaling: the demand profile changes to `workers` desired workers.
@@ -62,7 +65,7 @@ struct DemandEv { int task = 0; int attempt = 0; int workers = 0; };
 struct ScaleInEv { int task = 0; int attempt = 0; };
 
 using Event = std::variant<SubmitEv, StartupEv, FinishEv, TransientEv, NodeDownEv, NodeUpEv, TaskFaultEv,
-                           SpotReclaimEv, PolicyTickEv, DebugReleaseEv, DemandEv, ScaleInEv>;
+                           SpotReclaimEv, PolicyTickEv, DebugReleaseEv, DemandEv, ScaleInEv, WakeEv>;
 
 /// Priority queue of timed events of type `E`; see the file comment for the ordering,
 /// cancellation and boundary contracts.

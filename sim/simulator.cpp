@@ -407,13 +407,16 @@ void Simulator::build() {
   for (const auto& p : sched_->node_policies()) {
     if (p.created > 0) {
       q_.schedule(p.created, PolicyTickEv{p.name});
+      policy_ticks_.push_back(p.created);
       ++fixed_pending_;
     }
     if (p.expire != kTimeNever) {
       q_.schedule(p.expire, PolicyTickEv{p.name});
+      policy_ticks_.push_back(p.expire);
       ++fixed_pending_;
     }
   }
+  std::sort(policy_ticks_.begin(), policy_ticks_.end());
   // Stochastic node failures, node order.
   for (std::size_t n = 0; n < node_mtbf_.size(); ++n) {
     if (node_mtbf_[n].first <= 0) continue;
@@ -743,6 +746,9 @@ void Simulator::handle(Time now, Event& ev) {
           }
         } else if constexpr (std::is_same_v<T, PolicyTickEv>) {
           --fixed_pending_;
+        } else if constexpr (std::is_same_v<T, WakeEv>) {
+          wake_handle_ = 0;
+          wake_at_ = -1;
         } else if constexpr (std::is_same_v<T, StartupEv>) {
           if (!current(e.task, e.attempt)) return;
           auto& r = runs_[std::size_t(e.task)];
@@ -982,6 +988,15 @@ void Simulator::stuck_error(Time now, std::uint64_t n, const Event& last) const 
       file_label(), path, value, format_seconds(now), n, cause));
 }
 
+void Simulator::schedule_wake(Time now) {
+  Time w = sched_->next_eligibility_change(now);
+  if (w == kTimeNever || std::binary_search(policy_ticks_.begin(), policy_ticks_.end(), w)) w = -1;
+  if (w == wake_at_) return;  // already pending (or none needed and none pending)
+  if (wake_handle_) q_.cancel(wake_handle_);
+  wake_handle_ = w >= 0 ? q_.schedule(w, WakeEv{}) : 0;
+  wake_at_ = w;
+}
+
 void Simulator::run() {
   check_runtime_bounds(sc_, opt_);
   const Cluster& cl = sched_->cluster();
@@ -1014,7 +1029,8 @@ void Simulator::run() {
       instant_end(now);
     } while (q_.next_time() == now);
     last = now;
-    if (active_ == 0 && fixed_pending_ == 0) {
+    schedule_wake(now);
+    if (active_ == 0 && fixed_pending_ == 0 && wake_handle_ == 0) {
       bool all_up = std::all_of(cl.nodes().begin(), cl.nodes().end(), [](const Node& n) { return n.up; });
       if (all_up) break;  // nothing left that can change the queue
     }

@@ -15,6 +15,9 @@
 //     priority and submit time (TaskSpec::submit unchanged);
 //   * after all events of one instant are processed, Scheduler::schedule(now) is called
 //     repeatedly (at most 100 rounds) while it preempts or something was released.
+//   * after each instant, one wake-up event is kept pending at the scheduler's
+//     next_eligibility_change (an idle fragment reaching a waiting task's stability
+//     threshold), so such a task starts exactly then; policy ticks cover policy changes.
 // A value, not a singleton: tests may run several simulators side by side.
 #pragma once
 
@@ -222,6 +225,9 @@ class Simulator {
   void build();
   void handle(Time now, Event& ev);
   void instant_end(Time now);
+  /// Keeps one wake-up pending at the scheduler's next eligibility change (none when a policy
+  /// tick is already due then).
+  void schedule_wake(Time now);
   void enqueue_attempt(int ti, Time now);
   void on_started(libsched::TaskId id, Time now);
   void begin_phase(int ti, Time now);
@@ -264,6 +270,9 @@ class Simulator {
   libsched::WorkloadDistribution workload_;
   std::vector<int> task_of_id_;          // libsched TaskId -> scenario task index
   std::size_t fixed_pending_ = 0;        // submissions, injected events, policy ticks not yet delivered
+  EventHandle wake_handle_ = 0;          // the pending WakeEv (0: none)
+  Time wake_at_ = -1;                    // its time
+  std::vector<Time> policy_ticks_;       // sorted times of the PolicyTickEv events
   int live_tasks_ = 0;
   int active_ = 0;                       // attempts holding resources
   int preemptions_ = 0;

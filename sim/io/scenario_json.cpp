@@ -612,6 +612,10 @@ TaskCfg read_task(Sink& sink, const json& j, const std::string& path) {
     if (t.priority_set) o.error("priority", "an idle task cannot set priority");
     if (t.guarantee_set) o.error("guarantee", "an idle task cannot set guarantee");
   }
+  // Guarantee means non-preemptible capacity; spot capacity is preemptible by definition
+  // (docs/scheduler.md "Preemption"). `false` is the default and harmless.
+  if (rt_ok && t.resource_type == "spot" && t.guarantee)
+    o.error("guarantee", "a spot task cannot set guarantee: spot capacity is always preemptible");
   if (rt_ok && t.resource_type != "reserved") {
     for (auto key : {"accept_idle", "prefer_idle"})
       if (o.has(key)) o.error(key, fmt::format("only a reserved task may set {} (resource_type is {})", key, t.resource_type));

@@ -232,7 +232,7 @@ TEST_CASE("looking (explain, reservations) never changes later random placements
       if (look)
         for (TaskId t : ids) {
           s.explain(t, now);
-          if (s.is_waiting(t)) s.reservation_of(t, now);
+          if (s.is_waiting(t)) s.reservation(t, now);
         }
       s.schedule(now);
       for (TaskId t : ids) out.push_back(nodes_of(s, t));

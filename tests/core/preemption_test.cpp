@@ -292,3 +292,48 @@ TEST_CASE("a task falling back to idle capacity may still reclaim idle tasks") {
   REQUIRE(s.is_running(alice));
   CHECK(s.placement_of(alice)->capacity == ResourceType::idle);
 }
+
+TEST_CASE("a task started at an instant is not preempted at that instant, even by a later schedule() call") {
+  // No zero-length attempts across every schedule() call of one instant.
+  Scheduler s(make_cluster().nodes("n", 1).build());
+  TaskId sp = submit(s, make_task("spot").spot().priority(9).option("x", gpus(8)));
+  s.schedule(10);
+  REQUIRE(s.is_running(sp));
+  TaskId t = submit(s, make_task("t").priority(4).option("x", gpus(8)), 10);
+  ScheduleResult r = s.schedule(10);  // a second call at the same instant
+  CHECK(r.preemptions.empty());
+  CHECK(s.is_running(sp));
+  CHECK(s.is_waiting(t));
+  r = s.schedule(11);  // the next instant evicts it, although nothing was released
+  CHECK(victims(r) == std::vector<TaskId>{sp});
+  CHECK(s.is_running(t));
+}
+
+TEST_CASE("a guaranteed task on idle capacity is reclaimed like any idle task") {
+  // Guarantee protects on reserved and pay-as-you-go capacity only.
+  Cluster c = make_cluster().pool("p", PoolKind::dedicated).nodes("p", 1).pool("s").nodes("s", 1).build();
+  PoolId p = c.find_pool("p");
+  Scheduler s(c);
+  TaskId g = submit(s, make_task("g").reserved(p).accept_idle().guaranteed().priority(9).option("x", gpus(8)));
+  s.schedule(0);  // no quota in p: falls back to idle capacity on s0
+  REQUIRE(s.is_running(g));
+  REQUIRE(s.placement_of(g)->capacity == ResourceType::idle);
+  TaskId o = submit(s, make_task("o").user("bob").priority(1).option("x", gpus(8)), 1);
+  CHECK(s.preemption_kind(o, g) == PreemptionKind::idle_reclaim);
+  ScheduleResult r = s.schedule(1);
+  CHECK(victims(r) == std::vector<TaskId>{g});
+  CHECK(s.is_running(o));
+}
+
+TEST_CASE("a guaranteed task on reserved capacity is never a victim, not even of idle reclaim rules") {
+  Cluster c = make_cluster().pool("p").nodes("p", 1).build();
+  PoolId p = c.find_pool("p");
+  Scheduler s(c);
+  s.quotas().set_limit(QuotaKey{"alice", ResourceType::reserved, p}, gpu_quota(8));
+  TaskId g = submit(s, make_task("g").reserved(p).accept_idle().guaranteed().priority(1).option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE(s.placement_of(g)->capacity == ResourceType::reserved);
+  TaskId o = submit(s, make_task("o").user("bob").priority(9).in_pool(p).option("x", gpus(8)), 1);
+  CHECK_FALSE(s.preemption_kind(o, g).has_value());
+  CHECK(s.schedule(1).preemptions.empty());
+}

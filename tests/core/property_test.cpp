@@ -144,7 +144,7 @@ Scenario random_scenario(std::uint32_t seed, bool backfill_family) {
     if (t.resource_type == ResourceType::reserved || g.chance(30)) t.pool = PoolId(std::int32_t(g.range(0, 1)));
     if (!t.is_idle()) {
       t.priority = std::int32_t(g.range(1, 9));
-      t.guarantee = g.chance(15);
+      t.guarantee = g.chance(15) && t.resource_type != ResourceType::spot;  // idle and spot cannot
     }
     if (t.resource_type == ResourceType::reserved) {
       t.accept_idle = g.chance(30);
@@ -180,6 +180,7 @@ struct Before {
   ResourceType capacity;
   std::int32_t priority;
   bool guarantee;
+  Time start;
 };
 
 /// Checks every invariant after one schedule() call at `now`. Returns a description of the
@@ -216,6 +217,13 @@ std::string check_invariants(const Scheduler& s, const ScheduleResult& r, const 
       return fmt::format("task {} runs on class {}", spec.name, to_string(p->capacity));
     if (spec.resource_type == ResourceType::reserved && p->capacity == ResourceType::idle && !spec.accept_idle && !spec.prefer_idle)
       return fmt::format("reserved task {} on idle capacity without accept_idle", spec.name);
+    // ---- a gang never mixes idle and non-idle capacity: on idle capacity, none of a reserved
+    // task's replicas is on its own pool (its reserved capacity)
+    if (spec.resource_type == ResourceType::reserved && p->capacity == ResourceType::idle)
+      for (const auto& a : p->replicas)
+        if (c.node(a.node).pool == spec.pool)
+          return fmt::format("task {} on idle capacity has a replica on its own reserved pool (node {})", spec.name,
+                             c.node(a.node).name);
   }
   for (std::size_t i = 0; i < c.size(); ++i) {
     const Node& n = c.nodes()[i];
@@ -264,7 +272,10 @@ std::string check_invariants(const Scheduler& s, const ScheduleResult& r, const 
                          to_string(s.task(pe.preemptor).resource_type), s.task(pe.preemptor).priority);
     const TaskSpec& victim = s.task(pe.victim);
     const TaskSpec& preemptor = s.task(pe.preemptor);
-    if (it->second.guarantee || victim.guarantee) return fmt::format("guaranteed {} preempted", victim.name);
+    if (it->second.start >= now)
+      return fmt::format("victim {} started at {} and was preempted at {} (zero-length attempt)", victim.name, it->second.start, now);
+    if (victim.guarantee && it->second.capacity != ResourceType::idle)
+      return fmt::format("guaranteed {} preempted on {} capacity", victim.name, to_string(it->second.capacity));
     if (s.is_running(pe.victim) && !started.count(pe.victim)) return fmt::format("victim {} still running", victim.name);
     if (!started.count(pe.preemptor)) return fmt::format("preemptor {} did not start in the same call", preemptor.name);
     if (preemptor.is_idle() || preemptor.resource_type == ResourceType::spot)
@@ -288,7 +299,7 @@ std::string check_invariants(const Scheduler& s, const ScheduleResult& r, const 
 
 std::map<TaskId, Before> snapshot(const Scheduler& s) {
   std::map<TaskId, Before> b;
-  for (TaskId t : s.running()) b[t] = Before{s.placement_of(t)->capacity, s.task(t).priority, s.task(t).guarantee};
+  for (TaskId t : s.running()) b[t] = Before{s.placement_of(t)->capacity, s.task(t).priority, s.task(t).guarantee, s.placement_of(t)->start};
   return b;
 }
 
@@ -324,6 +335,11 @@ struct Driver {
   /// Random releases, resubmissions of ended attempts, node failures and repairs (after the
   /// decision), then time moves on.
   void events() {
+    changes();
+    now += g.range(1, 60) * 1000;
+  }
+  /// Random releases, resubmissions, node failures and repairs at `now`.
+  void changes() {
     std::vector<TaskId> running(s.running().begin(), s.running().end());
     for (TaskId t : running)
       if (g.chance(25)) s.release(t, now);
@@ -341,7 +357,6 @@ struct Driver {
       s.set_node_up(down.back(), true, now);
       down.pop_back();
     }
-    now += g.range(1, 60) * 1000;
   }
   /// Replays `steps` whole steps (arrivals, decision, events).
   void replay(int steps) {
@@ -357,7 +372,7 @@ constexpr int kSteps = 40;
 
 TEST_CASE("random scenarios never over-commit, split a gang, exceed quota or preempt wrongly") {
   constexpr std::uint32_t kScenarios = 1000;
-  std::size_t decisions = 0, preemptions = 0, starts = 0;
+  std::size_t decisions = 0, preemptions = 0, starts = 0, same_instant = 0;
   for (std::uint32_t seed = 1; seed <= kScenarios; ++seed) {
     Driver d(seed);
     Scheduler& s = d.s;
@@ -369,7 +384,7 @@ TEST_CASE("random scenarios never over-commit, split a gang, exceed quota or pre
         auto quotas = s.quotas().entries();
         auto queue = s.queue();
         for (TaskId t : queue) s.explain(t, now);
-        if (!queue.empty()) s.reservation_of(queue.front(), now);
+        if (!queue.empty()) s.reservation(queue.front(), now);
         INFO("seed " << seed << " step " << step);
         REQUIRE(state_of(s.cluster()) == st);
         REQUIRE(s.queue() == queue);
@@ -383,11 +398,20 @@ TEST_CASE("random scenarios never over-commit, split a gang, exceed quota or pre
       std::string err = check_invariants(s, r, before, now);
       INFO("seed " << seed << " step " << step << " now " << now << " policy " << d.sc.options.placement);
       REQUIRE(err == "");
+      if (step % 2 == 1) {  // more changes and another decision at the same instant (as the simulator does)
+        d.changes();
+        before = snapshot(s);
+        r = s.schedule(now);
+        ++same_instant;
+        preemptions += r.preemptions.size();
+        REQUIRE(check_invariants(s, r, before, now) == "");
+      }
       d.events();
     }
   }
   // The generator must exercise what it claims to.
   CHECK(decisions == kScenarios * kSteps);
+  CHECK(same_instant == kScenarios * kSteps / 2);
   CHECK(starts > 10 * kScenarios);
   CHECK(preemptions > kScenarios / 10);
 }
@@ -457,7 +481,7 @@ TEST_CASE("with backfill and exact runtime estimates, a head task never starts a
       auto before = snapshot(s);
       if (verbose)
         for (TaskId t : s.queue())
-          fmt::print("{:>8}   before: {} {} res {}\n", now, s.task(t).name, s.explain(t, now).reason, s.reservation_of(t, now));
+          fmt::print("{:>8}   before: {} {} res {}\n", now, s.task(t).name, s.explain(t, now).reason, s.reservation(t, now));
       if (verbose)
         for (TaskId t : s.running())
           fmt::print("{:>8}   running: {} {} cap {} ends {}\n", now, s.task(t).name, to_string(s.task(t).resource_type),
@@ -472,7 +496,7 @@ TEST_CASE("with backfill and exact runtime estimates, a head task never starts a
           fmt::print("{:>8} start {} prio {} est {} -> {}\n", now, ts.name, ts.priority, ts.runtime_estimate, where);
         }
         for (TaskId t : s.queue()) fmt::print("{:>8}   waiting {} prio {} res {} : {}\n", now, s.task(t).name, s.task(t).priority,
-                                              s.reservation_of(t, now), s.explain(t, now).reason);
+                                              s.reservation(t, now), s.explain(t, now).reason);
       }
       std::string err = check_invariants(s, r, before, now);
       INFO("seed " << seed << " now " << now << " policy " << sc.options.placement);
@@ -490,14 +514,14 @@ TEST_CASE("with backfill and exact runtime estimates, a head task never starts a
       if (!q.empty()) {
         TaskId head = q.front();
         if (!reservation.count(head)) {
-          Time res = s.reservation_of(head, now);
+          Time res = s.reservation(head, now);
           if (res != kTimeNever) reservation[head] = res;
           for (TaskId t : r.started)
             if (s.task(t).priority < s.task(head).priority || (s.task(t).priority == s.task(head).priority && t > head)) ++backfilled;
         }
       }
       // Next event: the earliest estimated (= actual) end.
-      Time next = kTimeNever;
+      Time next = s.next_eligibility_change(now);  // node policies starting or expiring
       for (TaskId t : s.running()) next = std::min(next, s.placement_of(t)->start + s.task(t).runtime_estimate);
       if (next == kTimeNever) break;
       now = next;

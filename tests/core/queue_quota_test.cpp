@@ -68,7 +68,7 @@ TEST_CASE("a small task backfills when it ends before the head's reservation") {
   BackfillFixture f(Queueing::backfill);
   TaskId sm = f.small(50'000);  // ends at 60 s, the head's reservation is 100 s
   f.s.schedule(10'000);
-  CHECK(f.s.reservation_of(f.h, 10'000) == 100'000);
+  CHECK(f.s.reservation(f.h, 10'000) == 100'000);
   CHECK(f.s.is_running(sm));
 }
 
@@ -78,7 +78,7 @@ TEST_CASE("a small task does not backfill when it would delay the head's reserva
   f.s.schedule(10'000);
   CHECK(f.s.is_waiting(sm));
   CHECK(f.s.explain(sm, 10'000).code == WaitCode::blocked_by_queue);
-  CHECK(f.s.reservation_of(f.h, 10'000) == 100'000);
+  CHECK(f.s.reservation(f.h, 10'000) == 100'000);
 }
 
 TEST_CASE("a task with an unknown runtime estimate never backfills ahead of a known reservation") {
@@ -116,7 +116,7 @@ TEST_CASE("when the head's reservation is unknown, backfill behaves greedily") {
   TaskId h = submit(s, make_task("h").priority(7).option("x", gpus(8)));
   TaskId sm = submit(s, make_task("s").option("x", gpus(2)).estimate(1'000));
   s.schedule(0);
-  CHECK(s.reservation_of(h, 0) == kTimeNever);
+  CHECK(s.reservation(h, 0) == kTimeNever);
   CHECK(s.is_running(sm));
 }
 
@@ -222,18 +222,31 @@ TEST_CASE("pay-as-you-go is limited only when a quota entry exists") {
 }
 
 TEST_CASE("accept_idle falls back to idle capacity wholly, never mixing classes") {
-  QuotaFixture f;
-  f.s.quotas().set_limit(f.alice, gpu_quota(24));
-  // Pool p has 2 nodes; the gang needs 3 x 8 GPU, so it can only run on idle capacity
-  // (any pool's free capacity: n0, n1 and o0).
-  TaskId t = submit(f.s, make_task("t").reserved(f.p).accept_idle().workers(2).option("x", gpus(8)));
-  f.s.schedule(0);
-  REQUIRE(f.s.is_running(t));
-  const Placement* pl = f.s.placement_of(t);
+  // Pool p has 2 nodes; the gang needs 3 x 8 GPU, so it can only run on idle capacity. Idle
+  // capacity for a reserved task is outside its own pool (n0, n1 are its reserved capacity).
+  Cluster c = make_cluster().pool("p").nodes("n", 2).pool("other").nodes("o", 3).build();
+  Scheduler s(c);
+  QuotaKey alice{"alice", ResourceType::reserved, c.find_pool("p")};
+  s.quotas().set_limit(alice, gpu_quota(24));
+  TaskId t = submit(s, make_task("t").reserved(c.find_pool("p")).accept_idle().workers(2).option("x", gpus(8)));
+  s.schedule(0);
+  REQUIRE(s.is_running(t));
+  const Placement* pl = s.placement_of(t);
   CHECK(pl->capacity == ResourceType::idle);
   CHECK(pl->quota_held == Resources{});
-  CHECK(f.s.quotas().find(f.alice)->used == Resources{});
-  CHECK(pl->replicas.size() == 3);
+  CHECK(s.quotas().find(alice)->used == Resources{});
+  CHECK(nodes_of(s, t) == std::vector<std::string>{"o0", "o1", "o2"});
+}
+
+TEST_CASE("accept_idle never takes the task's own pool as idle capacity, so a gang never mixes") {
+  // The quota admits one 8-GPU replica of the 2-replica gang: not on reserved capacity. Idle
+  // capacity outside pool p is o0 alone: one replica there and one on n0 would mix, so it waits.
+  QuotaFixture f;
+  f.s.quotas().set_limit(f.alice, gpu_quota(8));
+  TaskId t = submit(f.s, make_task("t").reserved(f.p).accept_idle().workers(1).option("x", gpus(8)));
+  f.s.schedule(0);
+  CHECK(f.s.is_waiting(t));
+  CHECK(f.s.cluster().node(NodeId(0)).free.gpu_milli == 8000);
 }
 
 TEST_CASE("accept_idle prefers reserved capacity when it fits") {
@@ -254,6 +267,7 @@ TEST_CASE("prefer_idle tries idle capacity first") {
   REQUIRE(f.s.is_running(t));
   CHECK(f.s.placement_of(t)->capacity == ResourceType::idle);
   CHECK(f.s.quotas().find(f.alice)->used == Resources{});
+  CHECK(nodes_of(f.s, t) == std::vector<std::string>{"o0"});  // outside its own pool
 }
 
 TEST_CASE("a reserved task without accept_idle never runs on idle capacity") {
@@ -307,14 +321,15 @@ TEST_CASE("a backfill candidate that preempts does not count its victim's capaci
   TaskId v = submit(s, make_task("v").priority(1).option("x", gpus(4)).estimate(1'000'000));
   s.schedule(0);
   REQUIRE((s.is_running(r) && s.is_running(v)));
-  TaskId h = submit(s, make_task("h").priority(9).option("x", gpus(8)).estimate(10'000));
-  TaskId sm = submit(s, make_task("s").priority(3).option("x", gpus(4)).estimate(5'000'000));
-  ScheduleResult res = s.schedule(0);
-  CHECK(s.reservation_of(h, 0) == 1'000'000);
+  // At 1 ms: v, started at 0, may be a victim (never at the instant it started).
+  TaskId h = submit(s, make_task("h").priority(9).option("x", gpus(8)).estimate(10'000), 1);
+  TaskId sm = submit(s, make_task("s").priority(3).option("x", gpus(4)).estimate(5'000'000), 1);
+  ScheduleResult res = s.schedule(1);
+  CHECK(s.reservation(h, 1) == 1'000'000);
   CHECK(res.preemptions.empty());
   CHECK(s.is_waiting(sm));
   CHECK(s.is_running(v));
-  CHECK(s.explain(sm, 0).code == WaitCode::blocked_by_queue);
+  CHECK(s.explain(sm, 1).code == WaitCode::blocked_by_queue);
 }
 
 TEST_CASE("RayJob autoscaling charges quota per added worker and remove_worker returns it") {
@@ -352,4 +367,67 @@ TEST_CASE("a node goes down only once its tasks are released") {
   s.set_node_up(NodeId(0), true, 3);
   s.schedule(3);
   CHECK(s.is_running(u));
+}
+
+TEST_CASE("the head's reservation counts the expiry of the node policy that blocks it") {
+  // n0 is blocked for ua until 600 s. h (ua) waits; its reservation is the expiry, so s
+  // (ub, 1000 s) would delay it and does not backfill, while a 500 s task does.
+  SchedulerOptions o;
+  o.queueing = Queueing::backfill;
+  Cluster c = make_cluster().nodes("n", 1).build();
+  Scheduler s(c, o);
+  s.add_node_policy(make_policy("block").node_not_in().for_user("ua").nodes(c, {"n0"}).active(0, 600'000));
+  TaskId h = submit(s, make_task("h").user("ua").option("x", gpus(8)).estimate(100'000));
+  s.schedule(0);
+  REQUIRE(s.is_waiting(h));
+  CHECK(s.reservation(h, 0) == 600'000);
+  CHECK(s.next_eligibility_change(0) == 600'000);
+  TaskId lng = submit(s, make_task("s").user("ub").option("x", gpus(8)).estimate(1'000'000), 10'000);
+  s.schedule(10'000);
+  CHECK(s.is_waiting(lng));
+  CHECK(s.explain(lng, 10'000).code == WaitCode::blocked_by_queue);
+  s.dequeue(lng);
+  TaskId sh = submit(s, make_task("short").user("ub").option("x", gpus(8)).estimate(500'000), 10'000);
+  s.schedule(10'000);
+  CHECK(s.is_running(sh));
+  CHECK(s.reservation(h, 10'000) == 600'000);  // sh is expected to end at 510 s
+}
+
+TEST_CASE("the head's reservation counts a node policy that starts later as blocking from then on") {
+  // n0 becomes blocked for ua at 100 s (until 700 s), n0 is busy until 200 s: the head fits
+  // only at the block's expiry.
+  SchedulerOptions o;
+  o.queueing = Queueing::backfill;
+  Cluster c = make_cluster().nodes("n", 1).build();
+  Scheduler s(c, o);
+  s.add_node_policy(make_policy("block").node_not_in().for_user("ua").nodes(c, {"n0"}).active(100'000, 700'000));
+  TaskId r = submit(s, make_task("r").user("ub").option("x", gpus(8)).estimate(200'000));
+  s.schedule(0);
+  REQUIRE(s.is_running(r));
+  TaskId h = submit(s, make_task("h").user("ua").option("x", gpus(8)).estimate(100'000));
+  s.schedule(0);
+  CHECK(s.reservation(h, 0) == 700'000);
+}
+
+TEST_CASE("the head's reservation counts idle fragments ageing into its stability level") {
+  // An owner's task leaves n0 at 100 s (expected); an idle task at stability medium (600 s)
+  // can start there at 700 s, not at 100 s.
+  SchedulerOptions o;
+  o.queueing = Queueing::backfill;
+  Scheduler s(make_cluster().nodes("n", 1).build(), o);
+  TaskId own = submit(s, make_task("own").option("x", gpus(8)).estimate(100'000));
+  s.schedule(0);
+  REQUIRE(s.is_running(own));
+  TaskId i = submit(s, make_task("i").idle(IdleStability::medium).option("x", gpus(8)).estimate(50'000), 50'000);
+  s.schedule(50'000);
+  REQUIRE(s.is_waiting(i));
+  CHECK(s.reservation(i, 50'000) == 700'000);
+  s.release(own, 100'000);
+  CHECK(s.next_eligibility_change(100'000) == 700'000);
+  CHECK(s.reservation(i, 100'000) == 700'000);
+  s.schedule(699'999);
+  CHECK(s.is_waiting(i));
+  s.schedule(700'000);
+  CHECK(s.is_running(i));
+  CHECK(s.next_eligibility_change(700'000) == kTimeNever);  // nothing waits
 }

@@ -183,3 +183,21 @@ TEST_CASE("a refused node shape does not also produce 'larger than every node' w
   CHECK(lines(err).size() == 1);
   CHECK(err.find("larger than every node") == std::string::npos);
 }
+
+TEST_CASE("an idle or spot task that sets guarantee is rejected with exit 2 and one line naming the rule", "[io][cli]") {
+  json j = valid_scenario();
+  j["tasks"][1]["guarantee"] = true;  // idle
+  j["tasks"][0]["resource_type"] = "spot";
+  j["tasks"][0].erase("pool");
+  j["tasks"][0]["guarantee"] = true;
+  const auto path = write_temp("guarantee.json", j.dump(2));
+  std::ostringstream out, err;
+  CHECK(sim::io::validate_command(path, out, err) == 2);
+  std::vector<std::string> errors;
+  for (const auto& l : lines(err.str()))
+    if (l.find(": warning: ") == std::string::npos) errors.push_back(l);
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[0] == path + ": tasks[0].guarantee: true: a spot task cannot set guarantee: spot capacity is always preemptible");
+  CHECK(errors[1] == path + ": tasks[1].guarantee: true: an idle task cannot set guarantee");
+  std::remove(path.c_str());
+}

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -223,13 +224,18 @@ class Scheduler {
   /// asc, name, id; idle tasks last). Places every gang that may start under the queueing mode,
   /// preempting victims where that lets a whole gang start. A preemption frees capacity that
   /// tasks earlier in the queue may now use, so the pass restarts from the queue's front after
-  /// each preemption (this terminates: a task started in this call is never a victim in the
-  /// same call, so every restart consumes a task that was running before the call).
+  /// each preemption (this terminates: a task started at this instant, in this call or an
+  /// earlier call at the same `now`, is never a victim at this instant, so every restart
+  /// consumes a task that was running before the instant).
   /// Cost per pass: O(queue x nodes x replicas) in the worst case; identical requests that
   /// failed in a pass are not retried in it.
   ScheduleResult schedule(Time now) {
     ScheduleResult out;
     ++pass_;
+    if (now != started_now_at_) {
+      started_now_.clear();
+      started_now_at_ = now;
+    }
     note_time(now);
     for (bool first = true; schedule_pass(now, out, first); first = false) {
     }
@@ -281,7 +287,8 @@ class Scheduler {
       }
       if (p && head && options_.queueing == Queueing::backfill) {
         // Would starting t delay the head's reserved start? Tentatively count t as running.
-        Time r = reservation_with(*tx, *head, now, t, *p, victims);
+        const Placement* cand = &*p;
+        Time r = reservation(*tx, *head, now, {&cand, 1}, victims);
         if (r > head_reservation) {
           e.wait = WaitStatus{WaitCode::blocked_by_queue,
                               fmt::format("would delay the reserved start of {} (backfill)", tasks_[head->index()].spec.name),
@@ -294,9 +301,10 @@ class Scheduler {
       if (!p) {
         visited_.push_back(t);
         // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
-        // release nothing more can start. Not so when a task started earlier in this call is a
-        // victim t could take but may not (no zero-length attempts): in the next call it may.
-        bool fresh_victims = std::any_of(out.started.begin(), out.started.end(),
+        // release nothing more can start. Not so when a task started at this instant (in this
+        // call or an earlier one) is a victim t could take but may not (no zero-length
+        // attempts): at the next instant it may.
+        bool fresh_victims = std::any_of(started_now_.begin(), started_now_.end(),
                                          [&](TaskId v) { return preemption_kind(t, v).has_value(); });
         if (fresh_victims) retry_all_next_ = true;
         else e.failed_epoch = capacity_epoch_;
@@ -341,13 +349,7 @@ class Scheduler {
     if (e.wait.code == WaitCode::blocked_by_queue && !e.wait.reason.empty() &&
         e.hold_stamp == std::make_tuple(pass_, capacity_epoch_, now))
       return e.wait;
-    // As the next schedule() call would see it: tasks started by the last call are victims
-    // again (the no-zero-length-attempt rule holds within one call only).
-    struct PassGuard {
-      std::uint64_t& p;
-      explicit PassGuard(std::uint64_t& x) : p(x) { ++p; }
-      ~PassGuard() { --p; }
-    } guard(pass_);
+    // As the next schedule() call at `now` would see it: tasks started at `now` are no victims.
     if (options_.queueing != Queueing::greedy)
       if (auto hold = queue_hold(t, now)) return std::move(*hold);
     return diagnose(t, now);
@@ -393,11 +395,11 @@ class Scheduler {
     return true;
   }
 
-  /// May running task `victim` be preempted for waiting task `preemptor`? (platform-model.md
-  /// "Priority, guarantee"): never a guaranteed victim; the preemptor must be non-idle and
-  /// non-spot; a victim on idle capacity yields to any such preemptor (idle_reclaim), a spot
-  /// victim too (spot_eviction); any other victim only with `preemption` on and a strictly
-  /// lower priority.
+  /// May running task `victim` be preempted for waiting task `preemptor`? (docs/scheduler.md
+  /// "Preemption"): the preemptor must be non-idle and non-spot; a victim on idle
+  /// capacity yields to any such preemptor (idle_reclaim), guaranteed or not; a spot victim too
+  /// (spot_eviction); any other victim only when not guaranteed, with `preemption` on and a
+  /// strictly lower priority.
   std::optional<PreemptionKind> preemption_kind(TaskId preemptor, TaskId victim) const {
     return preemption_kind(preemptor, victim, false);
   }
@@ -415,8 +417,11 @@ class Scheduler {
   /// `capacity` with `priority` / `guarantee` yield to preemptor `p`, and as what?
   std::optional<PreemptionKind> victim_kind(const TaskSpec& p, ResourceType capacity, std::int32_t priority, bool guarantee,
                                             bool hypothetical) const {
-    if (guarantee) return std::nullopt;
     if (p.resource_type == ResourceType::idle || p.resource_type == ResourceType::spot) return std::nullopt;
+    // Guarantee means non-preemptible capacity: it protects on reserved and pay-as-you-go
+    // capacity only. Once on idle capacity (an accept_idle fallback) idle rules apply; spot
+    // capacity is preemptible by definition.
+    if (guarantee && capacity != ResourceType::idle && capacity != ResourceType::spot) return std::nullopt;
     if (capacity == ResourceType::idle) {
       if (options_.idle_reclaim || hypothetical) return PreemptionKind::idle_reclaim;
       return std::nullopt;
@@ -438,11 +443,10 @@ class Scheduler {
     Placement placement;
     WaitStatus wait;
     std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
-    std::uint64_t started_pass = 0;                   ///< schedule() pass that started it (0: none)
     /// (pass, capacity epoch, now) of the pass that set a blocked_by_queue status.
     std::tuple<std::uint64_t, std::uint64_t, Time> hold_stamp{0, 0, 0};
   };
-  std::uint64_t pass_ = 0;   ///< schedule() calls so far
+  std::uint64_t pass_ = 0;   ///< schedule() calls so far (stamps queue holds for explain)
   std::vector<TaskId> visited_;
   std::vector<std::int32_t> scratch_slot_;  ///< per node, -1 between uses (preemption_may_help)
   struct ScratchRel { std::int64_t cpu = 0, mem = 0; std::int32_t gpu[kMaxGpusPerNode]; };
@@ -457,10 +461,17 @@ class Scheduler {
   /// epoch cannot start until it changes.
   std::uint64_t capacity_epoch_ = 0;
   std::uint64_t last_pass_epoch_ = ~std::uint64_t{0};
-  bool retry_all_next_ = false;  ///< a task failed while fresh starts of this call were victims it could take
+  bool retry_all_next_ = false;  ///< a task failed while tasks started at this instant were victims it could take
   Time last_now_ = -kTimeNever;
   std::vector<TaskId> fresh_;   ///< enqueued since the last pass
   std::vector<TaskId> aging_;   ///< waiting tasks whose feasibility grows with time (idle stability)
+  std::vector<TaskId> started_now_;  ///< tasks started at instant started_now_at_ (never victims then)
+  Time started_now_at_ = -kTimeNever;
+  /// While a reservation walks the future: each node's hypothetical last owner change (tasks
+  /// expected to end by then have touched their nodes), read by node_eligible instead of the
+  /// node's own.
+  bool owner_override_ = false;
+  std::vector<Time> owner_at_;
 
   /// Tasks whose candidate nodes can grow with time alone: idle fragments offered at high or
   /// medium stability age into eligibility.
@@ -497,8 +508,8 @@ class Scheduler {
         if (s.pool.valid() ? node.pool != s.pool : cluster_.pool(node.pool).kind != PoolKind::shared) return false;
         break;
       case ResourceType::idle: {
-        if (s.resource_type == ResourceType::idle && s.pool.valid() && node.pool != s.pool) return false;
-        Time age = now - node.last_owner_change;
+        if (!idle_pool_ok(s, node.pool)) return false;
+        Time age = now - (owner_override_ ? owner_at_[n.index()] : node.last_owner_change);
         if (s.idle_stability == IdleStability::high && age < options_.idle_stability_high) return false;
         if (s.idle_stability == IdleStability::medium && age < options_.idle_stability_medium) return false;
         break;
@@ -711,7 +722,7 @@ class Scheduler {
     // Compact scan over the running tasks (RunInfo keeps what eligibility needs together).
     const TaskSpec& ps = tasks_[t.index()].spec;
     for (const RunInfo& ri : run_info_) {
-      if (ri.started_pass == pass_) continue;  // started in this call: no zero-length attempts
+      if (ri.start >= now) continue;  // started at this instant: no zero-length attempts
       if (cls == ResourceType::idle && ri.capacity != ResourceType::idle) continue;
       auto k = victim_kind(ps, ri.capacity, ri.priority, ri.guarantee, hypothetical);
       if (!k) continue;
@@ -868,11 +879,11 @@ class Scheduler {
     }
     e.placement = std::move(p);
     account(e.placement, +1);
-    e.started_pass = pass_;
+    started_now_.push_back(t);
     running_.insert(t);
     if (run_pos_.size() < tasks_.size()) run_pos_.resize(tasks_.size(), 0);
     run_pos_[t.index()] = run_info_.size();
-    run_info_.push_back(RunInfo{t, e.placement.capacity, e.spec.priority, e.spec.guarantee, pass_, e.placement.start,
+    run_info_.push_back(RunInfo{t, e.placement.capacity, e.spec.priority, e.spec.guarantee, e.placement.start,
                                 e.spec.checkpoint_interval});
   }
 
@@ -913,58 +924,126 @@ class Scheduler {
     return std::max(now, e.placement.start + e.spec.runtime_estimate);
   }
 
-  /// Earliest time the waiting task `head` could start if running tasks end at their expected
-  /// ends and nothing else starts (EASY backfilling's shadow time). kTimeNever if unknown.
-  Time reservation(TaskId head, Time now) {
-    Transaction tx(cluster_, quotas_);
-    return reservation_in(tx, head, now, {});
-  }
+  /// The reservation of waiting task `head` with the tasks `extras` tentatively placed inside
+  /// `tx` (a backfill candidate; explain's replay of a pass), each expected to run until now +
+  /// its estimate.
   /// `gone`: tasks already released inside tx (preemption victims of `extra`); they are not
   /// running any more and must not be released a second time at their expected end.
-  Time reservation_with(Transaction& tx, TaskId head, Time now, TaskId extra, const Placement& extra_p,
-                        const std::vector<Preemption>& gone = {}) {
-    std::size_t m = tx.mark();
-    // `extra` is tentatively placed inside tx already; treat it as running with its estimate.
-    std::vector<std::pair<Time, const Placement*>> ex;
-    const TaskSpec& s = tasks_[extra.index()].spec;
-    Time end = s.runtime_estimate < 0 ? kTimeNever : now + s.runtime_estimate;
-    ex.emplace_back(end, &extra_p);
-    Time r = reservation_in(tx, head, now, ex, gone);
-    tx.rollback_to(m);
-    return r;
-  }
-  Time reservation_in(Transaction& tx, TaskId head, Time now, const std::vector<std::pair<Time, const Placement*>>& extra,
-                      const std::vector<Preemption>& gone = {}) {
-    std::vector<std::pair<Time, const Placement*>> ends(extra);
+  /// Walks the future in time order: the expected ends of running tasks (releasing them), the
+  /// creation and expiry of node policies that may apply to the head, and the times at which
+  /// a node's idle fragment reaches the head's stability threshold (a node whose owners' task
+  /// is expected to end then starts ageing from that end); the first time the whole gang fits
+  /// is the answer. Leaves tx as it found it.
+  Time reservation(Transaction& tx, TaskId head, Time now, std::span<const Placement* const> extras,
+                   const std::vector<Preemption>& gone) {
+    const TaskSpec& hs = tasks_[head.index()].spec;
+    std::vector<std::pair<Time, const Placement*>> ends;
+    for (const Placement* extra : extras) {
+      const TaskSpec& xs = tasks_[extra->task.index()].spec;
+      ends.emplace_back(xs.runtime_estimate < 0 ? kTimeNever : now + xs.runtime_estimate, extra);
+    }
     for (TaskId t : running_) {
       bool released = std::any_of(gone.begin(), gone.end(), [t](const Preemption& g) { return g.victim == t; });
       if (!released) ends.emplace_back(expected_end(t, now), &tasks_[t.index()].placement);
     }
     std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::size_t m = tx.mark();
-    Time result = kTimeNever;
-    {
-      std::size_t m1 = tx.mark();
-      if (try_start(tx, head, now)) result = now;
-      tx.rollback_to(m1);
+    std::set<Time> times;
+    for (const auto& e : ends)
+      if (e.first != kTimeNever) times.insert(e.first);
+    for (const auto& p : policies_) {
+      if (!(p.created < p.expire && p.applies(hs, p.created))) continue;  // never constrains the head
+      if (p.created > now) times.insert(p.created);
+      if (p.expire > now && p.expire != kTimeNever) times.insert(p.expire);
     }
-    for (std::size_t i = 0; i < ends.size() && result == kTimeNever; ++i) {
-      if (ends[i].first == kTimeNever) break;
-      const Placement* p = ends[i].second;
-      for (const auto& a : p->replicas) tx.release(a);
-      if (p->capacity != ResourceType::idle) tx.charge(p->quota_key, p->quota_held, -1);
-      if (i + 1 < ends.size() && ends[i + 1].first == ends[i].first) continue;
+    const Time th = stability_threshold(hs);
+    struct OverrideGuard {
+      bool& flag;
+      ~OverrideGuard() { flag = false; }
+    } guard{owner_override_};
+    if (th > 0) {
+      owner_at_.resize(cluster_.size());
+      for (std::size_t n = 0; n < cluster_.size(); ++n) owner_at_[n] = cluster_.nodes()[n].last_owner_change;
+      for (const Placement* extra : extras)
+        if (extra->capacity != ResourceType::idle)
+          for (const auto& a : extra->replicas) owner_at_[a.node.index()] = now;
+      for (std::size_t n = 0; n < cluster_.size(); ++n)
+        if (cluster_.nodes()[n].up && owner_at_[n] + th > now) times.insert(owner_at_[n] + th);
+      owner_override_ = true;
+    }
+    std::size_t m = tx.mark();
+    auto fits_at = [&](Time at) {
       std::size_t m1 = tx.mark();
-      if (try_start(tx, head, ends[i].first)) result = ends[i].first;
+      bool ok = try_start(tx, head, at).has_value();
       tx.rollback_to(m1);
+      return ok;
+    };
+    Time result = fits_at(now) ? now : kTimeNever;
+    std::size_t i = 0;
+    while (result == kTimeNever && !times.empty()) {
+      Time at = *times.begin();
+      times.erase(times.begin());
+      for (; i < ends.size() && ends[i].first <= at; ++i) {
+        const Placement* p = ends[i].second;
+        for (const auto& a : p->replicas) tx.release(a);
+        if (p->capacity == ResourceType::idle) continue;
+        tx.charge(p->quota_key, p->quota_held, -1);
+        if (th > 0)
+          for (const auto& a : p->replicas) {
+            owner_at_[a.node.index()] = ends[i].first;
+            times.insert(ends[i].first + th);
+          }
+      }
+      if (fits_at(at)) result = at;
     }
     tx.rollback_to(m);
     return result;
   }
 
+  /// Fragment age a task's idle placements need (0: any fragment, or it never runs on idle).
+  Time stability_threshold(const TaskSpec& s) const {
+    if (!ages(s)) return 0;
+    return s.idle_stability == IdleStability::high ? options_.idle_stability_high : options_.idle_stability_medium;
+  }
+
  public:
-  /// Test hook: the head's reservation now (EASY shadow time), kTimeNever when unknown.
+  /// The reservation of waiting task `head` (EASY backfilling's shadow time): the earliest
+  /// time >= now at which its whole gang could start if running tasks end at their expected
+  /// ends and nothing else starts, counting node policies that start or expire and idle
+  /// fragments that age into its stability level by then. kTimeNever when no such time is
+  /// known. Does not change any state.
+  Time reservation(TaskId head, Time now) {
+    Transaction tx(cluster_, quotas_);
+    return reservation(tx, head, now, {}, {});
+  }
+  /// Older name of reservation(TaskId, Time).
   Time reservation_of(TaskId head, Time now) { return reservation(head, now); }
+
+  /// The next time after `now` at which some waiting task may become startable with no other
+  /// event: a node policy is created or expires, or a node's idle fragment reaches the
+  /// stability threshold (`high` / `medium`) of a waiting task that may run on idle capacity.
+  /// kTimeNever when none. A caller that owns time (the simulator) runs schedule() then.
+  /// O(policies + nodes).
+  Time next_eligibility_change(Time now) const {
+    Time next = kTimeNever;
+    if (queue_.empty()) return next;
+    for (const auto& p : policies_) {
+      if (p.created > now) next = std::min(next, p.created);
+      if (p.expire > now) next = std::min(next, p.expire);
+    }
+    Time ths[2] = {0, 0};
+    for (TaskId t : aging_) {
+      const Entry& e = tasks_[t.index()];
+      if (e.state != State::waiting) continue;
+      Time th = stability_threshold(e.spec);
+      ths[e.spec.idle_stability == IdleStability::high ? 0 : 1] = th;
+    }
+    for (Time th : ths) {
+      if (th <= 0) continue;
+      for (const Node& n : cluster_.nodes())
+        if (n.up && n.last_owner_change + th > now) next = std::min(next, n.last_owner_change + th);
+    }
+    return next;
+  }
 
  private:
   // ------------------------------------------------------------------ diagnosis
@@ -979,19 +1058,8 @@ class Scheduler {
     Transaction tx(cluster_, quotas_);
     std::optional<TaskId> head;
     Time head_reservation = kTimeNever;
-    std::deque<Placement> kept;  // stable addresses for `extra`
-    std::vector<std::pair<Time, const Placement*>> extra;
-    auto est_end = [&](TaskId x) {
-      const TaskSpec& xs = tasks_[x.index()].spec;
-      return xs.runtime_estimate < 0 ? kTimeNever : now + xs.runtime_estimate;
-    };
-    auto held = [&]() -> std::optional<WaitStatus> {
-      const std::string& hn = tasks_[head->index()].spec.name;
-      if (options_.queueing == Queueing::strict)
-        return WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", hn), {WaitCode::blocked_by_queue}};
-      return WaitStatus{WaitCode::blocked_by_queue, fmt::format("would delay the reserved start of {} (backfill)", hn),
-                        {WaitCode::blocked_by_queue}};
-    };
+    std::deque<Placement> kept;          // stable addresses for `extras`
+    std::vector<const Placement*> extras;  // tasks the replayed pass started, in tx
     for (const auto& k : queue_) {
       TaskId x = std::get<5>(k);
       if (head && options_.queueing == Queueing::strict) return held();
@@ -1003,9 +1071,9 @@ class Scheduler {
         if (p && x != t) return std::nullopt;  // a preemption ahead: the pass restarts
       }
       if (p && head) {
-        auto ex = extra;
-        ex.emplace_back(est_end(x), &*p);
-        Time r = reservation_in(tx, *head, now, ex, victims);
+        auto ex = extras;
+        ex.push_back(&*p);
+        Time r = reservation(tx, *head, now, ex, victims);
         if (r > head_reservation) {
           if (x == t) return held();
           tx.rollback_to(m);
@@ -1016,12 +1084,12 @@ class Scheduler {
       if (!p) {
         if (!head) {
           head = x;
-          head_reservation = reservation_in(tx, x, now, extra);
+          head_reservation = reservation(tx, x, now, extras, {});
         }
         continue;
       }
       kept.push_back(std::move(*p));
-      extra.emplace_back(est_end(x), &kept.back());
+      extras.push_back(&kept.back());
     }
     return std::nullopt;
   }
@@ -1057,7 +1125,7 @@ class Scheduler {
   }
 
   /// Diagnosis in the documented order (docs/scheduler.md "Why a task waits"). Caller:
-  /// explain(), with pass_ bumped as for the next schedule() call.
+  /// explain().
   WaitStatus diagnose(TaskId t, Time now) {
     const Entry& entry = tasks_[t.index()];
     const TaskSpec& s = entry.spec;
@@ -1276,9 +1344,18 @@ class Scheduler {
       case ResourceType::pay_as_you_go:
       case ResourceType::spot:
         return s.pool.valid() ? node.pool == s.pool : cluster_.pool(node.pool).kind == PoolKind::shared;
-      case ResourceType::idle: return !(s.resource_type == ResourceType::idle && s.pool.valid() && node.pool != s.pool);
+      case ResourceType::idle: return idle_pool_ok(s, node.pool);
     }
     return false;
+  }
+  /// Pools whose idle capacity task `s` may use. An idle task: its `pool` if set, else every
+  /// pool. A reserved task falling back to idle capacity (accept_idle / prefer_idle): every
+  /// pool except its own, because the nodes of its own pool are its reserved capacity; taking
+  /// some of them as "idle" would combine reserved and idle capacity in one gang (and bypass
+  /// its quota). [choice: whatever the pool's kind]
+  static bool idle_pool_ok(const TaskSpec& s, PoolId pool) {
+    if (s.resource_type == ResourceType::idle) return !s.pool.valid() || pool == s.pool;
+    return pool != s.pool;
   }
   static bool capacity_fits(const Node& n, const ReplicaShape& r) {
     if (r.cpu_milli > n.capacity.cpu_milli || r.mem_mib > n.capacity.mem_mib) return false;
@@ -1319,7 +1396,6 @@ class Scheduler {
     ResourceType capacity;
     std::int32_t priority;
     bool guarantee;
-    std::uint64_t started_pass;
     Time start;
     Time checkpoint;
   };
