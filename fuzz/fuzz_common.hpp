@@ -32,18 +32,20 @@ inline void check(bool ok, const std::string& what) {
 
 /// A per-process scratch directory under $TMPDIR (default /tmp), removed at exit.
 inline const std::string& scratch_dir() {
-  static const std::string dir = [] {
+  // Never destroyed: the atexit cleanup runs after static destructors of this translation unit.
+  static const std::string* const dir = [] {
     const char* t = std::getenv("TMPDIR");
     std::filesystem::path base = (t && *t) ? t : "/tmp";
     std::filesystem::path d = base / ("schedsim-fuzz-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d / "data");
+    auto* s = new std::string(d.string());
     std::atexit([] {
       std::error_code ec;
       std::filesystem::remove_all(scratch_dir(), ec);
     });
-    return d.string();
+    return s;
   }();
-  return dir;
+  return *dir;
 }
 
 /// The trace readers only take paths: the input goes to a per-process file (rewritten each run).

@@ -7,6 +7,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace sim::io;
+  if (fuzz::skip_huge_numbers(data, size)) return 0;
   const std::string path = fuzz::write_temp(data, size, "philly.csv");
   TraceCfg machines;
   machines.format = "philly";

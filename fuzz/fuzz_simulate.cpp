@@ -63,8 +63,8 @@ json make_scenario(FuzzedDataProvider& p) {
     int gpus = s["gpu_model"] == "" ? 0 : p.ConsumeIntegralInRange(0, 8);
     s["gpus"] = gpus;
     if (gpus == 1 && p.ConsumeBool()) s["gpu_milli"] = pick(p, std::vector<int>{100, 250, 500, 1000});
-    s["vcpu"] = p.ConsumeIntegralInRange(0, 96);
-    s["memory_gib"] = p.ConsumeIntegralInRange(0, 1024);
+    s["vcpu"] = p.ConsumeIntegralInRange(0, 64);
+    s["memory_gib"] = p.ConsumeIntegralInRange(0, 512);
     specs.push_back(s);
   }
   json pools = json::array();
@@ -88,8 +88,9 @@ json make_scenario(FuzzedDataProvider& p) {
       ng["count"] = count;
       ng["gpu_model"] = pick(p, kModels);
       ng["gpus"] = ng["gpu_model"] == "" ? 0 : p.ConsumeIntegralInRange(1, 8);
-      ng["vcpu"] = p.ConsumeIntegralInRange(0, 128);
-      ng["memory_gib"] = p.ConsumeIntegralInRange(0, 2048);
+      // Mostly nodes that hold a few replicas; sometimes tiny ones.
+      ng["vcpu"] = p.ConsumeProbability<float>() < 0.1f ? p.ConsumeIntegralInRange(0, 16) : p.ConsumeIntegralInRange(64, 256);
+      ng["memory_gib"] = p.ConsumeProbability<float>() < 0.1f ? p.ConsumeIntegralInRange(0, 64) : p.ConsumeIntegralInRange(512, 2048);
       if (p.ConsumeBool()) ng["nodes_per_rack"] = p.ConsumeIntegralInRange(0, 2);
       if (p.ConsumeBool()) ng["racks_per_switch"] = p.ConsumeIntegralInRange(0, 2);
       if (p.ConsumeProbability<float>() < 0.2f) {

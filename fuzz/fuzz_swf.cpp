@@ -8,6 +8,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace sim::io;
+  if (fuzz::skip_huge_numbers(data, size)) return 0;
   const std::string path = fuzz::write_temp(data, size, "trace.swf");
   TraceCfg cfg;
   cfg.format = "swf";
