@@ -85,7 +85,7 @@ inline void check_diagnostics(const sim::io::ParseResult& r, const std::string& 
 
 /// Runs the simulator on a scenario the way `schedsim run` does (minus the files) and checks
 /// what can be checked from outside: attempts are consistent and the outputs render.
-inline void simulate_and_check(const sim::io::Scenario& sc, std::optional<double> until_s) {
+inline void simulate_and_check(const sim::io::Scenario& sc, std::optional<double> until_s, bool write_files = false) {
   sim::SimOptions opt;
   opt.until_s = until_s;
   std::unique_ptr<sim::Simulator> s;
@@ -150,6 +150,11 @@ inline void simulate_and_check(const sim::io::Scenario& sc, std::optional<double
   check(nlohmann::json::accept(summary), "summary_json() is not valid JSON");
   const std::string csv = s->tasks_csv();
   check(!csv.empty(), "empty tasks.csv");
+  if (write_files) {
+    const std::string out = scratch_dir() + "/out";
+    std::filesystem::create_directories(out);
+    s->write_outputs(out);
+  }
 }
 
 }  // namespace fuzz

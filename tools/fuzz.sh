@@ -3,7 +3,7 @@
 # each one for SECONDS (default 30), one at a time, on a scratch copy of its seed corpus
 # fuzz/corpus/<harness>/ (the repository's corpus is never written). See docs/fuzzing.md.
 #
-#   tools/fuzz.sh [SECONDS] [HARNESS...]     fuzz; HARNESS in: scenario openb philly swf simulate
+#   tools/fuzz.sh [SECONDS] [HARNESS...]     fuzz; HARNESS in: scenario openb philly swf simulate run
 #   tools/fuzz.sh --replay [HARNESS...]      run every saved finding fuzz/findings/<harness>-* once
 #                                            and say which ones still fail
 #
@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
 JOBS="${JOBS:-2}"
-ALL_HARNESSES=(scenario openb philly swf simulate)
+ALL_HARNESSES=(scenario openb philly swf simulate run)
 BUILD="$ROOT/build-fuzz"
 
 replay=0
@@ -39,7 +39,7 @@ done
 
 max_len() {
   case "$1" in
-    scenario) echo 16384 ;;
+    scenario|run) echo 16384 ;;
     simulate) echo 4096 ;;
     *) echo 8192 ;;
   esac
@@ -72,10 +72,10 @@ if [ $replay -eq 1 ]; then
     files=("$ROOT"/fuzz/findings/"$h"-*)
     shopt -u nullglob
     for f in "${files[@]}"; do
-      if "$BUILD/fuzz/fuzz_$h" -timeout=10 -rss_limit_mb=2048 "$f" >"$BUILD/replay.log" 2>&1; then
+      if "$BUILD/fuzz/fuzz_$h" -timeout=10 -rss_limit_mb=2048 "$f" >"$BUILD/replay.log" 2>&1 </dev/null; then
         echo "fixed     $h  ${f#"$ROOT"/}"
       else
-        echo "FAILS     $h  ${f#"$ROOT"/}: $(grep -m1 -E 'ERROR|runtime error|INVARIANT|terminate|timeout|out-of-memory' "$BUILD/replay.log" || echo '?')"
+        echo "FAILS     $h  ${f#"$ROOT"/}: $(grep -a -m1 -E 'ERROR|runtime error|INVARIANT|terminate|timeout|out-of-memory' "$BUILD/replay.log" || echo '?')"
         status=1
       fi
     done
@@ -96,7 +96,9 @@ for h in "${HARNESSES[@]}"; do
   if [ -d "fuzz/corpus/$h" ]; then cp -r "fuzz/corpus/$h/." "$corpus/"; fi
   args=(-max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len="$(max_len "$h")"
         -print_final_stats=1 -artifact_prefix="$artifacts/")
-  [ -f "fuzz/dict/$h.dict" ] && args+=(-dict="fuzz/dict/$h.dict")
+  dict="$h"
+  [ "$h" = run ] && dict=scenario
+  [ -f "fuzz/dict/$dict.dict" ] && args+=(-dict="fuzz/dict/$dict.dict")
   # Entropic scheduling costs half of the time of a simulate run (many features per input).
   [ "$h" = simulate ] && args+=(-entropic=0)
   [ -n "${FUZZ_SEED:-}" ] && args+=(-seed="$FUZZ_SEED")
@@ -107,14 +109,15 @@ for h in "${HARNESSES[@]}"; do
   rc=0
   nice -n "${FUZZ_NICE:-0}" "$BUILD/fuzz/fuzz_$h" "${args[@]}" "$corpus" >"$log" 2>&1 || rc=$?
   after=$(ls "$artifacts" | wc -l)
-  execs=$(grep -m1 -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
-  rate=$(grep -o 'exec/s: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || echo 0)
+  execs=$(grep -a -m1 -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  [ -z "$execs" ] || [ "$execs" = 0 ] && execs=$(grep -a -o -E '^#[0-9]+' "$log" | tail -1 | tr -d '#' || echo 0)
+  rate=$(grep -a -m1 -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   if [ $rc -ne 0 ] || [ "$after" -ne "$before" ]; then
     status=1
-    crash=$(grep -m1 -o -E "(Test unit written to|artifact_prefix.*; Test unit written to) [^ ]*" "$log" | awk '{print $NF}' || true)
+    crash=$(grep -a -m1 -o -E "(Test unit written to|artifact_prefix.*; Test unit written to) [^ ]*" "$log" | awk '{print $NF}' || true)
     [ -z "$crash" ] && crash=$(ls -t "$artifacts" | head -1 | sed "s|^|$artifacts/|")
-    echo "FAIL fuzz_$h (exit $rc) after $execs executions: $(grep -m1 -E '==ERROR|runtime error|INVARIANT|terminate called|ALARM|out-of-memory|deadly signal' "$log" || echo 'see log')"
-    grep -m1 -A12 -E '==ERROR|runtime error|INVARIANT|terminate called' "$log" | grep -E '^ *#[0-9]+ ' | head -6 || true
+    echo "FAIL fuzz_$h (exit $rc) after $execs executions: $(grep -a -m1 -E '==ERROR|ERROR: libFuzzer|runtime error|INVARIANT|terminate called|out-of-memory|deadly signal' "$log" || echo 'see log')"
+    grep -a -E '^ *#[0-9]+ .*/(sim|libsched|fuzz)/' "$log" | grep -v build-fuzz | head -4 | sed -E 's/^ *(#[0-9]+) 0x[0-9a-f]+ in /  \1 /' | cut -c1-200 || true
     echo "  input: $crash"
     echo "  reproduce: $BUILD/fuzz/fuzz_$h $crash"
     summary+=("$(printf '%-9s FAIL  %10s execs  %6s exec/s' "$h" "$execs" "$rate")")
