@@ -5,6 +5,7 @@
 // folder (write_outputs) and the attempts checked (fuzz_common.hpp).
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -18,7 +19,15 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace sim::io;
   const std::string label = "fuzz.json";
-  ParseResult r = parse_scenario_text(std::string_view(reinterpret_cast<const char*>(data), size), label);
+  ParseResult r;
+  try {
+    r = parse_scenario_text(std::string_view(reinterpret_cast<const char*>(data), size), label);
+  } catch (const nlohmann::json::out_of_range&) {
+    // Finding scenario-number-overflow-throws (owned by the scenario harness); hunting aid only.
+    const char* e = std::getenv("SCHEDSIM_FUZZ_SKIP_KNOWN");
+    if (e && *e == '1') return 0;
+    throw;
+  }
   fuzz::check_diagnostics(r, label);
   if (!r.ok() || !r.scenario->traces.empty()) return 0;
   fuzz::simulate_and_check(*r.scenario, std::nullopt, /*write_files=*/true);
