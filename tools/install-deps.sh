@@ -8,6 +8,8 @@ PACKAGES=(
   cmake g++ make pkg-config
   libboost-dev libboost-graph-dev libboost-iostreams-dev zlib1g-dev
   libeigen3-dev libfmt-dev libcli11-dev nlohmann-json3-dev catch2
+  # libFuzzer harnesses (tools/fuzz.sh): clang, its fuzzer/sanitizer runtimes, llvm-symbolizer
+  clang libclang-rt-14-dev llvm-14
 )
 
 missing=()
