@@ -950,7 +950,7 @@ void Simulator::stuck_error(Time now, std::uint64_t n, const Event& last) const 
         using T = std::decay_t<decltype(e)>;
         const io::TaskCfg* t = nullptr;
         if constexpr (!std::is_same_v<T, NodeDownEv> && !std::is_same_v<T, NodeUpEv> && !std::is_same_v<T, SpotReclaimEv> &&
-                      !std::is_same_v<T, PolicyTickEv>)
+                      !std::is_same_v<T, PolicyTickEv> && !std::is_same_v<T, WakeEv>)
           t = &sc_.tasks[std::size_t(e.task)];
         if constexpr (std::is_same_v<T, StartupEv>) {
           if (e.phase == 1)

@@ -297,14 +297,13 @@ TEST_CASE("staging directories left by killed runs are removed by the next run")
 
 TEST_CASE("runtime bounds from the CLI: exit 2, the cause named, nothing written") {
   fs::path w = work_dir("bounds");
-  SECTION("an image pull shorter than 1 ms retried without limit stops at one instant") {
+  SECTION("an image pull shorter than 1 ms retried without limit is refused (validation minimum; runtime_bounds_test covers the cap)") {
     std::string s = k_endless;
     s.replace(s.find("\"image_pull_s\": 1"), 17, "\"image_pull_s\": 0.0001");
     write(w / "s.json", s);
     Result r = schedsim("run " + (w / "s.json").string() + " --no-progress --out " + (w / "out").string());
     CHECK(r.status == 2);
     CHECK(r.err.find("tasks[0].image_pull_s") != std::string::npos);
-    CHECK(r.err.find("stopped advancing at t = 0 s") != std::string::npos);
     CHECK_FALSE(fs::exists(w / "out"));
     CHECK(entries_with(w, ".tmp-").empty());
   }

@@ -122,15 +122,14 @@ TEST_CASE("an idle task waiting for its node to age counts idle_stability wait")
   t.idle_stability = "high";
   t.pool = "";
   sc.tasks.push_back(t);
-  auto tick = task("tick", 200, 10, 0, "a100.1x");  // a scheduling instant at 200 s (idle: the node keeps aging)
-  tick.resource_type = "idle";
-  tick.pool = "";
-  sc.tasks.push_back(tick);
   sim::Simulator s(sc);
   s.run();
   auto w = nlohmann::json::parse(s.summary_json())["wait_split_s"];
-  CHECK(w["capacity"] == 100);        // 0..100: the owner holds every GPU
-  CHECK(w["idle_stability"] == 100);  // 100..200: free, but younger than 60 s at 100 s
+  CHECK(w["capacity"] == 100);       // 0..100: the owner holds every GPU
+  CHECK(w["idle_stability"] == 60);  // 100..160: free, but younger than 60 s (the wake-up at 160 starts it)
+  const auto atts = s.attempts();
+  REQUIRE(atts.size() == 2);
+  CHECK(atts[1]->start == 160'000);
   check_buckets_sum(s);
 }
 

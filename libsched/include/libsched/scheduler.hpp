@@ -1060,6 +1060,13 @@ class Scheduler {
     Time head_reservation = kTimeNever;
     std::deque<Placement> kept;          // stable addresses for `extras`
     std::vector<const Placement*> extras;  // tasks the replayed pass started, in tx
+    auto held = [&]() -> std::optional<WaitStatus> {
+      const std::string& hn = tasks_[head->index()].spec.name;
+      if (options_.queueing == Queueing::strict)
+        return WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", hn), {WaitCode::blocked_by_queue}};
+      return WaitStatus{WaitCode::blocked_by_queue, fmt::format("would delay the reserved start of {} (backfill)", hn),
+                        {WaitCode::blocked_by_queue}};
+    };
     for (const auto& k : queue_) {
       TaskId x = std::get<5>(k);
       if (head && options_.queueing == Queueing::strict) return held();
