@@ -1,5 +1,5 @@
 // Fill mode: the FGD paper's "workload inflation" experiment (Weng et al., USENIX ATC'23,
-// Sec. 5.1; scenario-contract.md "Fill mode").
+// Sec. 5.1; docs/outputs.md "fill.csv").
 //
 // The trace's tasks are shuffled with the seed; random copies are appended until the GPUs
 // requested reach `target_pct` % of the cluster's GPUs; tasks are placed one by one with the

@@ -5,7 +5,7 @@
 // Lifecycle of one attempt (every attempt is recorded):
 //   Queued -> [Prechecking] -> Running -> Succeeded | Failed | Stopped
 //   RayJob debug mode: Running -> DebugHolding -> Succeeded.
-// Timing rules (scenario-contract.md "Default timing semantics", docs/outputs.md):
+// Timing rules (docs/outputs.md "Timing semantics"):
 //   * an attempt starts (start_s) at the instant it is placed; with precheck_s > 0 it is
 //     Prechecking for precheck_s, then (image_pull_s > 0) pulls its image in state Running;
 //     work progresses only after the start-up phase;

@@ -75,7 +75,7 @@ struct QuotaCfg {
   double memory_gib = 0;
 };
 
-/// `node_policies[i]`: NodeIn / NodeNotIn (platform-model.md "Node schedule policies").
+/// `node_policies[i]`: NodeIn / NodeNotIn (docs/platform.md "Node schedule policies").
 struct NodePolicyCfg {
   std::string name;
   std::string type;                  ///< "NodeIn" | "NodeNotIn"

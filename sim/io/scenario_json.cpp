@@ -57,7 +57,7 @@ constexpr int k_max_node_gpus = limits::max_node_gpus;
 constexpr int k_max_group_count = limits::max_group_count;
 constexpr double k_max_amount = limits::max_amount;
 
-constexpr double k_block_min_s = 60;               // platform-model.md: block expiry >= 1 minute
+constexpr double k_block_min_s = 60;               // docs/platform.md: block expiry >= 1 minute
 constexpr double k_block_max_s = 72.0 * 3600.0;    // ... and <= 72 hours after creation
 
 bool contains(const std::vector<std::string_view>& set, std::string_view v) {
@@ -608,7 +608,7 @@ TaskCfg read_task(Sink& sink, const json& j, const std::string& path) {
 
   // Presence rules (they need to know which keys the file set, not just their values).
   if (rt_ok && t.resource_type == "idle") {
-    // platform-model.md "Resource types" / "Validation": idle tasks cannot set priority or guarantee.
+    // docs/platform.md "Resource types" / "Validation": idle tasks cannot set priority or guarantee.
     if (t.priority_set) o.error("priority", "an idle task cannot set priority");
     if (t.guarantee_set) o.error("guarantee", "an idle task cannot set guarantee");
   }

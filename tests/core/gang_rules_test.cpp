@@ -1,5 +1,5 @@
 // Gang placement rules: one replica per node, no partial gangs, GPU model, milli-GPU shares,
-// candidate specs, RayJob heads, transactions (platform-model.md "Task shapes").
+// candidate specs, RayJob heads, transactions (docs/platform.md "Task shapes").
 #include <bit>
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // Node schedule policies (NodeIn / NodeNotIn, scope, effect, workload types, expiry) and
-// explain()'s wait codes (platform-model.md "Node schedule policies"; status.hpp).
+// explain()'s wait codes (docs/platform.md "Node schedule policies"; status.hpp).
 #include <catch2/catch.hpp>
 
 #include "builders.hpp"

@@ -1,4 +1,4 @@
-// Preemption rules (platform-model.md "Priority, guarantee" and "Preemption [choice]").
+// Preemption rules (docs/platform.md "Priority, guarantee" and "Preemption [choice]").
 #include <catch2/catch.hpp>
 
 #include "builders.hpp"

@@ -1,5 +1,5 @@
 // Queue order, queueing modes (greedy / strict / backfill), quotas, capacity classes and idle
-// stability (scenario-contract.md "Scheduler keys"; platform-model.md "Resource types").
+// stability (docs/scenario-format.md "scheduler"; docs/platform.md "Resource types").
 #include <catch2/catch.hpp>
 
 #include "builders.hpp"

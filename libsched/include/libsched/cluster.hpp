@@ -1,5 +1,5 @@
 // Cluster state: pools, nodes, each node's capacity and free capacity in every dimension,
-// with each GPU's free milli-GPU (platform-model.md "Entities"; the Alibaba 2023 trace asks
+// with each GPU's free milli-GPU (docs/platform.md "Entities"; the Alibaba 2023 trace asks
 // for fractions of one GPU, and FGD reasons per GPU).
 //
 // Invariant, per node and dimension: free + used == capacity, 0 <= free <= capacity; per GPU

@@ -1,5 +1,5 @@
 // Node schedule policies: NodeIn ("schedule only on") and NodeNotIn ("block"), with scope,
-// effect mode, workload types and expiry (platform-model.md "Node schedule policies").
+// effect mode, workload types and expiry (docs/platform.md "Node schedule policies").
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Quota: remaining quota of a user per resource type and pool, checked against the whole
-// task's demand, never one replica (platform-model.md "Entities", "Quota"). Only running
+// task's demand, never one replica (docs/platform.md "Entities", "Quota"). Only running
 // attempts hold quota; a RayJob's submitter pod holds none (it is not modelled as a replica).
 #pragma once
 

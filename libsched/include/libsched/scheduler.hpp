@@ -2,8 +2,8 @@
 // decides which gangs start where, which tasks are preempted, and why the others wait.
 //
 // libsched never reads a clock and never sees a task's actual runtime: `now` is an argument
-// and runtimes are the user's estimates. Rules: platform-model.md; keys and queueing modes:
-// scenario-contract.md; design notes: docs/scheduler.md.
+// and runtimes are the user's estimates. Rules: docs/platform.md; keys and queueing modes:
+// docs/scenario-format.md; design notes: docs/scheduler.md.
 //
 // Typical use (the simulator does exactly this, see sim/simulator.cpp):
 //   Scheduler s(cluster, options);             // cluster built with Cluster::add_pool/add_node
@@ -39,7 +39,7 @@
 
 namespace libsched {
 
-/// `scheduler.queueing` (scenario-contract.md "Scheduler keys").
+/// `scheduler.queueing` (docs/scenario-format.md "scheduler").
 enum class Queueing : std::uint8_t {
   greedy,    ///< every waiting task, in queue order, starts if it fits now
   strict,    ///< the first waiting task that cannot start blocks every task behind it

@@ -1,5 +1,5 @@
 // What the scheduler knows about a task: its gang shape, capacity class, priority, quota
-// owner and the user's runtime estimate (never the actual runtime). platform-model.md
+// owner and the user's runtime estimate (never the actual runtime). docs/platform.md
 // "Task shapes", "Resource types", "Priority, guarantee, resource priority".
 #pragma once
 
@@ -16,7 +16,7 @@ namespace libsched {
 enum class TaskType : std::uint8_t { pytorch_job, ray_job };
 /// Capacity class (resource type). Order matters nowhere; see victim_class_rank in preemption.
 enum class ResourceType : std::uint8_t { reserved, pay_as_you_go, spot, idle };
-/// Idle stability level: which idle fragments a task accepts (platform-model.md "Idle stability").
+/// Idle stability level: which idle fragments a task accepts (docs/platform.md "Idle stability").
 enum class IdleStability : std::uint8_t { high, medium, low };
 
 std::string_view to_string(TaskType t);
@@ -32,7 +32,7 @@ struct GangOption {
 };
 
 /// The scheduler's view of a task. Priority 1..9 (higher first); idle tasks carry priority 0
-/// internally (they have none: platform-model.md forbids setting it).
+/// internally (they have none: docs/platform.md forbids setting it).
 struct TaskSpec {
   std::string name;
   std::string user;
