@@ -193,10 +193,13 @@ TEST_CASE("a task that would start after preemption under the scheduler's rules 
   s.schedule(0);
   REQUIRE(s.is_running(lo));
   TaskId hi = submit(s, make_task("hi").priority(9).option("x", gpus(8)));
-  // Before the pass: schedule() would preempt lo, so hi is not "waiting for capacity".
-  WaitStatus w = s.explain(hi, 0);
+  // At the instant lo started it is no victim (no zero-length attempts): hi waits for capacity.
+  CHECK(s.explain(hi, 0).code == WaitCode::waits_for_capacity);
+  CHECK_FALSE(started(s.schedule(0), hi));
+  // One millisecond later, before the pass: schedule() would preempt lo.
+  WaitStatus w = s.explain(hi, 1);
   CHECK(w.code == WaitCode::fits_after_preemption);
-  ScheduleResult r = s.schedule(0);
+  ScheduleResult r = s.schedule(1);
   CHECK(started(r, hi));
 }
 
