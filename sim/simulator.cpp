@@ -2,6 +2,8 @@
 // docs/outputs.md for every output column.
 #include "sim/simulator.hpp"
 
+#include "sim/io/limits.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -68,35 +70,10 @@ Queueing parse_queueing(const std::string& s) {
 std::int64_t milli(double v) { return std::llround(v * 1000.0); }
 std::int64_t mib(double gib) { return std::llround(gib * 1024.0); }
 
-/// The problem with `s` as text in an output (UTF-8, no control character but tab and newline), or "".
+/// The problem with `s` as text in an output (io::text_problem), or "".
 std::string text_problem(const std::string& s) {
-  for (std::size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
-        return "must not contain control characters (CR, NUL, ...): they cannot be written into metrics.prom or tasks.csv";
-      ++i;
-      continue;
-    }
-    // Well-formed UTF-8 (RFC 3629): no overlong forms, surrogates or code points past U+10FFFF.
-    int n = 0;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) n = 1;
-    else if (c == 0xe0) n = 2, lo = 0xa0;
-    else if (c == 0xed) n = 2, hi = 0x9f;
-    else if (c >= 0xe1 && c <= 0xef) n = 2;
-    else if (c == 0xf0) n = 3, lo = 0x90;
-    else if (c == 0xf4) n = 3, hi = 0x8f;
-    else if (c >= 0xf1 && c <= 0xf3) n = 3;
-    else return "must be valid UTF-8";
-    if (i + std::size_t(n) >= s.size()) return "must be valid UTF-8";
-    for (int k = 1; k <= n; ++k) {
-      unsigned char d = static_cast<unsigned char>(s[i + std::size_t(k)]);
-      if (k == 1 ? (d < lo || d > hi) : (d & 0xc0) != 0x80) return "must be valid UTF-8";
-    }
-    i += std::size_t(n) + 1;
-  }
-  return "";
+  auto p = io::text_problem(s);
+  return p ? p->rule : std::string();
 }
 
 }  // namespace

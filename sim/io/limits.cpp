@@ -42,6 +42,36 @@ std::string node_name_problem(std::string_view name, bool allow_empty) {
   return {};
 }
 
+std::optional<TextProblem> text_problem(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+        return TextProblem{i, "must not contain control characters (CR, NUL, ...): they cannot be written into metrics.prom or tasks.csv"};
+      ++i;
+      continue;
+    }
+    // Well-formed UTF-8 (RFC 3629): no overlong forms, surrogates or code points past U+10FFFF.
+    int n = 0;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 1;
+    else if (c == 0xe0) n = 2, lo = 0xa0;
+    else if (c == 0xed) n = 2, hi = 0x9f;
+    else if (c >= 0xe1 && c <= 0xef) n = 2;
+    else if (c == 0xf0) n = 3, lo = 0x90;
+    else if (c == 0xf4) n = 3, hi = 0x8f;
+    else if (c >= 0xf1 && c <= 0xf3) n = 3;
+    else return TextProblem{i, "must be valid UTF-8"};
+    if (i + std::size_t(n) >= s.size()) return TextProblem{i, "must be valid UTF-8"};
+    for (int k = 1; k <= n; ++k) {
+      unsigned char d = static_cast<unsigned char>(s[i + std::size_t(k)]);
+      if (k == 1 ? (d < lo || d > hi) : (d & 0xc0) != 0x80) return TextProblem{i, "must be valid UTF-8"};
+    }
+    i += std::size_t(n) + 1;
+  }
+  return std::nullopt;
+}
+
 void check_task_values(const TaskCfg& t, const ProblemFn& report) {
   using namespace limits;
   in_range(report, "submit_s", t.submit_s, 0, max_time_s);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -57,8 +58,6 @@ inline constexpr std::size_t max_trace_line_bytes = std::size_t{1} << 20;  // 1 
 namespace sim::io {
 
 /// Receives one problem: `field` relative to the checked object (`workers`, `replica.gpus`,
-/// Tasks of a scenario (inline and from traces together).
-inline constexpr std::int64_t max_tasks = 2000000;
 /// `fault_tolerance.max_resubmissions`), the value's text and the rule it breaks.
 using ProblemFn = std::function<void(const std::string& field, const std::string& value, const std::string& rule)>;
 
@@ -74,6 +73,17 @@ void check_node_values(const NodeCfg& node, const ProblemFn& report);
 /// A node name (or node-group prefix) breaks the name rule: empty name, `;` (the separator of
 /// tasks.csv `nodes`) or a control character. Returns the rule text, empty when fine.
 std::string node_name_problem(std::string_view name, bool allow_empty = false);
+
+/// Where `text` breaks the rule for text that is written into outputs (tasks.csv, metrics.prom,
+/// JSON): well-formed UTF-8 (RFC 3629: no overlong form, surrogate or code point past U+10FFFF)
+/// and no control character but tab and newline. `offset` is the 0-based byte offset of the
+/// first offending byte. Scenario files get this from the JSON parser; trace rows and the
+/// simulator's pre-run check call it.
+struct TextProblem {
+  std::size_t offset = 0;
+  std::string rule;
+};
+std::optional<TextProblem> text_problem(std::string_view text);
 
 /// Scenario-wide totals: nodes (field `cluster.pools`), tasks and replicas (field `tasks`) and
 /// timeseries rows (field `timeseries_interval_s`). Checked on the scenario file and again once

@@ -142,6 +142,8 @@ void for_each_row(const std::string& path, LineReader& lines,
                                    " bytes (the limit for one trace line)"));
     if (blank_line(line)) continue;
     try {
+      // Trace text ends up in outputs (names, GPU models): the output text rule applies.
+      if (auto bad = text_problem(line)) row_fail(bad->offset + 1, "row text " + bad->rule);
       if (!handle(line)) return;
     } catch (const RowError& e) {
       if (!opts.skip_bad_rows) throw TraceError(located(path, lines.number(), e.column, e.message));

@@ -161,3 +161,26 @@ TEST_CASE("scenario totals hold with the trace's tasks merged in", "[traces][har
   const auto msg = error_of([&] { apply_traces(s); });
   CHECK(msg.find("timeseries_interval_s: 1: gives about 1000000000 timeseries rows") != std::string::npos);
 }
+
+TEST_CASE("trace text that is not UTF-8 (or holds control characters) is a row error, not a broken output", "[traces][hardening]") {
+  // Fuzz findings openb-model-invalid-utf8 and philly-gpu-mem-invalid-utf8: the text reached
+  // the scenario written by `convert` and made its JSON serialisation throw.
+  TempDir dir;
+  const auto n = dir.write("nodes.csv", "sn,cpu_milli,memory_mib,gpu,model,name,num_gpu,gpu_milli\nn,0,0,1,\xff,p,0,0\n");
+  const auto nmsg = error_of([&] { read_openb_nodes(n, {}); });
+  CHECK(nmsg.find(n + ":2:9: row text must be valid UTF-8") == 0);
+  const auto m = dir.write("machines.csv", "machineId,number of GPUs,single GPU mem\nm,1,\xff\n");
+  const auto mmsg = error_of([&] { read_philly_machines(m, {}); });
+  CHECK(mmsg.find(m + ":2:5: row text must be valid UTF-8") == 0);
+  const auto c = dir.write("ctl.csv", "machineId,number of GPUs,single GPU mem\nm\x01,1,12GB\n");
+  CHECK(error_of([&] { read_philly_machines(c, {}); }).find(c + ":2:2: row text must not contain control characters") == 0);
+  // Valid UTF-8 (a GPU model named in Chinese) passes.
+  const auto u = dir.write("utf8.csv", "machineId,number of GPUs,single GPU mem\nm,1,\xe6\x98\xbe\xe5\xad\x98\n");
+  CHECK(read_philly_machines(u, {}).size() == 1);
+  // With skip_bad_rows the row is counted and skipped.
+  TraceOptions skip;
+  skip.skip_bad_rows = true;
+  std::size_t skipped = 0;
+  CHECK(read_philly_machines(m, skip, &skipped).empty());
+  CHECK(skipped == 1);
+}
