@@ -1015,8 +1015,6 @@ class Scheduler {
     Transaction tx(cluster_, quotas_);
     return reservation(tx, head, now, {}, {});
   }
-  /// Older name of reservation(TaskId, Time).
-  Time reservation_of(TaskId head, Time now) { return reservation(head, now); }
 
   /// The next time after `now` at which some waiting task may become startable with no other
   /// event: a node policy is created or expires, or a node's idle fragment reaches the
