@@ -200,8 +200,8 @@ std::string Simulator::tasks_csv() const {
 std::string Simulator::unfinished_warning() const {
   int unfinished = 0, never = 0;
   const auto tm = task_metrics();
-  for (std::size_t i = 0; i < stats_.size(); ++i) {
-    if (stats_[i].finished) continue;
+  for (std::size_t i = 0; i < task_stats().size(); ++i) {
+    if (task_stats()[i].finished) continue;
     ++unfinished;
     if (!tm[i].started) ++never;
   }
@@ -217,7 +217,7 @@ std::string Simulator::groups_csv() const {
       "mean_bounded_slowdown,gpu_seconds,vcpu_seconds\n";
   for (int d = 0; d < int(std::size(k_group_by)); ++d) {
     std::map<std::string, GroupAcc> groups;
-    for (std::size_t i = 0; i < tm.size(); ++i) groups[group_key(d, sc_.tasks[i], tm[i])].add(tm[i], stats_[i]);
+    for (std::size_t i = 0; i < tm.size(); ++i) groups[group_key(d, sc_.tasks[i], tm[i])].add(tm[i], task_stats()[i]);
     for (auto& [key, g] : groups)
       o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(key), g.tasks, g.succeeded, g.failed,
                        g.unfinished, g.never_started, num3(mean_s(g.waits)), num3(p95_s(g.waits)), num3(mean_s(g.jcts)),
@@ -234,8 +234,8 @@ std::string Simulator::summary_json() const {
   Time wq = 0, wc = 0, wf = 0, wcm = 0, wp = 0, wis = 0, wpre = 0;
   const auto tm = task_metrics();
   GroupAcc all;
-  for (std::size_t i = 0; i < stats_.size(); ++i) {
-    const auto& s = stats_[i];
+  for (std::size_t i = 0; i < task_stats().size(); ++i) {
+    const auto& s = task_stats()[i];
     all.add(tm[i], s);
     if (!tm[i].submitted) ++not_submitted;
     resub += s.resubmissions;
@@ -250,12 +250,12 @@ std::string Simulator::summary_json() const {
   }
   // GPU- and vCPU-seconds allocated over those available (up nodes) over [0, makespan].
   long double alloc = 0, avail = 0, calloc = 0, cavail = 0;
-  for (std::size_t i = 0; i < snaps_.size(); ++i) {
-    Time t0 = snaps_[i].time;
-    Time t1 = i + 1 < snaps_.size() ? snaps_[i + 1].time : makespan_;
+  for (std::size_t i = 0; i < snapshots().size(); ++i) {
+    Time t0 = snapshots()[i].time;
+    Time t1 = i + 1 < snapshots().size() ? snapshots()[i + 1].time : makespan_;
     t1 = std::min(t1, makespan_);
     if (t1 <= t0) continue;
-    const auto& s = snaps_[i];
+    const auto& s = snapshots()[i];
     std::int64_t a = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
     alloc += (long double)a * (long double)(t1 - t0);
     avail += (long double)s.gpu_up * (long double)(t1 - t0);
@@ -281,7 +281,7 @@ std::string Simulator::summary_json() const {
   };
   j["scenario"] = sc_.name;
   j["seed"] = seed_;
-  j["tasks"] = stats_.size();
+  j["tasks"] = task_stats().size();
   j["attempts"] = attempts().size();
   j["succeeded"] = all.succeeded;
   j["failed"] = all.failed;
@@ -312,7 +312,7 @@ std::string Simulator::summary_json() const {
   nlohmann::ordered_json groups;
   for (int d = 0; d < int(std::size(k_group_by)); ++d) {
     std::map<std::string, GroupAcc> by;
-    for (std::size_t i = 0; i < tm.size(); ++i) by[group_key(d, sc_.tasks[i], tm[i])].add(tm[i], stats_[i]);
+    for (std::size_t i = 0; i < tm.size(); ++i) by[group_key(d, sc_.tasks[i], tm[i])].add(tm[i], task_stats()[i]);
     nlohmann::ordered_json g = nlohmann::ordered_json::object();
     for (auto& [key, acc] : by) g[key] = metrics(acc);
     groups[k_group_by[d]] = g;
@@ -333,8 +333,8 @@ void Simulator::write_outputs(const std::string& dir) const {
   std::string ev;
   std::size_t nc = 0;
   auto node_records = [&](std::size_t upto) {
-    for (; nc < node_changes_.size() && node_changes_[nc].seq <= upto; ++nc) {
-      const auto& n = node_changes_[nc];
+    for (; nc < node_changes().size() && node_changes()[nc].seq <= upto; ++nc) {
+      const auto& n = node_changes()[nc];
       nlohmann::ordered_json j;
       j["time_s"] = seconds_json(n.time);
       j["node"] = n.node;
@@ -343,8 +343,8 @@ void Simulator::write_outputs(const std::string& dir) const {
       ev += j.dump() + "\n";
     }
   };
-  for (std::size_t ci = 0; ci < changes_.size(); ++ci) {
-    const auto& c = changes_[ci];
+  for (std::size_t ci = 0; ci < changes().size(); ++ci) {
+    const auto& c = changes()[ci];
     node_records(ci);
     nlohmann::ordered_json j;
     j["time_s"] = seconds_json(c.time);
@@ -355,7 +355,7 @@ void Simulator::write_outputs(const std::string& dir) const {
     j["reason"] = c.reason;
     ev += j.dump() + "\n";
   }
-  node_records(changes_.size());
+  node_records(changes().size());
   write("events.jsonl", ev);
 
   // timeseries.csv: value of the last change point at or before each sample time.
@@ -365,8 +365,8 @@ void Simulator::write_outputs(const std::string& dir) const {
   std::string ts = "time_s,gpus_reserved,gpus_pay_as_you_go,gpus_spot,gpus_idle,gpus_allocated,gpus_up,queue_length,running_tasks,frag_gpus\n";
   std::size_t k = 0;
   for (Time t = 0;; t += interval) {
-    while (k + 1 < snaps_.size() && snaps_[k + 1].time <= t) ++k;
-    const auto& s = snaps_[k];
+    while (k + 1 < snapshots().size() && snapshots()[k + 1].time <= t) ++k;
+    const auto& s = snapshots()[k];
     std::int64_t all = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
     ts += fmt::format("{},{},{},{},{},{},{},{},{},{:.3f}\n", format_seconds(t), format_seconds(s.gpu_by_class[0]),
                       format_seconds(s.gpu_by_class[1]), format_seconds(s.gpu_by_class[2]), format_seconds(s.gpu_by_class[3]),
@@ -394,7 +394,7 @@ void Simulator::write_outputs(const std::string& dir) const {
     m += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", metrics[mi].name, metrics[mi].help, metrics[mi].name);
     for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
       const auto& t = sc_.tasks[i];
-      const auto& s = stats_[i];
+      const auto& s = task_stats()[i];
       int n = 0;
       std::int64_t gpus = 0;
       for (const AttemptRecord* a : all_by_task[i]) {

@@ -19,6 +19,15 @@
 //     next_eligibility_change (an idle fragment reaching a waiting task's stability
 //     threshold), so such a task starts exactly then; policy ticks cover policy changes.
 // A value, not a singleton: tests may run several simulators side by side.
+//
+// The parts, one file each (docs/architecture.md):
+//   simulator.cpp       the event loop, dispatch, scheduling at the end of each instant, runtime bounds
+//   scenario_build.cpp  scenario -> libsched objects (cluster, task specs, policies, quotas, options)
+//   lifecycle.cpp       attempts: queue, start-up phases, entrypoint, end, resubmission
+//   capacity.cpp        capacity dynamics: node failures and repairs, spot reclaim, RayJob autoscaling
+//   faults.hpp/.cpp     FaultModel: the seeded failure models (node MTBF/MTTR, precheck, pull, transient)
+//   metrics.hpp/.cpp    Metrics: wait accounting, time series, event log; per-task metrics
+//   outputs.cpp         the output files (docs/outputs.md)
 #pragma once
 
 #include <algorithm>
@@ -36,6 +45,8 @@
 
 #include "sim/end_reason.hpp"
 #include "sim/event_queue.hpp"
+#include "sim/faults.hpp"
+#include "sim/metrics.hpp"
 #include "sim/io/scenario.hpp"
 
 namespace sim {
@@ -68,73 +79,6 @@ struct AttemptRecord {
   Time work_done = 0;             ///< entrypoint work executed in this attempt
   Time lost_work = 0;             ///< work executed but not saved by a checkpoint
   Time work_needed = 0;           ///< work this attempt had to do (duration minus saved)
-};
-
-/// Per-task aggregates, in ms.
-struct TaskStats {
-  // Wait buckets: every queued millisecond lands in exactly one, by the primary code of the
-  // scheduler's WaitStatus (libsched::wait_bucket), so they sum to the task's total waiting.
-  Time wait_quota = 0;            ///< waits_for_quota, or never_fits with quota as primary constraint
-  Time wait_capacity = 0;         ///< waits_for_capacity, blocked_by_queue, fits_now, never_fits by capacity
-  Time wait_fragmentation = 0;    ///< waits_for_fragmentation
-  Time wait_cpu_memory = 0;       ///< waits_for_cpu_memory
-  Time wait_node_policy = 0;      ///< blocked_by_node_policy
-  Time wait_idle_stability = 0;   ///< waits_for_idle_stability
-  Time wait_preemption = 0;       ///< fits_after_preemption
-  Time lost_work = 0;             ///< sum of attempts' lost work
-  int resubmissions = 0;
-  bool finished = false;          ///< reached a final state (Succeeded or Failed)
-  bool succeeded = false;
-  Time end = -1;                  ///< final end
-};
-
-/// One change point of the cluster, taken after scheduling at an instant.
-struct Snapshot {
-  Time time = 0;
-  std::int64_t gpu_by_class[4] = {0, 0, 0, 0};  ///< allocated milli-GPU, index = libsched::ResourceType
-  std::int64_t gpu_up = 0;                        ///< milli-GPU of up nodes
-  std::int64_t cpu_alloc = 0;                     ///< allocated milli-vCPU on up nodes
-  std::int64_t cpu_up = 0;                        ///< milli-vCPU of up nodes
-  std::size_t queue = 0;                          ///< waiting tasks
-  std::size_t running = 0;                        ///< tasks holding resources
-  double frag_milli = 0;                          ///< cluster_fragmentation (milli-GPU)
-};
-
-/// Task-level metrics of one task (docs/outputs.md "Per-task metrics"), ms unless noted.
-/// Unfinished tasks are censored at Simulator::censor_time().
-struct TaskMetrics {
-  bool submitted = false;         ///< submit_s <= the censoring time (has at least one attempt)
-  bool started = false;           ///< at least one attempt started
-  bool finished = false;          ///< final state Succeeded or Failed
-  Time wait = 0;                  ///< queueing delay: all waiting of all attempts (censored)
-  Time jct = 0;                   ///< final end (or censoring time) minus task submit
-  Time run = 0;                   ///< duration_s: the uninterrupted run time
-  double slowdown = 0;            ///< jct / run
-  double bounded_slowdown = 0;    ///< max(1, jct / max(run, 10 s))
-  long double gpu_ms = 0;         ///< milli-GPU x ms held (at placement size) over all attempts
-  long double cpu_ms = 0;         ///< milli-vCPU x ms held over all attempts
-  std::string pool;               ///< group keys: task pool or the pool it ran in
-  std::string gpu_model;          ///< model it ran on, else its first candidate's, "cpu" for CPU-only
-  std::string capacity;           ///< class of the last started attempt, else the requested resource_type
-};
-
-/// A node state change (events.jsonl): node_down / node_up, injected or stochastic.
-struct NodeChange {
-  Time time = 0;
-  std::size_t seq = 0;            ///< index in changes() of the first task change after it
-  std::string node;
-  bool up = false;
-  bool stochastic = false;
-};
-
-/// One state change (events.jsonl).
-struct StateChange {
-  Time time = 0;
-  int task = 0;
-  int attempt = 0;
-  std::string from;
-  std::string to;
-  std::string reason;
 };
 
 struct SimOptions {
@@ -189,10 +133,10 @@ class Simulator {
   const libsched::Scheduler& scheduler() const { return *sched_; }
   /// All attempts in (task order of the scenario, attempt) order.
   std::vector<const AttemptRecord*> attempts() const;
-  const std::vector<TaskStats>& task_stats() const { return stats_; }
-  const std::vector<Snapshot>& snapshots() const { return snaps_; }
-  const std::vector<StateChange>& changes() const { return changes_; }
-  const std::vector<NodeChange>& node_changes() const { return node_changes_; }
+  const std::vector<TaskStats>& task_stats() const { return metrics_->task_stats(); }
+  const std::vector<Snapshot>& snapshots() const { return metrics_->snapshots(); }
+  const std::vector<StateChange>& changes() const { return metrics_->changes(); }
+  const std::vector<NodeChange>& node_changes() const { return metrics_->node_changes(); }
   /// Per-task metrics (scenario order), unfinished tasks censored at censor_time().
   std::vector<TaskMetrics> task_metrics() const;
   /// The libsched task of scenario task `ti` (its options and workers at placement).
@@ -221,7 +165,23 @@ class Simulator {
   std::string unfinished_warning() const;
 
  private:
-  struct TaskRun;
+  /// Run-time state of one task (scenario order).
+  struct TaskRun {
+    libsched::TaskId id;
+    std::vector<AttemptRecord> attempts;
+    Time duration = 0;
+    Time remaining = 0;                 // work still needed
+    bool done = false;                  // reached a final state
+    bool active = false;                // the current attempt holds resources
+    enum Phase { none, precheck, pull, running, debug } phase = none;
+    std::vector<EventHandle> handles;   // pending events of the current attempt
+    int pull_failures = 0;
+    std::vector<std::string> pending_faults;
+    int workers_now = 0;
+    int desired = 0;
+    EventHandle scale_in = 0;
+    Time queued_since = 0;
+  };
   void build();
   void handle(Time now, Event& ev);
   void instant_end(Time now);
@@ -236,13 +196,22 @@ class Simulator {
                    bool already_released);
   void finish_entrypoint(int ti, Time now);
   void release_debug(int ti, Time now);
+  // Event handlers (capacity.cpp: capacity dynamics; lifecycle.cpp: the task lifecycle).
+  void on_node_down(Time now, const NodeDownEv& e);
+  void on_node_up(Time now, const NodeUpEv& e);
+  void on_spot_reclaim(Time now, const SpotReclaimEv& e);
+  void on_demand(Time now, const DemandEv& e);
+  void on_scale_in(Time now, const ScaleInEv& e);
+  /// RayJob autoscaling after scheduling at `now`: adds workers toward each task's demand.
   void autoscale(Time now);
-  void take_snapshot(Time now);
-  /// Closes task ti's current wait interval at `now` into its bucket and opens one with
-  /// `code` (-1: not waiting).
-  void set_wait(int ti, int code, Time now);
+  /// A start-up phase ended: precheck (draws node health) or image pull (draws a failure).
+  void on_startup_step(Time now, const StartupEv& e);
+  /// Is `attempt` task ti's current attempt, holding resources? (stale events are ignored)
+  bool current(int ti, int attempt) const;
+  /// Ends whatever attempt of task `ti` holds resources because of an outside cause (a
+  /// debug hold is cut short: its entrypoint already succeeded).
+  void kill(int ti, Time now, const std::string& reason, const std::string& kind);
   void change(int ti, Time now, AttemptState from, AttemptState to, const std::string& reason);
-  bool retriable(const std::string& kind) const;
   /// now + dt, or SimulationLimitError naming `path` (a task's key) when past kMaxSimTime.
   Time later(Time now, Time dt, int ti, const char* key, double value) const;
   [[noreturn]] void stuck_error(Time now, std::uint64_t n, const Event& last) const;
@@ -257,16 +226,8 @@ class Simulator {
   std::unique_ptr<libsched::Scheduler> sched_;
   EventQueue q_;
   std::vector<TaskRun> runs_;
-  std::vector<TaskStats> stats_;
-  std::vector<Snapshot> snaps_;
-  std::vector<StateChange> changes_;
-  std::vector<NodeChange> node_changes_;
-  std::vector<std::int64_t> node_cpu_used_;  // per node: allocated milli-vCPU at the last snapshot
-  std::int64_t cpu_alloc_ = 0;           // sum of node_cpu_used_
   Time run_end_ = 0;                     // last instant processed
   std::map<std::string, int> task_index_;
-  std::vector<double> node_unhealthy_;   // per node
-  std::vector<std::pair<double, double>> node_mtbf_;  // per node (mtbf_s, mttr_s)
   libsched::WorkloadDistribution workload_;
   std::vector<int> task_of_id_;          // libsched TaskId -> scenario task index
   std::size_t fixed_pending_ = 0;        // submissions, injected events, policy ticks not yet delivered
@@ -278,13 +239,10 @@ class Simulator {
   int preemptions_ = 0;
   std::uint64_t events_ = 0;
   Time makespan_ = 0;
-  std::vector<std::int8_t> wait_code_;   // per task: current WaitCode while waiting, -1 otherwise
-  std::vector<Time> wait_since_;         // per task: start of the current wait interval
   std::vector<int> autoscaled_;          // tasks with RayJob autoscaling, scenario order
-  std::unique_ptr<libsched::FragmentationTracker> frag_;
   bool released_since_schedule_ = false;
-  struct Rng;
-  std::unique_ptr<Rng> rng_;
+  std::unique_ptr<FaultModel> faults_;   // failure models (faults.hpp)
+  std::unique_ptr<Metrics> metrics_;     // measurements (metrics.hpp)
 };
 
 }  // namespace sim

@@ -1,0 +1,121 @@
+// sim::Metrics implementation (see metrics.hpp) and Simulator::task_metrics, the per-task
+// metrics derived from the attempts at the end of a run (docs/outputs.md "Per-task metrics").
+#include "sim/metrics.hpp"
+
+#include <algorithm>
+
+#include "sim/simulator.hpp"
+
+namespace sim {
+
+using namespace libsched;
+
+Metrics::Metrics(const Cluster& cl, const WorkloadDistribution& workload, std::size_t tasks)
+    : stats_(tasks), wait_code_(tasks, -1), wait_since_(tasks, 0), node_cpu_used_(cl.nodes().size(), 0) {
+  Snapshot s;
+  s.gpu_up = cl.up_capacity().gpu_milli;
+  s.cpu_up = cl.up_capacity().cpu_milli;
+  frag_ = std::make_unique<FragmentationTracker>(cl, workload);
+  s.frag_milli = frag_->running_total();
+  snaps_.push_back(s);
+}
+
+Metrics::~Metrics() = default;
+
+void Metrics::set_wait(std::size_t ti, int code, Time now) {
+  auto& st = stats_[ti];
+  Time dt = now - wait_since_[ti];
+  if (dt > 0) {
+    switch (wait_code_[ti]) {
+      case -1: break;
+      case int(WaitCode::waits_for_quota): st.wait_quota += dt; break;
+      case int(WaitCode::waits_for_fragmentation): st.wait_fragmentation += dt; break;
+      case int(WaitCode::waits_for_cpu_memory): st.wait_cpu_memory += dt; break;
+      case int(WaitCode::blocked_by_node_policy): st.wait_node_policy += dt; break;
+      case int(WaitCode::waits_for_idle_stability): st.wait_idle_stability += dt; break;
+      case int(WaitCode::fits_after_preemption): st.wait_preemption += dt; break;
+      default: st.wait_capacity += dt; break;  // capacity, queue, fits_now, never_fits by capacity
+    }
+  }
+  wait_code_[ti] = std::int8_t(code);
+  wait_since_[ti] = now;
+}
+
+void Metrics::snapshot(Time now, Scheduler& sched) {
+  // O(changed nodes): counters kept by the scheduler and cluster, fragmentation incremental.
+  const Cluster& cl = sched.cluster();
+  Snapshot s;
+  s.time = now;
+  for (int c = 0; c < 4; ++c) s.gpu_by_class[c] = sched.allocated_gpu_milli(ResourceType(c));
+  s.gpu_up = cl.up_capacity().gpu_milli;
+  s.queue = sched.waiting_count();
+  s.running = sched.running_count();
+  std::vector<NodeId> changed = sched.take_changed_nodes();
+  for (NodeId id : changed) {
+    const Node& n = cl.node(id);
+    std::int64_t used = n.up ? n.capacity.cpu_milli - n.free.cpu_milli : 0;
+    cpu_alloc_ += used - node_cpu_used_[id.index()];
+    node_cpu_used_[id.index()] = used;
+  }
+  s.cpu_alloc = cpu_alloc_;
+  s.cpu_up = cl.up_capacity().cpu_milli;
+  frag_->update(cl, changed);
+  s.frag_milli = frag_->running_total();
+  if (!snaps_.empty() && snaps_.back().time == now) snaps_.back() = s;
+  else snaps_.push_back(s);
+}
+
+std::vector<TaskMetrics> Simulator::task_metrics() const {
+  const Time tc = censor_time();
+  const Cluster& cl = sched_->cluster();
+  std::vector<TaskMetrics> out(sc_.tasks.size());
+  for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
+    const auto& t = sc_.tasks[i];
+    const auto& r = runs_[i];
+    const auto& st = metrics_->task_stats()[i];
+    auto& m = out[i];
+    const Time submit = from_seconds(t.submit_s);
+    m.submitted = !r.attempts.empty();
+    m.run = std::max<Time>(1, r.duration);
+    const AttemptRecord* last = nullptr;
+    for (const auto& a : r.attempts) {
+      if (a.start >= 0) {
+        m.wait += a.start - a.submit;
+        m.started = true;
+        last = &a;
+        Time held = (a.end >= 0 ? a.end : tc) - a.start;
+        m.gpu_ms += (long double)a.gpu_milli * (long double)held;
+        m.cpu_ms += (long double)a.cpu_milli * (long double)held;
+      } else {
+        m.wait += std::max<Time>(0, tc - a.submit);
+      }
+    }
+    m.finished = st.finished;
+    m.jct = m.submitted ? std::max<Time>(0, (st.finished ? st.end : tc) - submit) : 0;
+    m.slowdown = double(m.jct) / double(m.run);
+    m.bounded_slowdown = std::max(1.0, double(m.jct) / double(std::max<Time>(m.run, 10 * kMsPerSecond)));
+    NodeId master = last && !last->nodes.empty() ? cl.find_node(last->nodes.front()) : NodeId();
+    m.pool = !t.pool.empty() ? t.pool : master.valid() ? cl.pool(cl.node(master).pool).name : std::string();
+    if (last) {
+      m.capacity = last->capacity;
+      std::int32_t model = master.valid() ? cl.node(master).model : -1;
+      m.gpu_model = last->gpu_milli > 0 && model >= 0 ? cl.models()[std::size_t(model)] : "cpu";
+    } else {
+      m.capacity = t.resource_type;
+      m.gpu_model = "cpu";
+      if (t.replica) {
+        if (t.replica->gpus > 0) {
+          m.gpu_model.clear();
+          for (const auto& g : t.replica->gpu_models) m.gpu_model += (m.gpu_model.empty() ? "" : "|") + g;
+          if (m.gpu_model.empty()) m.gpu_model = "any";
+        }
+      } else if (!t.specs.empty()) {
+        for (const auto& s : sc_.cluster.instance_specs)
+          if (s.name == t.specs.front() && s.gpus > 0 && !s.gpu_model.empty()) m.gpu_model = s.gpu_model;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace sim

@@ -1,0 +1,132 @@
+// sim::Metrics: what the simulator measures while it runs (docs/outputs.md): per-task wait
+// accounting by wait bucket, the cluster time series (one Snapshot per change instant) and the
+// state-change log behind events.jsonl. The simulator reports facts to it (a task started
+// waiting with code c, an attempt changed state, the instant ended); outputs.cpp formats them.
+// Per-task metrics (JCT, slowdown, censoring) are derived at the end (Simulator::task_metrics).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <libsched/libsched.hpp>
+
+#include "sim/event_queue.hpp"
+
+namespace sim {
+
+/// Per-task aggregates, in ms.
+struct TaskStats {
+  // Wait buckets: every queued millisecond lands in exactly one, by the primary code of the
+  // scheduler's WaitStatus (libsched::wait_bucket), so they sum to the task's total waiting.
+  Time wait_quota = 0;            ///< waits_for_quota, or never_fits with quota as primary constraint
+  Time wait_capacity = 0;         ///< waits_for_capacity, blocked_by_queue, fits_now, never_fits by capacity
+  Time wait_fragmentation = 0;    ///< waits_for_fragmentation
+  Time wait_cpu_memory = 0;       ///< waits_for_cpu_memory
+  Time wait_node_policy = 0;      ///< blocked_by_node_policy
+  Time wait_idle_stability = 0;   ///< waits_for_idle_stability
+  Time wait_preemption = 0;       ///< fits_after_preemption
+  Time lost_work = 0;             ///< sum of attempts' lost work
+  int resubmissions = 0;
+  bool finished = false;          ///< reached a final state (Succeeded or Failed)
+  bool succeeded = false;
+  Time end = -1;                  ///< final end
+};
+
+/// One change point of the cluster, taken after scheduling at an instant.
+struct Snapshot {
+  Time time = 0;
+  std::int64_t gpu_by_class[4] = {0, 0, 0, 0};  ///< allocated milli-GPU, index = libsched::ResourceType
+  std::int64_t gpu_up = 0;                        ///< milli-GPU of up nodes
+  std::int64_t cpu_alloc = 0;                     ///< allocated milli-vCPU on up nodes
+  std::int64_t cpu_up = 0;                        ///< milli-vCPU of up nodes
+  std::size_t queue = 0;                          ///< waiting tasks
+  std::size_t running = 0;                        ///< tasks holding resources
+  double frag_milli = 0;                          ///< cluster_fragmentation (milli-GPU)
+};
+
+/// Task-level metrics of one task (docs/outputs.md "Per-task metrics"), ms unless noted.
+/// Unfinished tasks are censored at Simulator::censor_time().
+struct TaskMetrics {
+  bool submitted = false;         ///< submit_s <= the censoring time (has at least one attempt)
+  bool started = false;           ///< at least one attempt started
+  bool finished = false;          ///< final state Succeeded or Failed
+  Time wait = 0;                  ///< queueing delay: all waiting of all attempts (censored)
+  Time jct = 0;                   ///< final end (or censoring time) minus task submit
+  Time run = 0;                   ///< duration_s: the uninterrupted run time
+  double slowdown = 0;            ///< jct / run
+  double bounded_slowdown = 0;    ///< max(1, jct / max(run, 10 s))
+  long double gpu_ms = 0;         ///< milli-GPU x ms held (at placement size) over all attempts
+  long double cpu_ms = 0;         ///< milli-vCPU x ms held over all attempts
+  std::string pool;               ///< group keys: task pool or the pool it ran in
+  std::string gpu_model;          ///< model it ran on, else its first candidate's, "cpu" for CPU-only
+  std::string capacity;           ///< class of the last started attempt, else the requested resource_type
+};
+
+/// A node state change (events.jsonl): node_down / node_up, injected or stochastic.
+struct NodeChange {
+  Time time = 0;
+  std::size_t seq = 0;            ///< index in changes() of the first task change after it
+  std::string node;
+  bool up = false;
+  bool stochastic = false;
+};
+
+/// One state change (events.jsonl).
+struct StateChange {
+  Time time = 0;
+  int task = 0;
+  int attempt = 0;
+  std::string from;
+  std::string to;
+  std::string reason;
+};
+
+/// The measurements of one run. Not thread-safe; one per Simulator.
+class Metrics {
+ public:
+  /// Starts the time series at t = 0 with the cluster as it is (nothing allocated) and the
+  /// fragmentation of its nodes against `workload`; `tasks` = scenario tasks.
+  Metrics(const libsched::Cluster& cl, const libsched::WorkloadDistribution& workload, std::size_t tasks);
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  /// Closes task `ti`'s current wait interval at `now` into the bucket of its code and opens
+  /// one with `code` (a libsched::WaitCode, or -1: not waiting). Every queued millisecond
+  /// lands in exactly one bucket. O(1).
+  void set_wait(std::size_t ti, int code, libsched::Time now);
+  bool waiting(std::size_t ti) const { return wait_code_[ti] >= 0; }
+
+  /// Takes the snapshot of instant `now` after scheduling: allocated GPUs per capacity class,
+  /// up capacity, allocated vCPU, queue length, running tasks and fragmentation.
+  /// O(nodes changed since the last snapshot) (Scheduler::take_changed_nodes). A second
+  /// snapshot at the same instant replaces the first.
+  void snapshot(libsched::Time now, libsched::Scheduler& s);
+
+  /// Event log: an attempt's state change / a node going down or up.
+  void record(StateChange c) { changes_.push_back(std::move(c)); }
+  void record_node(libsched::Time now, std::string node, bool up, bool stochastic) {
+    node_changes_.push_back(NodeChange{now, changes_.size(), std::move(node), up, stochastic});
+  }
+
+  TaskStats& stats(std::size_t ti) { return stats_[ti]; }
+  const std::vector<TaskStats>& task_stats() const { return stats_; }
+  const std::vector<Snapshot>& snapshots() const { return snaps_; }
+  const std::vector<StateChange>& changes() const { return changes_; }
+  const std::vector<NodeChange>& node_changes() const { return node_changes_; }
+
+ private:
+  std::vector<TaskStats> stats_;
+  std::vector<Snapshot> snaps_;
+  std::vector<StateChange> changes_;
+  std::vector<NodeChange> node_changes_;
+  std::vector<std::int8_t> wait_code_;        // per task: current WaitCode while waiting, -1 otherwise
+  std::vector<libsched::Time> wait_since_;    // per task: start of the current wait interval
+  std::vector<std::int64_t> node_cpu_used_;   // per node: allocated milli-vCPU at the last snapshot
+  std::int64_t cpu_alloc_ = 0;                // sum of node_cpu_used_
+  std::unique_ptr<libsched::FragmentationTracker> frag_;
+};
+
+}  // namespace sim

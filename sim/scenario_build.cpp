@@ -1,0 +1,276 @@
+// Simulator::build: converts a scenario (seconds, vCPU, GiB, names) into libsched objects
+// (ms, milli-vCPU, MiB, ids): the cluster with its racks and switches, the task specs and
+// their candidate options, node policies, quotas and scheduler options; then schedules the
+// submissions, injected events, policy ticks and first stochastic node failures.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "sim/simulator.hpp"
+
+namespace sim {
+
+using namespace libsched;
+
+namespace {
+
+ResourceType parse_rt(const std::string& s) {
+  if (s == "reserved") return ResourceType::reserved;
+  if (s == "pay_as_you_go") return ResourceType::pay_as_you_go;
+  if (s == "spot") return ResourceType::spot;
+  if (s == "idle") return ResourceType::idle;
+  throw std::invalid_argument("unknown resource_type " + s);
+}
+
+IdleStability parse_stab(const std::string& s) {
+  if (s == "high") return IdleStability::high;
+  if (s == "medium") return IdleStability::medium;
+  return IdleStability::low;
+}
+
+Queueing parse_queueing(const std::string& s) {
+  if (s == "strict") return Queueing::strict;
+  if (s == "backfill") return Queueing::backfill;
+  return Queueing::greedy;
+}
+
+std::int64_t milli(double v) { return std::llround(v * 1000.0); }
+std::int64_t mib(double gib) { return std::llround(gib * 1024.0); }
+
+}  // namespace
+
+void Simulator::build() {
+  Cluster c;
+  // Intern every model named by a spec or inline replica first, in scenario order.
+  for (const auto& s : sc_.cluster.instance_specs)
+    if (!s.gpu_model.empty()) c.intern_model(s.gpu_model);
+  for (const auto& t : sc_.tasks)
+    if (t.replica)
+      for (const auto& m : t.replica->gpu_models) c.intern_model(m);
+  int rack_next = 0, switch_next = 0;
+  std::map<std::string, int> rack_names;
+  for (const auto& p : sc_.cluster.pools) {
+    PoolId pid = c.add_pool(p.name, p.kind == "dedicated" ? PoolKind::dedicated : PoolKind::shared);
+    int pool_switch = -1;
+    for (const auto& g : p.node_groups) {
+      int npr = g.nodes_per_rack > 0 ? g.nodes_per_rack : std::max(1, g.count);
+      int racks = (g.count + npr - 1) / npr;
+      int rack_base = rack_next;
+      rack_next += std::max(1, racks);
+      int switch_base = switch_next;
+      if (g.racks_per_switch > 0) {
+        switch_next += (std::max(1, racks) + g.racks_per_switch - 1) / g.racks_per_switch;
+      } else {
+        if (pool_switch < 0) pool_switch = switch_next++;
+      }
+      for (int i = 0; i < g.count; ++i) {
+        NodeDesc d;
+        d.name = g.prefix + std::to_string(i);
+        d.pool = pid;
+        d.gpu_model = g.gpu_model;
+        d.gpus = g.gpus;
+        d.cpu_milli = milli(g.vcpu);
+        d.mem_mib = mib(g.memory_gib);
+        int local_rack = i / npr;
+        d.rack = rack_base + local_rack;
+        d.switch_id = g.racks_per_switch > 0 ? switch_base + local_rack / g.racks_per_switch : pool_switch;
+        d.labels = g.labels;
+        c.add_node(d);
+        faults_->add_node({g.unhealthy_prob, g.mtbf_s, g.mttr_s});
+      }
+    }
+    for (const auto& n : p.nodes) {
+      NodeDesc d;
+      d.name = n.name;
+      d.pool = pid;
+      d.gpu_model = n.gpu_model;
+      d.gpus = n.gpus;
+      d.cpu_milli = milli(n.vcpu);
+      d.mem_mib = mib(n.memory_gib);
+      if (!n.rack.empty()) {
+        auto it = rack_names.find(n.rack);
+        if (it == rack_names.end()) it = rack_names.emplace(n.rack, rack_next++).first;
+        d.rack = it->second;
+      } else {
+        d.rack = rack_next++;
+      }
+      if (pool_switch < 0) pool_switch = switch_next++;
+      d.switch_id = pool_switch;
+      d.labels = n.labels;
+      c.add_node(d);
+      faults_->add_node({});
+    }
+  }
+
+  // Tasks -> TaskSpec (needs the interned models).
+  auto find_spec = [&](const std::string& name) -> const io::InstanceSpecCfg& {
+    for (const auto& s : sc_.cluster.instance_specs)
+      if (s.name == name) return s;
+    throw std::invalid_argument("unknown instance spec " + name);
+  };
+  auto shape_of = [&](const io::InstanceSpecCfg& s, int cpn) {
+    ReplicaShape r;
+    r.num_gpu = s.gpus * cpn;
+    r.gpu_milli = s.gpus > 0 ? s.gpu_milli : kMilliPerGpu;
+    r.cpu_milli = milli(s.vcpu) * cpn;
+    r.mem_mib = mib(s.memory_gib) * cpn;
+    r.models = s.gpu_model.empty() ? 0 : c.model_bit(c.find_model(s.gpu_model));
+    return r;
+  };
+  std::vector<TaskSpec> specs;
+  std::vector<ReplicaShape> shapes;
+  for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
+    const auto& t = sc_.tasks[i];
+    if (task_index_.count(t.name)) throw std::invalid_argument("duplicate task name " + t.name);
+    task_index_[t.name] = int(i);
+    TaskSpec s;
+    s.name = t.name;
+    s.user = t.user;
+    s.tenant = t.tenant;
+    s.type = t.type == "RayJob" ? TaskType::ray_job : TaskType::pytorch_job;
+    s.resource_type = parse_rt(t.resource_type);
+    if (!t.pool.empty()) {
+      s.pool = c.find_pool(t.pool);
+      if (!s.pool.valid()) throw std::invalid_argument("task " + t.name + ": unknown pool " + t.pool);
+    }
+    s.priority = t.priority;
+    s.guarantee = t.guarantee;
+    s.accept_idle = t.accept_idle;
+    s.prefer_idle = t.prefer_idle;
+    s.idle_stability = parse_stab(t.idle_stability);
+    bool autoscale = s.type == TaskType::ray_job && t.autoscaling.enabled;
+    s.workers = autoscale ? t.autoscaling.min_workers : t.workers;
+    s.submit = from_seconds(t.submit_s);
+    s.runtime_estimate = t.runtime_estimate_s ? from_seconds(*t.runtime_estimate_s) : -1;
+    s.checkpoint_interval = t.checkpoint_interval_s ? from_seconds(*t.checkpoint_interval_s) : 0;
+    s.selected_policies = t.node_policies;
+    if (t.replica) {
+      ReplicaShape r;
+      r.num_gpu = t.replica->gpus;
+      r.gpu_milli = t.replica->gpus > 0 ? t.replica->gpu_milli : kMilliPerGpu;
+      r.cpu_milli = milli(t.replica->vcpu);
+      r.mem_mib = mib(t.replica->memory_gib);
+      for (const auto& m : t.replica->gpu_models) r.models |= c.model_bit(c.find_model(m));
+      s.options.push_back(GangOption{"", r, r});
+    }
+    for (const auto& name : t.specs) {
+      ReplicaShape w = shape_of(find_spec(name), t.count_per_node);
+      ReplicaShape h = (s.type == TaskType::ray_job && !t.head_spec.empty()) ? shape_of(find_spec(t.head_spec), t.count_per_node) : w;
+      s.options.push_back(GangOption{name, h, w});
+    }
+    if (!s.options.empty()) {
+      shapes.push_back(s.options[0].head);
+      for (int k = 0; k < s.workers; ++k) shapes.push_back(s.options[0].worker);
+    }
+    specs.push_back(std::move(s));
+  }
+  workload_ = WorkloadDistribution::from_shapes(shapes);
+
+  // Node policies.
+  std::vector<NodePolicy> policies;
+  for (const auto& pc : sc_.node_policies) {
+    NodePolicy p;
+    p.name = pc.name;
+    p.type = pc.type == "NodeIn" ? NodePolicyType::node_in : NodePolicyType::node_not_in;
+    p.scope = pc.scope == "user" ? PolicyScope::user : PolicyScope::tenant;
+    p.effect = pc.effect == "explicit" ? PolicyEffect::explicit_effect : PolicyEffect::default_effect;
+    p.user = pc.user;
+    p.tenant = pc.tenant;
+    for (const auto& w : pc.workload_types) p.workload_types.push_back(w == "RayJob" ? TaskType::ray_job : TaskType::pytorch_job);
+    for (const auto& n : pc.nodes) {
+      NodeId id = c.find_node(n);
+      if (!id.valid()) throw std::invalid_argument("node policy " + pc.name + ": unknown node " + n);
+      p.nodes.push_back(id);
+    }
+    p.created = from_seconds(pc.created_s);
+    p.expire = pc.expire_s ? from_seconds(*pc.expire_s) : kTimeNever;
+    policies.push_back(std::move(p));
+  }
+
+  // Quotas.
+  std::vector<std::pair<QuotaKey, Resources>> quotas;
+  for (const auto& qc : sc_.quotas) {
+    PoolId pid = c.find_pool(qc.pool);
+    if (!qc.pool.empty() && !pid.valid()) throw std::invalid_argument("quota of " + qc.user + ": unknown pool " + qc.pool);
+    quotas.push_back({QuotaKey{qc.user, parse_rt(qc.resource_type), pid}, Resources{milli(qc.gpus), milli(qc.vcpu), mib(qc.memory_gib)}});
+  }
+
+  SchedulerOptions so;
+  so.placement = sc_.scheduler.placement;
+  so.preemption = sc_.scheduler.preemption;
+  so.idle_reclaim = sc_.scheduler.idle_reclaim;
+  so.spot_eviction = sc_.scheduler.spot_eviction;
+  so.queueing = parse_queueing(sc_.scheduler.queueing);
+  so.idle_stability_high = from_seconds(sc_.scheduler.idle_stability_high_s);
+  so.idle_stability_medium = from_seconds(sc_.scheduler.idle_stability_medium_s);
+  so.seed = seed_;
+  so.workload = workload_;
+  sched_ = std::make_unique<Scheduler>(std::move(c), so);
+  for (auto& p : policies) sched_->add_node_policy(std::move(p));
+  for (auto& [k, r] : quotas) sched_->quotas().set_limit(k, r);
+
+  runs_.resize(specs.size());
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    TaskId id = sched_->add_task(std::move(specs[i]));
+    runs_[i].id = id;
+    runs_[i].duration = from_seconds(sc_.tasks[i].duration_s);
+    runs_[i].remaining = runs_[i].duration;
+    task_of_id_.push_back(int(i));
+    q_.schedule(from_seconds(sc_.tasks[i].submit_s), SubmitEv{int(i)});
+    ++fixed_pending_;
+  }
+  live_tasks_ = int(runs_.size());
+
+  // Injected events.
+  const Cluster& cl = sched_->cluster();
+  auto node_idx = [&](const std::string& n) {
+    NodeId id = cl.find_node(n);
+    if (!id.valid()) throw std::invalid_argument("event: unknown node " + n);
+    return int(id.value);
+  };
+  for (const auto& e : sc_.events) {
+    Time at = from_seconds(e.at_s);
+    if (e.kind == "node_down") {
+      q_.schedule(at, NodeDownEv{node_idx(e.node), false});
+    } else if (e.kind == "node_up") {
+      q_.schedule(at, NodeUpEv{node_idx(e.node), false});
+    } else if (e.kind == "task_fault") {
+      auto it = task_index_.find(e.task);
+      if (it == task_index_.end()) throw std::invalid_argument("event: unknown task " + e.task);
+      q_.schedule(at, TaskFaultEv{it->second, e.error});
+    } else if (e.kind == "spot_reclaim") {
+      SpotReclaimEv ev;
+      if (!e.node.empty()) ev.nodes.push_back(node_idx(e.node));
+      for (const auto& n : e.nodes) ev.nodes.push_back(node_idx(n));
+      q_.schedule(at, std::move(ev));
+    } else {
+      throw std::invalid_argument("unknown event kind " + e.kind);
+    }
+    ++fixed_pending_;
+  }
+  for (const auto& p : sched_->node_policies()) {
+    if (p.created > 0) {
+      q_.schedule(p.created, PolicyTickEv{p.name});
+      policy_ticks_.push_back(p.created);
+      ++fixed_pending_;
+    }
+    if (p.expire != kTimeNever) {
+      q_.schedule(p.expire, PolicyTickEv{p.name});
+      policy_ticks_.push_back(p.expire);
+      ++fixed_pending_;
+    }
+  }
+  std::sort(policy_ticks_.begin(), policy_ticks_.end());
+  // Stochastic node failures, node order.
+  for (std::size_t n = 0; n < faults_->node_count(); ++n) {
+    auto at = faults_->first_failure_s(n);
+    if (at && *at < to_seconds(kMaxSimTime)) q_.schedule(from_seconds(*at), NodeDownEv{int(n), true});
+  }
+  sched_->take_changed_nodes();
+  metrics_ = std::make_unique<Metrics>(cl, workload_, runs_.size());
+  for (std::size_t i = 0; i < sc_.tasks.size(); ++i)
+    if (sc_.tasks[i].autoscaling.enabled && sc_.tasks[i].type == "RayJob") autoscaled_.push_back(int(i));
+}
+
+}  // namespace sim
