@@ -5,6 +5,7 @@
 #  3. pkg-config --cflags libsched (PKG_CONFIG_PATH=PREFIX/LIBDIR/pkgconfig) gives -std=c++20
 #     and the installed include directory, and tests/consumer/main.cpp compiled and linked
 #     with exactly `pkg-config --cflags --libs libsched` runs.
+cmake_minimum_required(VERSION 3.16)
 include(${CMAKE_CURRENT_LIST_DIR}/../package/pkg_flags.cmake)
 file(REMOVE_RECURSE ${WORK_DIR})
 

@@ -2,6 +2,7 @@
 # translation unit that includes it must (1) pull in no Boost header (Boost.Graph belongs only
 # to placement/topology.hpp) and (2) preprocess to at most MAX_BYTES bytes.
 # Needs CXX, INCLUDE_DIRS (|-separated), WORK_DIR, MAX_BYTES.
+cmake_minimum_required(VERSION 3.16)
 file(MAKE_DIRECTORY ${WORK_DIR})
 file(WRITE ${WORK_DIR}/include_cost.cpp "#include <libsched/libsched.hpp>\n")
 string(REPLACE "|" ";" dirs "${INCLUDE_DIRS}")

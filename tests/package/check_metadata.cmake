@@ -1,6 +1,7 @@
 # The release metadata agree with the version (libsched/version.hpp = CMake's VERSION):
 # CITATION.cff is CFF 1.2.0 with its required keys and `version: "VERSION"`; CHANGELOG.md has a
 # section for VERSION; LICENSE is the Apache License 2.0.
+cmake_minimum_required(VERSION 3.16)
 file(READ ${SOURCE_DIR}/CITATION.cff cff)
 foreach(key cff-version message title authors)
   if(NOT cff MATCHES "(^|\n)${key}:")

@@ -1,5 +1,6 @@
 # Fixture of the package tests: installs the build tree BINARY_DIR into a fresh PREFIX, as a
 # user would (`cmake --install build --prefix PREFIX`).
+cmake_minimum_required(VERSION 3.16)
 file(REMOVE_RECURSE ${PREFIX})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BINARY_DIR} --prefix ${PREFIX} OUTPUT_QUIET RESULT_VARIABLE rc)
 if(rc)

@@ -7,6 +7,7 @@
 #  3. `my-schedsim validate` on the scenario with an unregistered name exits 2 and lists the
 #     registered names, the custom one included; the stock PREFIX/bin/schedsim refuses the
 #     custom name (exit 2): the registry handed to sim::cli_main is what the validator uses.
+cmake_minimum_required(VERSION 3.16)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(example ${SOURCE_DIR}/examples/custom-policy)
@@ -35,7 +36,9 @@ file(WRITE ${WORK_DIR}/unknown.json "${unknown}")
 # The `nodes` column of a tasks.csv, one list item per attempt, a gang's nodes joined with '+'
 # (the example's rows have no quoted fields).
 function(nodes_column csv out)
-  file(STRINGS ${csv} rows)
+  file(READ ${csv} text)
+  string(REPLACE ";" "+" text "${text}")  # replicas of a gang, joined with ';' in the file
+  string(REPLACE "\n" ";" rows "${text}")
   list(GET rows 0 header)
   string(REPLACE "," ";" header "${header}")
   list(FIND header nodes col)
@@ -45,7 +48,9 @@ function(nodes_column csv out)
   list(REMOVE_AT rows 0)
   set(nodes "")
   foreach(row IN LISTS rows)
-    string(REPLACE ";" "+" row "${row}")  # replicas of a gang, joined with ';' in the file
+    if(row STREQUAL "")
+      continue()
+    endif()
     string(REPLACE "," ";" cells "${row}")
     list(GET cells ${col} n)
     list(APPEND nodes "${n}")

@@ -2,6 +2,7 @@
 # line `<!-- embedding-example` in README.md, compiles it with -Wall -Wextra -Werror and the
 # installed package's `pkg-config --cflags --libs libsched` (PREFIX from the package_install
 # fixture), and runs it (exit 0 expected).
+cmake_minimum_required(VERSION 3.16)
 include(${CMAKE_CURRENT_LIST_DIR}/pkg_flags.cmake)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
