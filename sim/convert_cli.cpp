@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/scenario_json.hpp"
@@ -20,6 +21,12 @@ int convert_command(const ConvertOptions& opts, std::ostream& out, std::ostream&
   } catch (const OutputError& e) {
     err << "schedsim convert: --out: " << e.what() << "\n";
     return exit_environment;
+  }
+  const libsched::PlacementRegistry& registry = opts.registry ? *opts.registry : libsched::PlacementRegistry::builtin();
+  if (!registry.contains(opts.placement)) {
+    err << fmt::format("schedsim convert: --placement: {}: unknown placement policy (registered: {})\n",
+                       io::escape_for_diagnostic(opts.placement), fmt::join(registry.names(), ", "));
+    return 2;
   }
   io::Scenario s;
   s.name = std::filesystem::path(opts.trace.path).stem().string();

@@ -5,6 +5,8 @@
 #include <ostream>
 #include <string>
 
+#include <libsched/placement/policy.hpp>
+
 #include "sim/io/scenario.hpp"
 #include "sim/publish.hpp"  // write_file_atomic
 
@@ -14,7 +16,9 @@ struct ConvertOptions {
   io::TraceCfg trace;          ///< format, path, nodes, limit, procs_per_node, pool, resource_type, time_scale
   bool skip_bad_rows = false;
   std::string out;             ///< scenario file to write
-  std::string placement = "best-fit";
+  std::string placement = "best-fit";  ///< must be registered in `registry`
+  /// Placement policies by name; nullptr = libsched::PlacementRegistry::builtin().
+  const libsched::PlacementRegistry* registry = nullptr;
 };
 
 /// Reads the trace, builds a scenario (one pool holding the trace's nodes, one task per job)

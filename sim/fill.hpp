@@ -13,14 +13,17 @@
 #include <vector>
 
 #include "libsched/cluster.hpp"
+#include "libsched/placement/policy.hpp"
 #include "libsched/task.hpp"
 
 namespace sim {
 
 struct FillOptions {
-  std::string policy = "fgd";     ///< a placement policy name (PlacementRegistry::builtin())
+  std::string policy = "fgd";     ///< a placement policy name (in `registry`)
   std::uint64_t seed = 1;
   double target_pct = 130;        ///< stop when requested GPUs reach this % of cluster GPUs
+  /// Where `policy` is looked up; nullptr = PlacementRegistry::builtin().
+  const libsched::PlacementRegistry* registry = nullptr;
 };
 
 /// One row of fill.csv. Percentages are of the cluster's GPUs (fractions of GPUs counted).

@@ -8,6 +8,7 @@
 
 #include <Eigen/Core>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "libsched/placement/policy.hpp"
 #include "sim/convert_cli.hpp"
@@ -20,9 +21,11 @@ namespace sim {
 int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::ostream& out, std::ostream& err) {
   std::vector<std::string> policies = opts.policies;
   if (policies.empty()) policies.push_back(opts.policy.value_or(sc.scheduler.placement));
+  const libsched::PlacementRegistry& registry = opts.registry ? *opts.registry : libsched::PlacementRegistry::builtin();
   for (const auto& p : policies) {
-    if (!libsched::PlacementRegistry::builtin().contains(p)) {
-      err << fmt::format("{}: --policy: {}: unknown placement policy\n", sc.file, p);
+    if (!registry.contains(p)) {
+      err << fmt::format("{}: --policy: {}: unknown placement policy (registered: {})\n", sc.file, p,
+                         fmt::join(registry.names(), ", "));
       return 2;
     }
   }
@@ -45,7 +48,9 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
   // library refuses shapes it cannot model (e.g. a node of more than 64 GPUs): report, not abort.
   std::optional<Simulator> built_holder;
   try {
-    built_holder.emplace(sc);
+    SimOptions so;
+    so.registry = &registry;
+    built_holder.emplace(sc, std::move(so));
   } catch (const std::exception& e) {
     err << fmt::format("{}: {}\n", sc.file, e.what());
     return 2;
@@ -88,7 +93,7 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
         err << fmt::format("schedsim fill: interrupted by {}; no output written\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
         return 128 + sig;
       }
-      FillOptions fo{policy, seed0 + std::uint64_t(k), target};
+      FillOptions fo{policy, seed0 + std::uint64_t(k), target, &registry};
       FillResult r = run_fill(cluster, tasks, fo);
       if (first_csv.empty()) first_csv = fill_csv(r);
       for (const auto& row : r.rows)

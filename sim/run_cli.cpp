@@ -59,6 +59,7 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
   SimOptions so;
   so.seed = opts.seed;
   so.until_s = opts.until_s;
+  so.registry = opts.registry;
   const bool tty = opts.progress && ::isatty(STDERR_FILENO) == 1;
   auto t0 = std::chrono::steady_clock::now();
   if (tty) {

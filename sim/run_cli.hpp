@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include <libsched/placement/policy.hpp>
+
 #include "sim/io/scenario.hpp"
 
 namespace sim {
@@ -15,6 +17,8 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;   ///< --seed: overrides the scenario's seed
   std::optional<double> until_s;       ///< --until: stop the simulation at this time (seconds)
   bool progress = true;                ///< show a progress line on stderr (only if stderr is a terminal)
+  /// Placement policies by name; nullptr = libsched::PlacementRegistry::builtin().
+  const libsched::PlacementRegistry* registry = nullptr;
 };
 
 /// Runs `sc` and writes tasks.csv, summary.json, groups.csv, events.jsonl, timeseries.csv and metrics.prom

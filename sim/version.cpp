@@ -1,4 +1,6 @@
 // Version string of the schedsim simulator (same as libsched's).
+#include "sim/version.hpp"
+
 #include "libsched/version.hpp"
 
 namespace sim {

@@ -44,9 +44,6 @@ const std::vector<std::string_view> k_fault_errors = {"transient", "image_unavai
                                                       "invalid_data_path", "gpu_oom"};
 const std::vector<std::string_view> k_scale_out = {"conservative", "aggressive"};
 const std::vector<std::string_view> k_trace_formats = {"openb", "philly", "swf"};
-const std::vector<std::string_view> k_placements = {"first-fit", "best-fit",       "worst-fit", "dot-product",
-                                                    "gpu-packing", "gpu-clustering", "random",    "fgd",
-                                                    "topology"};
 const std::vector<std::string_view> k_retry_causes = {
     "transient",        "node_failure",       "preemption",        "spot_eviction",     "precheck_failure",
     "image_pull_failure", "image_unavailable", "bad_command",       "invalid_data_path", "gpu_oom"};
@@ -481,12 +478,14 @@ NodePolicyCfg read_policy(Sink& sink, const json& j, const std::string& path) {
   return p;
 }
 
-SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path) {
+/// `placements`: the names registered in the PlacementRegistry the scenario will run with.
+SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path,
+                            const std::vector<std::string_view>& placements) {
   SchedulerCfg s;
   Obj o(sink, j, path,
         {"placement", "preemption", "idle_reclaim", "spot_eviction", "queueing", "idle_stability_high_s",
          "idle_stability_medium_s", "retry_on"});
-  o.enumeration("placement", s.placement, k_placements);
+  o.enumeration("placement", s.placement, placements);
   o.boolean("preemption", s.preemption);
   o.boolean("idle_reclaim", s.idle_reclaim);
   o.boolean("spot_eviction", s.spot_eviction);
@@ -660,7 +659,7 @@ TraceCfg read_trace(Sink& sink, const json& j, const std::string& path) {
   return t;
 }
 
-Scenario read_scenario(Sink& sink, const json& j) {
+Scenario read_scenario(Sink& sink, const json& j, const libsched::PlacementRegistry& registry) {
   Scenario s;
   Obj o(sink, j, "",
         {"schema", "name", "seed", "until_s", "timeseries_interval_s", "cluster", "quotas", "node_policies", "scheduler",
@@ -680,7 +679,10 @@ Scenario read_scenario(Sink& sink, const json& j) {
   o.array("quotas", Req::optional, [&](const json& e, const std::string& p) { s.quotas.push_back(read_quota(sink, e, p)); });
   o.array("node_policies", Req::optional,
           [&](const json& e, const std::string& p) { s.node_policies.push_back(read_policy(sink, e, p)); });
-  if (const json* sc = o.find("scheduler")) s.scheduler = read_scheduler(sink, *sc, "scheduler");
+  if (const json* sc = o.find("scheduler")) {
+    const std::vector<std::string> names = registry.names();
+    s.scheduler = read_scheduler(sink, *sc, "scheduler", std::vector<std::string_view>(names.begin(), names.end()));
+  }
   o.array("traces", Req::optional, [&](const json& e, const std::string& p) { s.traces.push_back(read_trace(sink, e, p)); });
   const json* tasks = o.find("tasks");
   if (!tasks && s.traces.empty())
@@ -1236,7 +1238,8 @@ class CheckedDom {
 
 }  // namespace
 
-ParseResult parse_scenario_text(std::string_view text, const std::string& file_label) {
+ParseResult parse_scenario_text(std::string_view text, const std::string& file_label,
+                                const libsched::PlacementRegistry& registry) {
   ParseResult r;
   // A NUL byte would end nlohmann's input early and the rest of the file would be ignored.
   if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
@@ -1305,7 +1308,7 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
     return r;
   }
   try {
-    Scenario s = read_scenario(sink, j);
+    Scenario s = read_scenario(sink, j, registry);
     s.file = file_label;
     validate_scenario(s, r.diagnostics);
     r.scenario = std::move(s);
@@ -1315,7 +1318,7 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
   return r;
 }
 
-ParseResult load_scenario_file(const std::string& path) {
+ParseResult load_scenario_file(const std::string& path, const libsched::PlacementRegistry& registry) {
   auto fail = [&](std::string rule) {
     ParseResult r;
     r.diagnostics.push_back({Diagnostic::Severity::error, path, "", "", std::move(rule)});
@@ -1343,7 +1346,7 @@ ParseResult load_scenario_file(const std::string& path) {
     text.append(buf.data(), got);
   }
   if (in.bad()) return fail("cannot read file");
-  return parse_scenario_text(text, path);
+  return parse_scenario_text(text, path, registry);
 }
 
 // ------------------------------------------------------------------ serialisation

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include <libsched/placement/policy.hpp>
 #include <nlohmann/json.hpp>
 
 #include "sim/io/diagnostics.hpp"
@@ -27,12 +28,16 @@ struct ParseResult {
 /// line and column; otherwise every type, range, enum, reference, duplicate and cross-field
 /// problem is reported (one Diagnostic each) and unknown keys give warnings with the nearest
 /// known key. The scenario is returned even when it has errors (fields with errors keep their
-/// defaults); use it only when ok().
-ParseResult parse_scenario_text(std::string_view text, const std::string& file_label);
+/// defaults); use it only when ok(). `scheduler.placement` must be a name registered in
+/// `registry` (the error lists the registered names); embedders that add policies pass their
+/// registry here and to the simulator (SimOptions::registry).
+ParseResult parse_scenario_text(std::string_view text, const std::string& file_label,
+                                const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
 
 /// Reads `path` and calls parse_scenario_text with `path` as the label. An unreadable file gives
 /// one error diagnostic and no scenario.
-ParseResult load_scenario_file(const std::string& path);
+ParseResult load_scenario_file(const std::string& path,
+                               const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
 
 /// Cross-field checks on a typed scenario (references to specs/pools/policies/nodes/tasks,
 /// duplicate names, name prefix rule, block expiry window, `pool` for reserved, autoscaling

@@ -11,8 +11,9 @@ void print_diagnostics(const ParseResult& r, std::ostream& err) {
 }
 }  // namespace
 
-int validate_command(const std::string& path, std::ostream& out, std::ostream& err) {
-  ParseResult r = load_scenario_file(path);
+int validate_command(const std::string& path, std::ostream& out, std::ostream& err,
+                     const libsched::PlacementRegistry& registry) {
+  ParseResult r = load_scenario_file(path, registry);
   print_diagnostics(r, err);
   if (!r.ok()) return exit_invalid_input;
   // The traces are part of the scenario: a missing or malformed trace file fails `run`, so it
@@ -28,8 +29,9 @@ int validate_command(const std::string& path, std::ostream& out, std::ostream& e
   return 0;
 }
 
-std::optional<Scenario> load_or_report(const std::string& path, std::ostream& err) {
-  ParseResult r = load_scenario_file(path);
+std::optional<Scenario> load_or_report(const std::string& path, std::ostream& err,
+                                       const libsched::PlacementRegistry& registry) {
+  ParseResult r = load_scenario_file(path, registry);
   print_diagnostics(r, err);
   if (!r.ok()) return std::nullopt;
   return std::move(r.scenario);

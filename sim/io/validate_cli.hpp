@@ -5,6 +5,8 @@
 #include <ostream>
 #include <string>
 
+#include <libsched/placement/policy.hpp>
+
 #include "sim/io/scenario.hpp"
 
 namespace sim::io {
@@ -15,12 +17,15 @@ inline constexpr int exit_invalid_input = 2;
 /// Reads and validates the scenario at `path`. Prints every diagnostic (errors and warnings),
 /// one per line, on `err`; when there is no error prints `FILE: ok (N tasks, M nodes)` on `out`
 /// (N inline tasks, M cluster nodes after node-group expansion). Returns 0 when there is no
-/// error, otherwise exit_invalid_input (2).
-int validate_command(const std::string& path, std::ostream& out, std::ostream& err);
+/// error, otherwise exit_invalid_input (2). `scheduler.placement` must be registered in `registry`.
+int validate_command(const std::string& path, std::ostream& out, std::ostream& err,
+                     const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
 
 /// Reads and validates the scenario at `path`, printing every diagnostic one per line on `err`.
 /// Returns the scenario when it has no error (warnings are printed but allowed), else nullopt;
-/// the caller then exits with exit_invalid_input without simulating.
-std::optional<Scenario> load_or_report(const std::string& path, std::ostream& err);
+/// the caller then exits with exit_invalid_input without simulating. `scheduler.placement` must
+/// be registered in `registry`.
+std::optional<Scenario> load_or_report(const std::string& path, std::ostream& err,
+                                       const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
 
 }  // namespace sim::io

@@ -1,10 +1,11 @@
 // The nine built-in placement policies on small hand-made clusters, each checked against its
-// formula (placement/builtin.hpp), and the registry.
+// formula (placement/builtin.hpp, placement/topology.hpp), and the registry.
 #include <set>
 
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
+#include <libsched/placement/topology.hpp>
 
 #include "builders.hpp"
 

@@ -1,6 +1,7 @@
-// Version macros of libsched (kept in step with project(VERSION) in CMakeLists.txt).
+// Version macros of libsched. The single source of the version: CMakeLists.txt reads
+// project(VERSION) from the three numbers below (docs/stability.md: semantic versioning).
 #pragma once
 #define LIBSCHED_VERSION_MAJOR 0
-#define LIBSCHED_VERSION_MINOR 1
+#define LIBSCHED_VERSION_MINOR 2
 #define LIBSCHED_VERSION_PATCH 0
-#define LIBSCHED_VERSION_STRING "0.1.0"
+#define LIBSCHED_VERSION_STRING "0.2.0"

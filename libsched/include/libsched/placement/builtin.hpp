@@ -1,5 +1,6 @@
 // The built-in placement policies, registered in PlacementRegistry::builtin() under the names
-// used by `scheduler.placement`. Every score is "higher is better"; ties go to the lowest
+// used by `scheduler.placement` (the registry is defined in libsched/src/builtin_registry.cpp;
+// the `topology` policy lives in placement/topology.hpp, the only header using Boost.Graph). Every score is "higher is better"; ties go to the lowest
 // node id. Notation: f_d = free amount of dimension d on the node before placement,
 // r_d = the replica's request, C_d = node capacity.
 #pragma once
@@ -15,10 +16,6 @@
 #include <string>
 #include <vector>
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/random/mersenne_twister.hpp>
-#include <boost/random/uniform_real_distribution.hpp>
 
 #include "libsched/fragmentation.hpp"
 #include "libsched/placement/policy.hpp"
@@ -252,109 +249,4 @@ class Fgd final : public PlacementPolicy {
   std::uint32_t last_shape_id_ = 0;
 };
 
-/// The cluster's network as a Boost.Graph tree: core -> switches -> racks -> nodes (racks are
-/// keyed by (switch, rack) as given on the nodes). One breadth-first search from the core
-/// records every vertex's parent and depth (O(nodes) time and memory); the hop distance
-/// between two nodes is the path length through their lowest common ancestor: 0 same node,
-/// 2 same rack, 4 same switch, 6 otherwise.
-class TopologyGraph {
- public:
-  void build(const Cluster& c) {
-    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
-    std::map<std::int32_t, std::size_t> switches;
-    std::map<std::pair<std::int32_t, std::int32_t>, std::size_t> racks;
-    for (const Node& n : c.nodes()) {
-      switches.emplace(n.switch_id, 0);
-      racks.emplace(std::make_pair(n.switch_id, n.rack), 0);
-    }
-    std::size_t v = 1;  // 0 = core
-    for (auto& [k, id] : switches) id = v++;
-    for (auto& [k, id] : racks) id = v++;
-    node_vertex_.resize(c.size());
-    Graph g(v + c.size());
-    for (const auto& [k, id] : switches) boost::add_edge(0, id, g);
-    for (const auto& [k, id] : racks) boost::add_edge(switches.at(k.first), id, g);
-    for (std::size_t i = 0; i < c.size(); ++i) {
-      const Node& n = c.nodes()[i];
-      node_vertex_[i] = v + i;
-      boost::add_edge(racks.at({n.switch_id, n.rack}), v + i, g);
-    }
-    parent_.assign(boost::num_vertices(g), 0);
-    depth_.assign(boost::num_vertices(g), 0);
-    boost::breadth_first_search(
-        g, boost::vertex(0, g),
-        boost::visitor(boost::make_bfs_visitor(std::make_pair(boost::record_predecessors(parent_.data(), boost::on_tree_edge()),
-                                                              boost::record_distances(depth_.data(), boost::on_tree_edge())))));
-    built_for_ = c.size();
-  }
-  bool built_for(const Cluster& c) const { return built_for_ == c.size() && c.size() > 0; }
-  /// Hops between two nodes through their lowest common ancestor. O(tree depth).
-  int hops(NodeId a, NodeId b) const {
-    std::size_t x = node_vertex_[a.index()], y = node_vertex_[b.index()];
-    int h = 0;
-    while (x != y) {
-      if (depth_[x] >= depth_[y]) x = parent_[x];
-      else y = parent_[y];
-      ++h;
-    }
-    return h;
-  }
-
- private:
-  std::vector<std::size_t> node_vertex_;
-  std::vector<std::size_t> parent_;
-  std::vector<std::size_t> depth_;
-  std::size_t built_for_ = 0;
-};
-
-/// topology: keep a gang's replicas within the fewest racks, then switches. The first replica
-/// goes best-fit; each next replica scores -(sum of hop distances (TopologyGraph) to the
-/// replicas placed so far) * 1e15 - leftover, so a gang fills one rack, then one switch,
-/// before it spreads.
-class Topology final : public PlacementPolicy {
- public:
-  std::string_view name() const override { return "topology"; }
-  void begin_gang(const Cluster& c) override {
-    placed_.clear();
-    if (!graph_.built_for(c)) graph_.build(c);
-  }
-  void replica_placed(const Cluster&, const ReplicaAllocation& a) override { placed_.push_back(a.node); }
-  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
-    double d = 0;
-    for (NodeId p : placed_) d += distance(c, p, id);
-    return -d * 1e15 - detail::leftover(c, id, r);
-  }
-  /// Hops between two nodes: 0 same node, 2 same rack, 4 same switch, else 6.
-  double distance(const Cluster& c, NodeId a, NodeId b) {
-    if (!graph_.built_for(c)) graph_.build(c);
-    return graph_.hops(a, b);
-  }
-
- private:
-  std::vector<NodeId> placed_;
-  TopologyGraph graph_;
-};
-
 }  // namespace libsched::placement
-
-namespace libsched {
-
-inline const PlacementRegistry& PlacementRegistry::builtin() {
-  static const PlacementRegistry r = [] {
-    PlacementRegistry reg;
-    using namespace placement;
-    reg.add("first-fit", [](const PolicyContext&) { return std::make_unique<FirstFit>(); });
-    reg.add("best-fit", [](const PolicyContext&) { return std::make_unique<BestFit>(); });
-    reg.add("worst-fit", [](const PolicyContext&) { return std::make_unique<WorstFit>(); });
-    reg.add("dot-product", [](const PolicyContext&) { return std::make_unique<DotProduct>(); });
-    reg.add("gpu-packing", [](const PolicyContext&) { return std::make_unique<GpuPacking>(); });
-    reg.add("gpu-clustering", [](const PolicyContext&) { return std::make_unique<GpuClustering>(); });
-    reg.add("random", [](const PolicyContext& ctx) { return std::make_unique<Random>(ctx.seed); });
-    reg.add("fgd", [](const PolicyContext& ctx) { return std::make_unique<Fgd>(ctx.workload); });
-    reg.add("topology", [](const PolicyContext&) { return std::make_unique<Topology>(); });
-    return reg;
-  }();
-  return r;
-}
-
-}  // namespace libsched

@@ -53,8 +53,9 @@ class PlacementPolicy {
 
 using PlacementFactory = std::function<std::unique_ptr<PlacementPolicy>(const PolicyContext&)>;
 
-/// Name -> factory. `builtin()` holds the nine policies of placement/builtin.hpp; copy it and
-/// add() your own to extend. add() rejects duplicates (std::invalid_argument); create() throws
+/// Name -> factory. `builtin()` holds the nine policies of placement/builtin.hpp and
+/// placement/topology.hpp (defined in the compiled part of libsched, so link libsched::libsched
+/// or `pkg-config --libs libsched`); copy it and add() your own to extend. add() rejects duplicates (std::invalid_argument); create() throws
 /// std::out_of_range for an unknown name.
 class PlacementRegistry {
  public:

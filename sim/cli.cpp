@@ -1,6 +1,6 @@
-// schedsim: command-line entry point (CLI11). Subcommands: run, validate, convert, fill. Each is
-// one add_<name>_command function that registers the subcommand and sets `exit_code` in its
-// callback, plus one line in main().
+// schedsim: command-line entry point (CLI11), sim::cli_main (sim/cli.hpp). Subcommands: run,
+// validate, convert, fill. Each is one add_<name>_command function that registers the
+// subcommand and sets `exit_code` in its callback, plus one line in cli_main().
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -11,12 +11,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include <fmt/format.h>
+#include <libsched/version.hpp>
+
+#include "sim/cli.hpp"
 #include "sim/convert_cli.hpp"
 #include "sim/fill_cli.hpp"
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/traces.hpp"
 #include "sim/run_cli.hpp"
 #include "sim/io/validate_cli.hpp"
+#include "sim/version.hpp"
 
 namespace {
 
@@ -54,17 +59,20 @@ const CLI::Validator k_limit_check(
     "JOBS");
 
 /// `schedsim validate SCENARIO`: checks a scenario, prints diagnostics, exits 0 or 2.
-void add_validate_command(CLI::App& app, int& exit_code) {
+void add_validate_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
   auto* cmd = app.add_subcommand("validate", "Check a scenario file and report every problem");
   auto path = std::make_shared<std::string>();
   cmd->add_option("SCENARIO", *path, "Scenario JSON file")->required();
-  cmd->callback([path, &exit_code] { exit_code = sim::io::validate_command(*path, std::cout, std::cerr); });
+  cmd->callback([path, &exit_code, &registry] {
+    exit_code = sim::io::validate_command(*path, std::cout, std::cerr, registry);
+  });
 }
 
 /// `schedsim convert --format F --path P [--nodes N] ... --out S.json`: a trace to a scenario.
-void add_convert_command(CLI::App& app, int& exit_code) {
+void add_convert_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
   auto* cmd = app.add_subcommand("convert", "Convert a public trace (openb, philly, swf) into a scenario file");
   auto o = std::make_shared<sim::ConvertOptions>();
+  o->registry = &registry;
   cmd->add_option("--format", o->trace.format, "Trace format")->required()->check(CLI::IsMember({"openb", "philly", "swf"}));
   cmd->add_option("--path", o->trace.path, "Pod/job file, absolute or relative to $SCHEDSIM_DATA")->required();
   cmd->add_option("--nodes", o->trace.nodes, "Node/machine list (openb, philly), absolute or relative to $SCHEDSIM_DATA");
@@ -80,8 +88,9 @@ void add_convert_command(CLI::App& app, int& exit_code) {
 }
 
 /// Loads a scenario file and its traces; prints every problem and returns nullopt on error.
-std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool skip_bad_rows) {
-  auto sc = sim::io::load_or_report(path, std::cerr);
+std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool skip_bad_rows,
+                                                  const libsched::PlacementRegistry& registry) {
+  auto sc = sim::io::load_or_report(path, std::cerr, registry);
   if (!sc) return std::nullopt;
   try {
     std::size_t skipped = sim::io::apply_traces(*sc, sim::io::TraceOptions{skip_bad_rows});
@@ -95,25 +104,26 @@ std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool 
 
 /// `schedsim run [SCENARIO] --out DIR [--seed N] [--until T]`: simulate; no scenario = the
 /// embedded default scenario.
-void add_run_command(CLI::App& app, int& exit_code) {
+void add_run_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
   auto* cmd = app.add_subcommand("run", "Simulate a scenario (default: the embedded default scenario) and write outputs");
   struct Args { std::string path; sim::RunOptions run; bool skip_bad_rows = false; std::uint64_t seed = 0; double until = 0; };
   auto a = std::make_shared<Args>();
   a->run.out_dir = "out";
+  a->run.registry = &registry;
   cmd->add_option("SCENARIO", a->path, "Scenario JSON file (omit for the embedded default scenario)");
   cmd->add_option("--out", a->run.out_dir, "Output directory (default: out)");
   auto* seed = cmd->add_option("--seed", a->seed, "Random seed (overrides the scenario's)")->check(k_seed_check);
   auto* until = cmd->add_option("--until", a->until, "Stop the simulation at this time (seconds)")->check(k_until_check);
   cmd->add_flag("--skip-bad-rows", a->skip_bad_rows, "Skip and count malformed trace rows instead of failing");
   cmd->add_flag("!--no-progress", a->run.progress, "Do not show the progress line");
-  cmd->callback([a, seed, until, &exit_code] {
+  cmd->callback([a, seed, until, &exit_code, &registry] {
     if (*seed) a->run.seed = a->seed;
     if (*until) a->run.until_s = a->until;
     std::optional<sim::io::Scenario> sc;
     if (a->path.empty()) {
       sc = sim::default_scenario(a->run.seed.value_or(1));
     } else {
-      sc = load_with_traces(a->path, a->skip_bad_rows);
+      sc = load_with_traces(a->path, a->skip_bad_rows, registry);
       if (!sc) {
         exit_code = sim::io::exit_invalid_input;
         return;
@@ -124,11 +134,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
 }
 
 /// `schedsim fill SCENARIO --out DIR [--policy NAME] [--seed N] [--target-pct P]`.
-void add_fill_command(CLI::App& app, int& exit_code) {
+void add_fill_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
   auto* cmd = app.add_subcommand("fill", "FGD workload-inflation experiment: place the trace's tasks until P % of GPUs arrived");
   struct Args { std::string path; sim::FillCommandOptions fill; std::uint64_t seed = 0; double target = 0; std::string policy; };
   auto a = std::make_shared<Args>();
   a->fill.out_dir = "out";
+  a->fill.registry = &registry;
   cmd->add_option("SCENARIO", a->path, "Scenario JSON file with a cluster and a trace")->required();
   cmd->add_option("--out", a->fill.out_dir, "Output directory (default: out)");
   auto* policy = cmd->add_option("--policy", a->policy, "Placement policy (overrides scheduler.placement)");
@@ -136,11 +147,11 @@ void add_fill_command(CLI::App& app, int& exit_code) {
   auto* target = cmd->add_option("--target-pct", a->target, "Stop when requested GPUs reach this % of cluster GPUs (default 130)");
   cmd->add_option("--policies", a->fill.policies, "Sweep these policies (comma separated)")->delimiter(',');
   cmd->add_option("--seeds", a->fill.seeds, "Sweep this many seeds from --seed")->check(CLI::PositiveNumber);
-  cmd->callback([a, policy, seed, target, &exit_code] {
+  cmd->callback([a, policy, seed, target, &exit_code, &registry] {
     if (*policy) a->fill.policy = a->policy;
     if (*seed) a->fill.seed = a->seed;
     if (*target) a->fill.target_pct = a->target;
-    auto sc = load_with_traces(a->path, false);
+    auto sc = load_with_traces(a->path, false, registry);
     if (!sc) {
       exit_code = sim::io::exit_invalid_input;
       return;
@@ -151,18 +162,20 @@ void add_fill_command(CLI::App& app, int& exit_code) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int sim::cli_main(int argc, char** argv, const libsched::PlacementRegistry& registry) {
   CLI::App app{"schedsim: gang-scheduling simulator for GPU training platforms"};
+  app.set_version_flag("--version", fmt::format("schedsim {} (libsched {})", sim::version(), LIBSCHED_VERSION_STRING),
+                       "Print the version and exit");
   app.require_subcommand(1);
   int exit_code = 0;
-  add_validate_command(app, exit_code);
-  add_convert_command(app, exit_code);
-  add_run_command(app, exit_code);
-  add_fill_command(app, exit_code);
+  add_validate_command(app, exit_code, registry);
+  add_convert_command(app, exit_code, registry);
+  add_run_command(app, exit_code, registry);
+  add_fill_command(app, exit_code, registry);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);  // prints help/usage; 0 for --help
+    const int rc = app.exit(e);  // prints help/usage/version; 0 for --help and --version
     return rc == 0 ? 0 : sim::io::exit_invalid_input;
   }
   return exit_code;

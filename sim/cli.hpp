@@ -1,0 +1,19 @@
+// The schedsim command line as a function, so that a program can embed the whole simulator
+// with its own placement policies (examples/custom-policy, docs/packaging.md).
+#pragma once
+
+#include <libsched/placement/policy.hpp>
+
+namespace sim {
+
+/// Runs the schedsim command line (`run`, `validate`, `convert`, `fill`, `--help`,
+/// `--version`; README "Using schedsim") on argv and returns the process exit status: 0 ok,
+/// 1 environment failure, 2 invalid input, 130/143 interrupted (docs/outputs.md "Exit
+/// status"). Every scenario's `scheduler.placement`, `fill --policy/--policies` and
+/// `convert --placement` are looked up in `registry`: pass a copy of
+/// libsched::PlacementRegistry::builtin() with your policies add()ed to make them usable by
+/// name. `registry` must outlive the call. Output goes to std::cout / std::cerr.
+int cli_main(int argc, char** argv,
+             const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+
+}  // namespace sim
