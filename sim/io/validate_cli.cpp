@@ -11,8 +11,9 @@ void print_diagnostics(const ParseResult& r, std::ostream& err) {
 }
 }  // namespace
 
-int validate_command(const std::string& path, std::ostream& out, std::ostream& err) {
-  ParseResult r = load_scenario_file(path);
+int validate_command(const std::string& path, std::ostream& out, std::ostream& err,
+                     const std::vector<Override>& overrides) {
+  ParseResult r = load_scenario_file(path, overrides);
   print_diagnostics(r, err);
   if (!r.ok()) return exit_invalid_input;
   // The traces are part of the scenario: a missing or malformed trace file fails `run`, so it

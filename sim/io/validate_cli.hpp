@@ -4,7 +4,9 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
+#include "sim/io/overrides.hpp"
 #include "sim/io/scenario.hpp"
 
 namespace sim::io {
@@ -12,11 +14,13 @@ namespace sim::io {
 /// Exit status for invalid input (contract: "Invalid input: exit status 2").
 inline constexpr int exit_invalid_input = 2;
 
-/// Reads and validates the scenario at `path`. Prints every diagnostic (errors and warnings),
+/// Reads the scenario at `path`, applies `overrides` (docs/scenario-format.md "Overrides") and
+/// validates it. Prints every diagnostic (errors and warnings),
 /// one per line, on `err`; when there is no error prints `FILE: ok (N tasks, M nodes)` on `out`
 /// (N inline tasks, M cluster nodes after node-group expansion). Returns 0 when there is no
 /// error, otherwise exit_invalid_input (2).
-int validate_command(const std::string& path, std::ostream& out, std::ostream& err);
+int validate_command(const std::string& path, std::ostream& out, std::ostream& err,
+                     const std::vector<Override>& overrides = {});
 
 /// Reads and validates the scenario at `path`, printing every diagnostic one per line on `err`.
 /// Returns the scenario when it has no error (warnings are printed but allowed), else nullopt;
