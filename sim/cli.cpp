@@ -1,6 +1,6 @@
 // schedsim: command-line entry point (CLI11), sim::cli_main (sim/cli.hpp). Subcommands: run,
-// validate, convert, fill. Each is one add_<name>_command function that registers the
-// subcommand and sets `exit_code` in its callback, plus one line in cli_main().
+// validate, convert, fill, show-default. Each is one add_<name>_command function that registers
+// the subcommand and sets `exit_code` in its callback, plus one line in cli_main().
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +18,8 @@
 #include "sim/convert_cli.hpp"
 #include "sim/fill_cli.hpp"
 #include "sim/io/diagnostics.hpp"
+#include "sim/io/overrides.hpp"
+#include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
 #include "sim/run_cli.hpp"
 #include "sim/io/validate_cli.hpp"
@@ -58,13 +60,60 @@ const CLI::Validator k_limit_check(
     },
     "JOBS");
 
-/// `schedsim validate SCENARIO`: checks a scenario, prints diagnostics, exits 0 or 2.
+/// --set PATH=VALUE (repeatable), and with `shortcuts` also --placement NAME and --queueing MODE
+/// (docs/scenario-format.md "Overrides").
+struct OverrideArgs {
+  std::vector<std::string> sets;
+  std::string placement, queueing;
+  CLI::Option* placement_opt = nullptr;
+  CLI::Option* queueing_opt = nullptr;
+
+  void add_to(CLI::App* cmd, bool shortcuts) {
+    cmd->add_option("--set", sets, "Override a scenario value: PATH=VALUE, e.g. cluster.pools[a100].node_groups[0].count=10 (repeatable)")
+        ->allow_extra_args(false);
+    if (!shortcuts) return;
+    placement_opt = cmd->add_option("--placement", placement, "Override scheduler.placement");
+    queueing_opt = cmd->add_option("--queueing", queueing, "Override scheduler.queueing");
+  }
+  /// The overrides in order (--set, then --placement, then --queueing); prints problems and
+  /// returns nullopt when a --set is not PATH=VALUE.
+  std::optional<std::vector<sim::io::Override>> get() const {
+    std::vector<sim::io::Override> out;
+    std::vector<sim::io::Diagnostic> diags;
+    for (const auto& a : sets)
+      if (auto o = sim::io::parse_set_argument(a, diags)) out.push_back(std::move(*o));
+    if (placement_opt && *placement_opt) out.push_back(sim::io::make_override("--placement", "scheduler.placement", placement));
+    if (queueing_opt && *queueing_opt) out.push_back(sim::io::make_override("--queueing", "scheduler.queueing", queueing));
+    for (auto& o : out)  // a shortcut's value is a name, never JSON
+      if (o.option != "--set") o.value = o.value_text;
+    for (const auto& d : diags) std::cerr << d.str() << "\n";
+    if (!diags.empty()) return std::nullopt;
+    return out;
+  }
+};
+
+/// `schedsim validate SCENARIO [--set ...]`: checks a scenario, prints diagnostics, exits 0 or 2.
 void add_validate_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
   auto* cmd = app.add_subcommand("validate", "Check a scenario file and report every problem");
   auto path = std::make_shared<std::string>();
+  auto ov = std::make_shared<OverrideArgs>();
   cmd->add_option("SCENARIO", *path, "Scenario JSON file")->required();
-  cmd->callback([path, &exit_code, &registry] {
-    exit_code = sim::io::validate_command(*path, std::cout, std::cerr, registry);
+  ov->add_to(cmd, true);
+  cmd->callback([path, ov, &exit_code, &registry] {
+    const auto overrides = ov->get();
+    exit_code =
+        overrides ? sim::io::validate_command(*path, std::cout, std::cerr, *overrides, registry) : sim::io::exit_invalid_input;
+  });
+}
+
+/// `schedsim show-default [--seed N]`: prints the embedded default scenario as a scenario file.
+void add_show_default_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("show-default", "Print the embedded default scenario (what `run` without a scenario runs)");
+  auto seed = std::make_shared<std::uint64_t>(1);
+  cmd->add_option("--seed", *seed, "Seed of the generated workload (default 1, as `run`)")->check(k_seed_check);
+  cmd->callback([seed, &exit_code] {
+    std::cout << sim::resolved_scenario_json(sim::default_scenario(*seed)) << std::flush;
+    exit_code = std::cout ? 0 : 1;
   });
 }
 
@@ -87,26 +136,26 @@ void add_convert_command(CLI::App& app, int& exit_code, const libsched::Placemen
   cmd->callback([o, &exit_code] { exit_code = sim::convert_command(*o, std::cout, std::cerr); });
 }
 
-/// Loads a scenario file and its traces; prints every problem and returns nullopt on error.
-std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool skip_bad_rows,
+/// Loads a scenario file with its overrides and traces; prints every problem and returns nullopt on error.
+std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool skip_bad_rows, const OverrideArgs& ov,
                                                   const libsched::PlacementRegistry& registry) {
-  auto sc = sim::io::load_or_report(path, std::cerr, registry);
-  if (!sc) return std::nullopt;
-  try {
-    std::size_t skipped = sim::io::apply_traces(*sc, sim::io::TraceOptions{skip_bad_rows});
-    if (skipped) std::cerr << path << ": skipped " << skipped << " malformed trace rows (--skip-bad-rows)\n";
-  } catch (const sim::io::TraceError& e) {
-    std::cerr << sim::io::escape_for_diagnostic(path) << ": " << sim::io::escape_for_diagnostic(e.what()) << "\n";
-    return std::nullopt;
-  }
-  return sc;
+  const auto overrides = ov.get();
+  if (!overrides) return std::nullopt;
+  sim::ScenarioSource src;
+  src.path = path;
+  src.overrides = *overrides;
+  src.skip_bad_rows = skip_bad_rows;
+  src.registry = &registry;
+  auto r = sim::resolve_scenario(src, std::cerr);
+  if (!r) return std::nullopt;
+  return std::move(r->scenario);
 }
 
 /// `schedsim run [SCENARIO] --out DIR [--seed N] [--until T]`: simulate; no scenario = the
 /// embedded default scenario.
 void add_run_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
   auto* cmd = app.add_subcommand("run", "Simulate a scenario (default: the embedded default scenario) and write outputs");
-  struct Args { std::string path; sim::RunOptions run; bool skip_bad_rows = false; std::uint64_t seed = 0; double until = 0; };
+  struct Args { std::string path; sim::RunOptions run; bool skip_bad_rows = false; std::uint64_t seed = 0; double until = 0; OverrideArgs ov; };
   auto a = std::make_shared<Args>();
   a->run.out_dir = "out";
   a->run.registry = &registry;
@@ -116,27 +165,35 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::PlacementReg
   auto* until = cmd->add_option("--until", a->until, "Stop the simulation at this time (seconds)")->check(k_until_check);
   cmd->add_flag("--skip-bad-rows", a->skip_bad_rows, "Skip and count malformed trace rows instead of failing");
   cmd->add_flag("!--no-progress", a->run.progress, "Do not show the progress line");
+  a->ov.add_to(cmd, true);
   cmd->callback([a, seed, until, &exit_code, &registry] {
     if (*seed) a->run.seed = a->seed;
     if (*until) a->run.until_s = a->until;
-    std::optional<sim::io::Scenario> sc;
-    if (a->path.empty()) {
-      sc = sim::default_scenario(a->run.seed.value_or(1));
-    } else {
-      sc = load_with_traces(a->path, a->skip_bad_rows, registry);
-      if (!sc) {
-        exit_code = sim::io::exit_invalid_input;
-        return;
-      }
+    const auto overrides = a->ov.get();
+    std::optional<sim::ResolvedScenario> r;
+    if (overrides) {
+      sim::ScenarioSource src;
+      src.path = a->path;
+      src.overrides = *overrides;
+      src.seed = a->run.seed;
+      src.until_s = a->run.until_s;
+      src.skip_bad_rows = a->skip_bad_rows;
+      src.registry = &registry;
+      r = sim::resolve_scenario(src, std::cerr);
     }
-    exit_code = sim::run_command(*sc, a->run, std::cout, std::cerr);
+    if (!r) {
+      exit_code = sim::io::exit_invalid_input;
+      return;
+    }
+    a->run.resolved_scenario = std::move(r->resolved_json);
+    exit_code = sim::run_command(r->scenario, a->run, std::cout, std::cerr);
   });
 }
 
 /// `schedsim fill SCENARIO --out DIR [--policy NAME] [--seed N] [--target-pct P]`.
 void add_fill_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
   auto* cmd = app.add_subcommand("fill", "FGD workload-inflation experiment: place the trace's tasks until P % of GPUs arrived");
-  struct Args { std::string path; sim::FillCommandOptions fill; std::uint64_t seed = 0; double target = 0; std::string policy; };
+  struct Args { std::string path; sim::FillCommandOptions fill; std::uint64_t seed = 0; double target = 0; std::string policy; OverrideArgs ov; };
   auto a = std::make_shared<Args>();
   a->fill.out_dir = "out";
   a->fill.registry = &registry;
@@ -147,11 +204,12 @@ void add_fill_command(CLI::App& app, int& exit_code, const libsched::PlacementRe
   auto* target = cmd->add_option("--target-pct", a->target, "Stop when requested GPUs reach this % of cluster GPUs (default 130)");
   cmd->add_option("--policies", a->fill.policies, "Sweep these policies (comma separated)")->delimiter(',');
   cmd->add_option("--seeds", a->fill.seeds, "Sweep this many seeds from --seed")->check(CLI::PositiveNumber);
+  a->ov.add_to(cmd, false);
   cmd->callback([a, policy, seed, target, &exit_code, &registry] {
     if (*policy) a->fill.policy = a->policy;
     if (*seed) a->fill.seed = a->seed;
     if (*target) a->fill.target_pct = a->target;
-    auto sc = load_with_traces(a->path, false, registry);
+    auto sc = load_with_traces(a->path, false, a->ov, registry);
     if (!sc) {
       exit_code = sim::io::exit_invalid_input;
       return;
@@ -172,6 +230,7 @@ int sim::cli_main(int argc, char** argv, const libsched::PlacementRegistry& regi
   add_convert_command(app, exit_code, registry);
   add_run_command(app, exit_code, registry);
   add_fill_command(app, exit_code, registry);
+  add_show_default_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <csignal>
 #include <optional>
@@ -15,12 +16,62 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/io/diagnostics.hpp"
+#include "sim/io/scenario_json.hpp"
+#include "sim/io/traces.hpp"
 #include "sim/publish.hpp"
 #include "sim/simulator.hpp"
 
 namespace sim {
 
 namespace fs = std::filesystem;
+
+std::string resolved_scenario_json(const io::Scenario& sc) {
+  return io::scenario_to_json(sc).dump(2) + "\n";
+}
+
+std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& src, std::ostream& err) {
+  io::ParseResult r;
+  std::string label;
+  if (src.until_s && (!std::isfinite(*src.until_s) || *src.until_s < 0 || *src.until_s > 1e9)) {
+    err << "--until: " << fmt::format("{}", *src.until_s) << ": must be a number of seconds from 0 to 1e9\n";
+    return std::nullopt;
+  }
+  const libsched::PlacementRegistry& registry = src.registry ? *src.registry : libsched::PlacementRegistry::builtin();
+  if (!src.path.empty()) {
+    label = src.path;
+    r = io::load_scenario_file(src.path, src.overrides, nullptr, registry);
+  } else if (!src.text.empty()) {
+    label = src.text_label;
+    if (auto doc = io::parse_scenario_json(src.text, label, r.diagnostics))
+      r = io::parse_with_overrides(*doc, label, src.overrides, registry);
+  } else {
+    label = "<default>";
+    io::Scenario def = default_scenario(src.seed.value_or(1));
+    if (src.overrides.empty()) {
+      r.scenario = std::move(def);
+    } else {
+      nlohmann::json doc = io::scenario_to_json(def);
+      r = io::parse_with_overrides(doc, label, src.overrides, registry);
+    }
+  }
+  for (const auto& d : r.diagnostics) err << d.str() << '\n';
+  if (!r.ok()) return std::nullopt;
+  ResolvedScenario out{std::move(*r.scenario), {}};
+  if (src.seed) out.scenario.seed = *src.seed;
+  if (src.until_s) out.scenario.until_s = *src.until_s;
+  out.resolved_json = resolved_scenario_json(out.scenario);
+  if (src.load_traces) {
+    try {
+      const std::size_t skipped = io::apply_traces(out.scenario, io::TraceOptions{src.skip_bad_rows});
+      if (skipped) err << io::escape_for_diagnostic(label) << ": skipped " << skipped << " malformed trace rows (--skip-bad-rows)\n";
+    } catch (const io::TraceError& e) {
+      err << io::escape_for_diagnostic(label) << ": " << io::escape_for_diagnostic(e.what()) << "\n";
+      return std::nullopt;
+    }
+  }
+  return out;
+}
 
 int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& out, std::ostream& err) {
   if (opts.out_dir.empty()) {
@@ -29,7 +80,8 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
   }
   // Refuse an output path that cannot receive the six files before simulating anything, so a
   // run never fails half-way through moving its files into place (partial outputs).
-  static constexpr const char* k_files[] = {"tasks.csv", "summary.json", "groups.csv", "events.jsonl", "timeseries.csv", "metrics.prom"};
+  static constexpr const char* k_files[] = {"tasks.csv",      "summary.json", "groups.csv", "events.jsonl",
+                                            "timeseries.csv", "metrics.prom", "scenario.resolved.json"};
   {
     std::error_code ec;
     const fs::path d(opts.out_dir);
@@ -100,6 +152,18 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
     s.run();
     if (tty) err << "\n";
     s.write_outputs(outdir->staging());
+    {
+      // What reproduces this run: the scenario with every override, the seed and until_s.
+      io::Scenario effective;
+      if (opts.resolved_scenario.empty()) {
+        effective = sc;
+        effective.seed = s.seed();
+        if (opts.until_s) effective.until_s = opts.until_s;
+        effective.traces.clear();  // their nodes and tasks are inline now
+      }
+      write_file_checked((fs::path(outdir->staging()) / "scenario.resolved.json").string(),
+                         opts.resolved_scenario.empty() ? resolved_scenario_json(effective) : opts.resolved_scenario);
+    }
     // write_outputs names its own files: publish whatever it wrote (files added later included).
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(outdir->staging())) names.push_back(e.path().filename().string());

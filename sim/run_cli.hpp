@@ -5,9 +5,11 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <libsched/placement/policy.hpp>
 
+#include "sim/io/overrides.hpp"
 #include "sim/io/scenario.hpp"
 
 namespace sim {
@@ -19,10 +21,45 @@ struct RunOptions {
   bool progress = true;                ///< show a progress line on stderr (only if stderr is a terminal)
   /// Placement policies by name; nullptr = libsched::PlacementRegistry::builtin().
   const libsched::PlacementRegistry* registry = nullptr;
+  /// Written as scenario.resolved.json (resolve_scenario gives it). Empty: derived from the
+  /// scenario passed to run_command (resolved_scenario_json; a scenario whose traces were loaded
+  /// is then written with the trace's nodes and tasks inline).
+  std::string resolved_scenario;
 };
 
-/// Runs `sc` and writes tasks.csv, summary.json, groups.csv, events.jsonl, timeseries.csv and metrics.prom
-/// into opts.out_dir, completely or not at all: the files are written to a staging directory
+/// Where a run's scenario comes from and what the command line changes in it.
+struct ScenarioSource {
+  std::string path;                   ///< scenario file; empty: `text`, or the embedded default scenario when `text` is empty too
+  std::string text;                   ///< scenario JSON text (when `path` is empty)
+  std::string text_label = "<scenario>";  ///< FILE part of the diagnostics about `text`
+  std::vector<io::Override> overrides;    ///< --set, --placement, --queueing (in this order)
+  std::optional<std::uint64_t> seed;  ///< --seed: becomes the scenario's `seed` (for the default scenario also its generator seed)
+  std::optional<double> until_s;      ///< --until: becomes the scenario's `until_s`
+  bool load_traces = true;            ///< load the scenario's `traces`
+  bool skip_bad_rows = false;         ///< --skip-bad-rows
+  /// Placement policies `scheduler.placement` may name; nullptr = libsched::PlacementRegistry::builtin().
+  const libsched::PlacementRegistry* registry = nullptr;
+};
+
+/// A scenario ready to run and the text that reproduces it.
+struct ResolvedScenario {
+  io::Scenario scenario;      ///< validated, overrides, seed and until applied, traces loaded
+  std::string resolved_json;  ///< scenario.resolved.json: the same scenario before its traces were loaded
+};
+
+/// Reads (or generates) the scenario, applies the overrides, validates it, applies `seed` and
+/// `until_s` and loads its traces. Prints every diagnostic (warnings too) one per line on `err`;
+/// returns nullopt when there was an error (the caller exits with io::exit_invalid_input).
+std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& source, std::ostream& err);
+
+/// The resolved-scenario text of `sc`: scenario_to_json with every default written out, pretty
+/// printed (2 spaces, keys sorted), ending in a newline. Running it gives the same outputs as
+/// running `sc` (with the same seed and until_s; a scenario with loaded traces is written with
+/// its trace nodes and tasks inline and no `traces`).
+std::string resolved_scenario_json(const io::Scenario& sc);
+
+/// Runs `sc` and writes tasks.csv, summary.json, groups.csv, events.jsonl, timeseries.csv, metrics.prom
+/// and scenario.resolved.json into opts.out_dir, completely or not at all: the files are written to a staging directory
 /// on out_dir's file system (next to it when it does not exist, inside it when it does) and
 /// published only when all were written and synced (sim/publish.hpp, docs/outputs.md
 /// "Publishing"). Prints a readable

@@ -10,6 +10,8 @@ PACKAGES=(
   libeigen3-dev libfmt-dev libcli11-dev nlohmann-json3-dev catch2
   # libFuzzer harnesses (tools/fuzz.sh): clang, its fuzzer/sanitizer runtimes, llvm-symbolizer
   clang libclang-rt-14-dev llvm-14
+  # Python bindings (python/) and their pytest suite
+  pybind11-dev python3-dev python3-pandas python3-numpy python3-pytest
 )
 
 missing=()

@@ -1238,14 +1238,13 @@ class CheckedDom {
 
 }  // namespace
 
-ParseResult parse_scenario_text(std::string_view text, const std::string& file_label,
-                                const libsched::PlacementRegistry& registry) {
-  ParseResult r;
+std::optional<json> parse_scenario_json(std::string_view text, const std::string& file_label,
+                                        std::vector<Diagnostic>& diagnostics) {
   // A NUL byte would end nlohmann's input early and the rest of the file would be ignored.
   if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
-    r.diagnostics.push_back(
+    diagnostics.push_back(
         malformed(file_label, text, nul, "NUL byte (a scenario is text; what follows it would be ignored)"));
-    return r;
+    return std::nullopt;
   }
   // Refuse absurd nesting before parsing: dumping or walking such a value recurses once per level
   // and overflowed the stack (SIGSEGV on `[[[[...]]]]` 100000 deep). No scenario nests this deep.
@@ -1264,9 +1263,9 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
       if (c == '"') in_string = true;
       else if (c == '[' || c == '{') {
         if (++depth > k_max_depth) {
-          r.diagnostics.push_back(
+          diagnostics.push_back(
               malformed(file_label, text, i, fmt::format("nested deeper than {} levels", k_max_depth)));
-          return r;
+          return std::nullopt;
         }
       } else if (c == ']' || c == '}') {
         --depth;
@@ -1287,8 +1286,8 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
       sax.error_offset = furthest;
     }
     if (!ok || sax.error) {
-      r.diagnostics.push_back(malformed(file_label, text, sax.error_offset, sax.error.value_or("invalid JSON")));
-      return r;
+      diagnostics.push_back(malformed(file_label, text, sax.error_offset, sax.error.value_or("invalid JSON")));
+      return std::nullopt;
     }
     if (!sax.duplicates.empty()) {
       for (const auto& d : sax.duplicates) {
@@ -1297,11 +1296,17 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
         Diagnostic diag{Diagnostic::Severity::error, file_label, d.path, json(d.key).dump(),
                         fmt::format("duplicate key (at line {}, column {} and again at line {}, column {})", l1, c1,
                                     l2, c2)};
-        r.diagnostics.push_back(std::move(diag));
+        diagnostics.push_back(std::move(diag));
       }
-      return r;
+      return std::nullopt;
     }
   }
+  return j;
+}
+
+ParseResult parse_scenario_document(const json& j, const std::string& file_label,
+                                    const libsched::PlacementRegistry& registry) {
+  ParseResult r;
   Sink sink(file_label, r.diagnostics);
   if (!j.is_object()) {
     sink.error("<root>", dump(j), "a scenario must be a JSON object");
@@ -1318,11 +1323,18 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
   return r;
 }
 
-ParseResult load_scenario_file(const std::string& path, const libsched::PlacementRegistry& registry) {
-  auto fail = [&](std::string rule) {
-    ParseResult r;
-    r.diagnostics.push_back({Diagnostic::Severity::error, path, "", "", std::move(rule)});
-    return r;
+ParseResult parse_scenario_text(std::string_view text, const std::string& file_label,
+                                const libsched::PlacementRegistry& registry) {
+  ParseResult r;
+  auto j = parse_scenario_json(text, file_label, r.diagnostics);
+  if (!j) return r;
+  return parse_scenario_document(*j, file_label, registry);
+}
+
+std::optional<std::string> read_scenario_file(const std::string& path, std::vector<Diagnostic>& diagnostics) {
+  auto fail = [&](std::string rule) -> std::optional<std::string> {
+    diagnostics.push_back({Diagnostic::Severity::error, path, "", "", std::move(rule)});
+    return std::nullopt;
   };
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return fail("is a directory, not a scenario file");
@@ -1346,7 +1358,14 @@ ParseResult load_scenario_file(const std::string& path, const libsched::Placemen
     text.append(buf.data(), got);
   }
   if (in.bad()) return fail("cannot read file");
-  return parse_scenario_text(text, path, registry);
+  return text;
+}
+
+ParseResult load_scenario_file(const std::string& path, const libsched::PlacementRegistry& registry) {
+  ParseResult r;
+  auto text = read_scenario_file(path, r.diagnostics);
+  if (!text) return r;
+  return parse_scenario_text(*text, path, registry);
 }
 
 // ------------------------------------------------------------------ serialisation

@@ -34,6 +34,21 @@ struct ParseResult {
 ParseResult parse_scenario_text(std::string_view text, const std::string& file_label,
                                 const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
 
+/// The two steps of parse_scenario_text. Syntax: the JSON document of `text` (a NUL byte,
+/// nesting deeper than 100 levels, malformed JSON and duplicate keys append error diagnostics and
+/// give nullopt).
+std::optional<nlohmann::json> parse_scenario_json(std::string_view text, const std::string& file_label,
+                                                  std::vector<Diagnostic>& diagnostics);
+/// Model: reads and validates a scenario document (every rule of parse_scenario_text after the
+/// syntax). Used directly for documents built in memory (overrides, the embedded default).
+ParseResult parse_scenario_document(const nlohmann::json& document, const std::string& file_label,
+                                    const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+
+/// Reads the text of the scenario file `path`: a directory, an unreadable file or one larger than
+/// limits::max_scenario_bytes appends one error diagnostic and gives nullopt. Reading stops just
+/// after a NUL byte (which parse_scenario_json then reports with its position).
+std::optional<std::string> read_scenario_file(const std::string& path, std::vector<Diagnostic>& diagnostics);
+
 /// Reads `path` and calls parse_scenario_text with `path` as the label. An unreadable file gives
 /// one error diagnostic and no scenario.
 ParseResult load_scenario_file(const std::string& path,

@@ -12,8 +12,8 @@ void print_diagnostics(const ParseResult& r, std::ostream& err) {
 }  // namespace
 
 int validate_command(const std::string& path, std::ostream& out, std::ostream& err,
-                     const libsched::PlacementRegistry& registry) {
-  ParseResult r = load_scenario_file(path, registry);
+                     const std::vector<Override>& overrides, const libsched::PlacementRegistry& registry) {
+  ParseResult r = load_scenario_file(path, overrides, nullptr, registry);
   print_diagnostics(r, err);
   if (!r.ok()) return exit_invalid_input;
   // The traces are part of the scenario: a missing or malformed trace file fails `run`, so it

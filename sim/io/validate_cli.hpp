@@ -4,9 +4,11 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <libsched/placement/policy.hpp>
 
+#include "sim/io/overrides.hpp"
 #include "sim/io/scenario.hpp"
 
 namespace sim::io {
@@ -14,11 +16,13 @@ namespace sim::io {
 /// Exit status for invalid input (contract: "Invalid input: exit status 2").
 inline constexpr int exit_invalid_input = 2;
 
-/// Reads and validates the scenario at `path`. Prints every diagnostic (errors and warnings),
+/// Reads the scenario at `path`, applies `overrides` (docs/scenario-format.md "Overrides") and
+/// validates it. Prints every diagnostic (errors and warnings),
 /// one per line, on `err`; when there is no error prints `FILE: ok (N tasks, M nodes)` on `out`
 /// (N inline tasks, M cluster nodes after node-group expansion). Returns 0 when there is no
 /// error, otherwise exit_invalid_input (2). `scheduler.placement` must be registered in `registry`.
 int validate_command(const std::string& path, std::ostream& out, std::ostream& err,
+                     const std::vector<Override>& overrides = {},
                      const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
 
 /// Reads and validates the scenario at `path`, printing every diagnostic one per line on `err`.

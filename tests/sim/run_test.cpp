@@ -28,7 +28,8 @@ fs::path fresh_dir(const std::string& name) {
   fs::remove_all(d);
   return d;
 }
-const char* kFiles[] = {"tasks.csv", "summary.json", "groups.csv", "events.jsonl", "timeseries.csv", "metrics.prom"};
+const char* kFiles[] = {"tasks.csv",      "summary.json", "groups.csv", "events.jsonl",
+                        "timeseries.csv", "metrics.prom", "scenario.resolved.json"};
 }  // namespace
 
 TEST_CASE("the default scenario runs to completion and uses every feature") {

@@ -1,0 +1,514 @@
+// The `schedsim._schedsim` extension module: libsched's public types (Cluster, TaskSpec,
+// Scheduler, ...) and the simulator's `run` entry point, for python/schedsim/__init__.py.
+// Python users see ids as ints, times in milliseconds (libsched's Time), CPU in milli-vCPU and
+// memory in MiB, exactly as the C++ API. docs/python.md.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <pybind11/operators.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "libsched/libsched.hpp"
+#include "libsched/version.hpp"
+#include "sim/io/overrides.hpp"
+#include "sim/io/validate_cli.hpp"
+#include "sim/run_cli.hpp"
+
+namespace py = pybind11;
+using namespace libsched;
+
+namespace {
+
+/// A snapshot of one node for Python (Cluster::node).
+struct NodeInfo {
+  int id = -1;
+  std::string name;
+  int pool = -1;
+  std::string gpu_model;
+  int gpus = 0;
+  Resources capacity;
+  Resources free;
+  int free_gpus = 0;  ///< GPUs with all 1000 milli-GPU free
+  bool up = true;
+};
+
+NodeInfo node_info(const Cluster& c, NodeId id) {
+  const Node& n = c.node(id);
+  NodeInfo i;
+  i.id = id.value;
+  i.name = n.name;
+  i.pool = n.pool.value;
+  i.gpu_model = n.model < 0 ? std::string() : c.models()[std::size_t(n.model)];
+  i.gpus = n.gpus;
+  i.capacity = n.capacity;
+  i.free = n.free;
+  i.free_gpus = n.full_free_gpus;
+  i.up = n.up;
+  return i;
+}
+
+NodeId checked_node(const Cluster& c, int id) {
+  if (id < 0 || std::size_t(id) >= c.size()) throw py::index_error("no node with id " + std::to_string(id));
+  return NodeId(id);
+}
+
+TaskId checked_task(const Scheduler& s, int id) {
+  if (id < 0 || std::size_t(id) >= s.task_count()) throw py::index_error("no task with id " + std::to_string(id));
+  return TaskId(id);
+}
+
+PoolId pool_arg(const Cluster& c, const py::object& pool) {
+  if (pool.is_none()) return PoolId();
+  if (py::isinstance<py::str>(pool)) {
+    const auto name = pool.cast<std::string>();
+    PoolId p = c.find_pool(name);
+    if (!p.valid()) throw py::value_error("unknown pool '" + name + "'");
+    return p;
+  }
+  const int id = pool.cast<int>();
+  if (id < 0) return PoolId();
+  if (std::size_t(id) >= c.pools().size()) throw py::value_error("no pool with id " + std::to_string(id));
+  return PoolId(id);
+}
+
+/// The preconditions libsched assumes of a replica shape (docs/python.md).
+void check_shape(const ReplicaShape& r, const std::string& what) {
+  if (r.num_gpu < 0 || r.num_gpu > kMaxGpusPerNode) throw py::value_error(what + ": num_gpu must be 0..64");
+  if (r.gpu_milli < 1 || r.gpu_milli > kMilliPerGpu) throw py::value_error(what + ": gpu_milli must be 1..1000");
+  if (r.gpu_milli < kMilliPerGpu && r.num_gpu > 1)
+    throw py::value_error(what + ": a GPU share (gpu_milli < 1000) needs num_gpu == 1");
+  if (r.cpu_milli < 0 || r.mem_mib < 0) throw py::value_error(what + ": cpu_milli and mem_mib must be >= 0");
+}
+
+void check_spec(const TaskSpec& t) {
+  if (t.options.empty()) throw py::value_error("task '" + t.name + "' has no option (add a GangOption)");
+  if (t.workers < 0) throw py::value_error("task '" + t.name + "': workers must be >= 0");
+  for (const auto& o : t.options) {
+    check_shape(o.head, "task '" + t.name + "' option '" + o.label + "' head");
+    check_shape(o.worker, "task '" + t.name + "' option '" + o.label + "' worker");
+  }
+}
+
+py::list ids(const std::vector<TaskId>& v) {
+  py::list l;
+  for (TaskId t : v) l.append(t.value);
+  return l;
+}
+
+std::string shape_repr(const ReplicaShape& r) {
+  return "ReplicaShape(num_gpu=" + std::to_string(r.num_gpu) + ", gpu_milli=" + std::to_string(r.gpu_milli) +
+         ", cpu_milli=" + std::to_string(r.cpu_milli) + ", mem_mib=" + std::to_string(r.mem_mib) + ")";
+}
+
+/// Runs a scenario like `schedsim run` into `out_dir`; returns (exit status, stdout, stderr).
+std::tuple<int, std::string, std::string> run_scenario(const std::string& path, const std::string& text,
+                                                       const std::vector<std::pair<std::string, std::string>>& sets,
+                                                       std::optional<std::uint64_t> seed, std::optional<double> until,
+                                                       const std::string& out_dir, bool skip_bad_rows) {
+  std::ostringstream out, err;
+  int code = 0;
+  {
+    py::gil_scoped_release nogil;
+    sim::ScenarioSource src;
+    src.path = path;
+    src.text = text;
+    src.text_label = "<scenario>";
+    for (const auto& [p, v] : sets) src.overrides.push_back(sim::io::make_override("set", p, v));
+    src.seed = seed;
+    src.until_s = until;
+    src.skip_bad_rows = skip_bad_rows;
+    auto r = sim::resolve_scenario(src, err);
+    if (!r) {
+      code = sim::io::exit_invalid_input;
+    } else {
+      sim::RunOptions opts;
+      opts.out_dir = out_dir;
+      opts.seed = seed;
+      opts.until_s = until;
+      opts.progress = false;
+      opts.resolved_scenario = std::move(r->resolved_json);
+      code = sim::run_command(r->scenario, opts, out, err);
+    }
+  }
+  return {code, out.str(), err.str()};
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_schedsim, m) {
+  m.doc() = "libsched and the schedsim simulator (C++ core of the `schedsim` package; see docs/python.md)";
+  m.def("version", [] { return std::string(LIBSCHED_VERSION_STRING); }, "libsched's version string.");
+
+  // ------------------------------------------------------------------ enums
+  py::enum_<PoolKind>(m, "PoolKind", "Pool kind: `shared` or `dedicated` (docs/platform.md).")
+      .value("shared", PoolKind::shared)
+      .value("dedicated", PoolKind::dedicated);
+  py::enum_<ResourceType>(m, "ResourceType", "Capacity class of a task (docs/platform.md \"Resource types\").")
+      .value("reserved", ResourceType::reserved)
+      .value("pay_as_you_go", ResourceType::pay_as_you_go)
+      .value("spot", ResourceType::spot)
+      .value("idle", ResourceType::idle);
+  py::enum_<TaskType>(m, "TaskType", "PyTorchJob (master + workers) or RayJob (head + workers).")
+      .value("pytorch_job", TaskType::pytorch_job)
+      .value("ray_job", TaskType::ray_job);
+  py::enum_<IdleStability>(m, "IdleStability", "Which idle fragments a task accepts (docs/platform.md).")
+      .value("high", IdleStability::high)
+      .value("medium", IdleStability::medium)
+      .value("low", IdleStability::low);
+  py::enum_<Queueing>(m, "Queueing", "Queueing mode (docs/scenario-format.md \"scheduler\").")
+      .value("greedy", Queueing::greedy)
+      .value("strict", Queueing::strict)
+      .value("backfill", Queueing::backfill);
+  py::enum_<PreemptionKind>(m, "PreemptionKind", "Why a victim was preempted.")
+      .value("priority", PreemptionKind::priority)
+      .value("idle_reclaim", PreemptionKind::idle_reclaim)
+      .value("spot_eviction", PreemptionKind::spot_eviction);
+  auto wait_code = py::enum_<WaitCode>(m, "WaitCode", "Why a task waits (docs/outputs.md \"Wait codes\").");
+  for (auto c : {WaitCode::fits_after_preemption, WaitCode::waits_for_capacity, WaitCode::waits_for_fragmentation,
+                 WaitCode::waits_for_quota, WaitCode::blocked_by_node_policy, WaitCode::blocked_by_queue,
+                 WaitCode::never_fits, WaitCode::fits_now, WaitCode::waits_for_cpu_memory,
+                 WaitCode::waits_for_idle_stability})
+    wait_code.value(std::string(to_string(c)).c_str(), c);
+
+  // ------------------------------------------------------------------ value types
+  py::class_<Resources>(m, "Resources", "An amount of milli-GPU, milli-vCPU and MiB of memory.")
+      .def(py::init([](std::int64_t g, std::int64_t c, std::int64_t mem) { return Resources{g, c, mem}; }),
+           py::arg("gpu_milli") = 0, py::arg("cpu_milli") = 0, py::arg("mem_mib") = 0)
+      .def_readwrite("gpu_milli", &Resources::gpu_milli)
+      .def_readwrite("cpu_milli", &Resources::cpu_milli)
+      .def_readwrite("mem_mib", &Resources::mem_mib)
+      .def(py::self == py::self)
+      .def("__repr__", [](const Resources& r) {
+        return "Resources(gpu_milli=" + std::to_string(r.gpu_milli) + ", cpu_milli=" + std::to_string(r.cpu_milli) +
+               ", mem_mib=" + std::to_string(r.mem_mib) + ")";
+      });
+
+  py::class_<ReplicaShape>(m, "ReplicaShape",
+                           "What one replica (pod) asks for on one node: num_gpu GPUs of gpu_milli each (1000 = whole "
+                           "GPUs; < 1000 only with num_gpu == 1), cpu_milli milli-vCPU and mem_mib MiB.")
+      .def(py::init([](int num_gpu, int gpu_milli, std::int64_t cpu_milli, std::int64_t mem_mib) {
+             ReplicaShape r{num_gpu, gpu_milli, cpu_milli, mem_mib, 0};
+             check_shape(r, "ReplicaShape");
+             return r;
+           }),
+           py::arg("num_gpu") = 0, py::arg("gpu_milli") = 1000, py::arg("cpu_milli") = 0, py::arg("mem_mib") = 0,
+           "Raises ValueError when num_gpu is outside 0..64, gpu_milli outside 1..1000, a share has num_gpu > 1, "
+           "or cpu_milli/mem_mib is negative.")
+      .def_readwrite("num_gpu", &ReplicaShape::num_gpu)
+      .def_readwrite("gpu_milli", &ReplicaShape::gpu_milli)
+      .def_readwrite("cpu_milli", &ReplicaShape::cpu_milli)
+      .def_readwrite("mem_mib", &ReplicaShape::mem_mib)
+      .def(py::self == py::self)
+      .def("__repr__", &shape_repr);
+
+  py::class_<GangOption>(m, "GangOption",
+                         "One way to run a gang: the master/head replica shape and the shape of each worker. A "
+                         "PyTorchJob uses the same shape for both.")
+      .def(py::init([](std::string label, ReplicaShape head, std::optional<ReplicaShape> worker) {
+             return GangOption{std::move(label), head, worker.value_or(head)};
+           }),
+           py::arg("label"), py::arg("head"), py::arg("worker") = py::none(),
+           "label: the spec name shown in outputs; worker defaults to head.")
+      .def_readwrite("label", &GangOption::label)
+      .def_readwrite("head", &GangOption::head)
+      .def_readwrite("worker", &GangOption::worker)
+      .def("__repr__", [](const GangOption& o) {
+        return "GangOption('" + o.label + "', " + shape_repr(o.head) + ", " + shape_repr(o.worker) + ")";
+      });
+
+  py::class_<TaskSpec>(m, "TaskSpec",
+                       "The scheduler's view of a task: 1 master/head + `workers` replicas, candidate `options` in "
+                       "resource-priority order, capacity class, priority 1..9 (higher first), quota owner `user`. "
+                       "Times in milliseconds.")
+      .def(py::init([](std::string name, std::string user, std::int32_t workers, std::vector<GangOption> options,
+                       ResourceType resource_type, std::int32_t priority, bool guarantee, TaskType type,
+                       std::string tenant, int pool, bool accept_idle, bool prefer_idle, IdleStability idle_stability,
+                       Time submit, Time runtime_estimate, Time checkpoint_interval) {
+             TaskSpec t;
+             t.name = std::move(name);
+             t.user = std::move(user);
+             t.workers = workers;
+             t.options = std::move(options);
+             t.resource_type = resource_type;
+             t.priority = priority;
+             t.guarantee = guarantee;
+             t.type = type;
+             t.tenant = std::move(tenant);
+             t.pool = PoolId(pool < 0 ? -1 : pool);
+             t.accept_idle = accept_idle;
+             t.prefer_idle = prefer_idle;
+             t.idle_stability = idle_stability;
+             t.submit = submit;
+             t.runtime_estimate = runtime_estimate;
+             t.checkpoint_interval = checkpoint_interval;
+             return t;
+           }),
+           py::arg("name"), py::arg("user"), py::arg("workers") = 0, py::arg("options") = std::vector<GangOption>{},
+           py::arg("resource_type") = ResourceType::reserved, py::arg("priority") = 5, py::arg("guarantee") = false,
+           py::arg("type") = TaskType::pytorch_job, py::arg("tenant") = "default", py::arg("pool") = -1,
+           py::arg("accept_idle") = false, py::arg("prefer_idle") = false,
+           py::arg("idle_stability") = IdleStability::low, py::arg("submit") = 0, py::arg("runtime_estimate") = -1,
+           py::arg("checkpoint_interval") = 0,
+           "pool: pool id (-1: any eligible pool; required for reserved tasks); submit, runtime_estimate, "
+           "checkpoint_interval: milliseconds (-1: estimate unknown).")
+      .def_readwrite("name", &TaskSpec::name)
+      .def_readwrite("user", &TaskSpec::user)
+      .def_readwrite("tenant", &TaskSpec::tenant)
+      .def_readwrite("type", &TaskSpec::type)
+      .def_readwrite("resource_type", &TaskSpec::resource_type)
+      .def_property(
+          "pool", [](const TaskSpec& t) { return t.pool.value; },
+          [](TaskSpec& t, int p) { t.pool = PoolId(p < 0 ? -1 : p); }, "Pool id, -1 for any eligible pool.")
+      .def_readwrite("priority", &TaskSpec::priority)
+      .def_readwrite("guarantee", &TaskSpec::guarantee)
+      .def_readwrite("accept_idle", &TaskSpec::accept_idle)
+      .def_readwrite("prefer_idle", &TaskSpec::prefer_idle)
+      .def_readwrite("idle_stability", &TaskSpec::idle_stability)
+      .def_readwrite("workers", &TaskSpec::workers)
+      .def_readwrite("options", &TaskSpec::options)
+      .def_readwrite("submit", &TaskSpec::submit)
+      .def_readwrite("runtime_estimate", &TaskSpec::runtime_estimate)
+      .def_readwrite("checkpoint_interval", &TaskSpec::checkpoint_interval)
+      .def_readwrite("selected_policies", &TaskSpec::selected_policies)
+      .def_property_readonly("replicas", &TaskSpec::replicas, "1 + workers.")
+      .def("__repr__", [](const TaskSpec& t) {
+        return "TaskSpec('" + t.name + "', user='" + t.user + "', workers=" + std::to_string(t.workers) + ", " +
+               std::string(to_string(t.resource_type)) + ", priority=" + std::to_string(t.priority) + ")";
+      });
+
+  py::class_<NodeInfo>(m, "NodeInfo", "A snapshot of one node: capacity and free amounts, state.")
+      .def_readonly("id", &NodeInfo::id)
+      .def_readonly("name", &NodeInfo::name)
+      .def_readonly("pool", &NodeInfo::pool)
+      .def_readonly("gpu_model", &NodeInfo::gpu_model)
+      .def_readonly("gpus", &NodeInfo::gpus)
+      .def_readonly("capacity", &NodeInfo::capacity)
+      .def_readonly("free", &NodeInfo::free)
+      .def_readonly("free_gpus", &NodeInfo::free_gpus, "GPUs with all 1000 milli-GPU free.")
+      .def_readonly("up", &NodeInfo::up)
+      .def("__repr__", [](const NodeInfo& n) {
+        return "NodeInfo('" + n.name + "', " + n.gpu_model + " x" + std::to_string(n.gpus) +
+               ", free_gpus=" + std::to_string(n.free_gpus) + (n.up ? "" : ", down") + ")";
+      });
+
+  py::class_<Cluster>(m, "Cluster",
+                      "Pools and nodes with their free capacity. Build it, then give it to Scheduler (which "
+                      "takes a copy). Node and pool ids are dense ints in insertion order.")
+      .def(py::init<>())
+      .def(
+          "add_pool", [](Cluster& c, std::string name, PoolKind kind) { return c.add_pool(std::move(name), kind).value; },
+          py::arg("name"), py::arg("kind") = PoolKind::shared,
+          "Adds a pool; returns its id. Raises ValueError on a duplicate name.")
+      .def(
+          "add_node",
+          [](Cluster& c, std::string name, const py::object& pool, std::string gpu_model, int gpus,
+             std::int64_t cpu_milli, std::int64_t mem_mib, int rack, int switch_id,
+             std::map<std::string, std::string> labels) {
+            if (cpu_milli < 0 || mem_mib < 0) throw py::value_error("node " + name + ": cpu_milli and mem_mib must be >= 0");
+            NodeDesc d{std::move(name), pool_arg(c, pool), std::move(gpu_model), gpus, cpu_milli, mem_mib,
+                       rack,            switch_id,         std::move(labels)};
+            if (!d.pool.valid()) throw py::value_error("node " + d.name + ": a pool is required");
+            return c.add_node(d).value;
+          },
+          py::arg("name"), py::arg("pool"), py::arg("gpu_model"), py::arg("gpus"), py::arg("cpu_milli"),
+          py::arg("mem_mib"), py::arg("rack") = 0, py::arg("switch_id") = 0,
+          py::arg("labels") = std::map<std::string, std::string>{},
+          "Adds a node, all free and up; returns its id. pool: id or name; gpu_model '' for a CPU-only node; "
+          "cpu_milli: milli-vCPU (96 vCPU = 96000); mem_mib: MiB. Raises ValueError on a duplicate name, an "
+          "unknown pool, more than 64 GPUs or a negative amount.")
+      .def(
+          "find_pool", [](const Cluster& c, const std::string& n) { return c.find_pool(n).value; }, py::arg("name"),
+          "Pool id of `name`, or -1.")
+      .def(
+          "find_node", [](const Cluster& c, const std::string& n) { return c.find_node(n).value; }, py::arg("name"),
+          "Node id of `name`, or -1.")
+      .def(
+          "node", [](const Cluster& c, int id) { return node_info(c, checked_node(c, id)); }, py::arg("id"),
+          "A snapshot of node `id`. Raises IndexError for an unknown id.")
+      .def_property_readonly(
+          "nodes",
+          [](const Cluster& c) {
+            std::vector<NodeInfo> v;
+            for (std::size_t i = 0; i < c.size(); ++i) v.push_back(node_info(c, NodeId(std::int32_t(i))));
+            return v;
+          },
+          "Snapshots of every node, in id order.")
+      .def_property_readonly(
+          "pools",
+          [](const Cluster& c) {
+            std::vector<std::string> v;
+            for (const auto& p : c.pools()) v.push_back(p.name);
+            return v;
+          },
+          "Pool names, in id order.")
+      .def_property_readonly("total_capacity", &Cluster::total_capacity, "Sum of every node's capacity.")
+      .def("__len__", &Cluster::size);
+
+  py::class_<SchedulerOptions>(m, "SchedulerOptions",
+                               "Scheduler settings (docs/scenario-format.md \"scheduler\"); idle stability ages in ms.")
+      .def(py::init([](std::string placement, bool preemption, bool idle_reclaim, bool spot_eviction, Queueing queueing,
+                       std::uint64_t seed) {
+             SchedulerOptions o;
+             o.placement = std::move(placement);
+             o.preemption = preemption;
+             o.idle_reclaim = idle_reclaim;
+             o.spot_eviction = spot_eviction;
+             o.queueing = queueing;
+             o.seed = seed;
+             return o;
+           }),
+           py::arg("placement") = "best-fit", py::arg("preemption") = true, py::arg("idle_reclaim") = true,
+           py::arg("spot_eviction") = true, py::arg("queueing") = Queueing::greedy, py::arg("seed") = 1)
+      .def_readwrite("placement", &SchedulerOptions::placement)
+      .def_readwrite("preemption", &SchedulerOptions::preemption)
+      .def_readwrite("idle_reclaim", &SchedulerOptions::idle_reclaim)
+      .def_readwrite("spot_eviction", &SchedulerOptions::spot_eviction)
+      .def_readwrite("queueing", &SchedulerOptions::queueing)
+      .def_readwrite("idle_stability_high", &SchedulerOptions::idle_stability_high)
+      .def_readwrite("idle_stability_medium", &SchedulerOptions::idle_stability_medium)
+      .def_readwrite("seed", &SchedulerOptions::seed);
+
+  py::class_<ReplicaAllocation>(m, "ReplicaAllocation", "What one replica holds on its node.")
+      .def_property_readonly("node", [](const ReplicaAllocation& a) { return a.node.value; }, "Node id.")
+      .def_readonly("gpu_mask", &ReplicaAllocation::gpu_mask, "Bit i = GPU i of the node.")
+      .def_readonly("gpu_milli", &ReplicaAllocation::gpu_milli, "Milli-GPU held on each GPU of gpu_mask.")
+      .def_readonly("cpu_milli", &ReplicaAllocation::cpu_milli)
+      .def_readonly("mem_mib", &ReplicaAllocation::mem_mib);
+
+  py::class_<Placement>(m, "Placement", "A started gang: replicas[0] is the master/head, then the workers.")
+      .def_property_readonly("task", [](const Placement& p) { return p.task.value; })
+      .def_readonly("option", &Placement::option, "Index into TaskSpec.options.")
+      .def_readonly("capacity", &Placement::capacity, "Capacity class it runs on (idle for an accept_idle fallback).")
+      .def_readonly("replicas", &Placement::replicas)
+      .def_readonly("start", &Placement::start, "Start time, ms.");
+
+  py::class_<Preemption>(m, "Preemption", "A victim preempted so that `preemptor` could start.")
+      .def_property_readonly("victim", [](const Preemption& p) { return p.victim.value; })
+      .def_property_readonly("preemptor", [](const Preemption& p) { return p.preemptor.value; })
+      .def_readonly("kind", &Preemption::kind)
+      .def("__repr__", [](const Preemption& p) {
+        return "Preemption(victim=" + std::to_string(p.victim.value) + ", preemptor=" + std::to_string(p.preemptor.value) +
+               ", kind=" + std::string(to_string(p.kind)) + ")";
+      });
+
+  py::class_<ScheduleResult>(m, "ScheduleResult", "What one schedule() call did, in order; already applied.")
+      .def_property_readonly("started", [](const ScheduleResult& r) { return ids(r.started); }, "Started task ids.")
+      .def_readonly("preemptions", &ScheduleResult::preemptions, "Victims released, with their preemptor.")
+      .def("__bool__", [](const ScheduleResult& r) { return !r.empty(); })
+      .def("__repr__", [](const ScheduleResult& r) {
+        return "ScheduleResult(started=" + std::string(py::str(ids(r.started))) +
+               ", preemptions=" + std::to_string(r.preemptions.size()) + ")";
+      });
+
+  py::class_<WaitStatus>(m, "WaitStatus",
+                         "Why a task waits: `code`, every binding constraint `blocking` (primary first) and a "
+                         "human `reason`. Unpacks as (code, blocking, reason).")
+      .def_readonly("code", &WaitStatus::code)
+      .def_readonly("blocking", &WaitStatus::blocking)
+      .def_readonly("reason", &WaitStatus::reason)
+      .def("primary", &WaitStatus::primary, "The code the wait is counted under: blocking[0], else code.")
+      .def("__iter__",
+           [](const WaitStatus& w) { return py::iter(py::make_tuple(w.code, w.blocking, w.reason)); })
+      .def("__repr__", [](const WaitStatus& w) {
+        return "WaitStatus(" + std::string(to_string(w.code)) + ", '" + w.reason + "')";
+      });
+
+  py::class_<Scheduler>(m, "Scheduler",
+                        "The gang scheduler over a copy of `cluster`. Time `now` is in milliseconds and must not go "
+                        "backwards. Typical use: add_task, enqueue, schedule(now) -> started/preemptions, "
+                        "placement_of, explain(task, now), release(task, now). Not thread-safe.")
+      .def(py::init([](const Cluster& c, std::optional<SchedulerOptions> o) {
+             SchedulerOptions opts = o.value_or(SchedulerOptions{});
+             try {
+               return std::make_unique<Scheduler>(c, std::move(opts));
+             } catch (const std::out_of_range& e) {
+               throw py::value_error(std::string("unknown placement policy '") + opts.placement + "'");
+             }
+           }),
+           py::arg("cluster"), py::arg("options") = py::none(),
+           "Raises ValueError when options.placement names no registered policy.")
+      .def_property_readonly("cluster", &Scheduler::cluster, py::return_value_policy::reference_internal,
+                             "The scheduler's cluster (read it; change it only through the scheduler).")
+      .def_property_readonly("options", &Scheduler::options)
+      .def(
+          "set_quota",
+          [](Scheduler& s, const std::string& user, ResourceType rt, const py::object& pool, std::int64_t gpu_milli,
+             std::int64_t cpu_milli, std::int64_t mem_mib) {
+            s.quotas().set_limit(QuotaKey{user, rt, pool_arg(s.cluster(), pool)}, Resources{gpu_milli, cpu_milli, mem_mib});
+          },
+          py::arg("user"), py::arg("resource_type"), py::arg("pool"), py::arg("gpu_milli"), py::arg("cpu_milli"),
+          py::arg("mem_mib"),
+          "Sets the quota of (user, resource type, pool id or name or None). A reserved task needs a quota entry "
+          "(none = zero quota); other classes are limited only where an entry exists.")
+      .def(
+          "add_task",
+          [](Scheduler& s, const TaskSpec& t) {
+            check_spec(t);
+            return s.add_task(t).value;
+          },
+          py::arg("spec"), "Registers a task (not queued yet); returns its id. Raises ValueError on an invalid spec.")
+      .def(
+          "task", [](const Scheduler& s, int t) { return s.task(checked_task(s, t)); }, py::arg("task"),
+          "A copy of the task's spec.")
+      .def_property_readonly("task_count", &Scheduler::task_count)
+      .def(
+          "enqueue", [](Scheduler& s, int t, Time now) { s.enqueue(checked_task(s, t), now); }, py::arg("task"),
+          py::arg("now"), "Puts a registered (or ended) task in the queue. Raises RuntimeError when it is waiting or running.")
+      .def(
+          "dequeue", [](Scheduler& s, int t) { s.dequeue(checked_task(s, t)); }, py::arg("task"),
+          "Removes a waiting task from the queue.")
+      .def("schedule", &Scheduler::schedule, py::arg("now"),
+           "One scheduling decision at `now` (ms): starts every gang that may start and preempts victims where "
+           "that lets a whole gang start. Returns a ScheduleResult (already applied).")
+      .def(
+          "explain", [](Scheduler& s, int t, Time now) { return s.explain(checked_task(s, t), now); }, py::arg("task"),
+          py::arg("now"),
+          "Why `task` waits at `now` (ms), without changing any state: a WaitStatus (code, blocking, reason). "
+          "Rules: docs/scheduler.md \"Why a task waits\".")
+      .def(
+          "placement_of",
+          [](const Scheduler& s, int t) -> std::optional<Placement> {
+            const Placement* p = s.placement_of(checked_task(s, t));
+            if (!p) return std::nullopt;
+            return *p;
+          },
+          py::arg("task"), "The placement of a running task, else None.")
+      .def(
+          "release", [](Scheduler& s, int t, Time now) { s.release(checked_task(s, t), now); }, py::arg("task"),
+          py::arg("now"), "Ends a running task's attempt (frees replicas and quota). Raises RuntimeError if not running.")
+      .def(
+          "is_waiting", [](const Scheduler& s, int t) { return s.is_waiting(checked_task(s, t)); }, py::arg("task"))
+      .def(
+          "is_running", [](const Scheduler& s, int t) { return s.is_running(checked_task(s, t)); }, py::arg("task"))
+      .def_property_readonly("queue", [](const Scheduler& s) { return ids(s.queue()); }, "Waiting task ids in queue order.")
+      .def_property_readonly(
+          "running",
+          [](const Scheduler& s) {
+            return ids(std::vector<TaskId>(s.running().begin(), s.running().end()));
+          },
+          "Running task ids in id order.")
+      .def(
+          "set_node_up",
+          [](Scheduler& s, int n, bool up, Time now) { s.set_node_up(checked_node(s.cluster(), n), up, now); },
+          py::arg("node"), py::arg("up"), py::arg("now"),
+          "Marks a node up or down. Raises RuntimeError when taking down a node tasks still run on.")
+      .def(
+          "tasks_on_node", [](const Scheduler& s, int n) { return ids(s.tasks_on_node(checked_node(s.cluster(), n))); },
+          py::arg("node"), "Running task ids with a replica on the node.");
+
+  // ------------------------------------------------------------------ simulator
+  m.def("_run", &run_scenario, py::arg("path"), py::arg("text"), py::arg("sets"), py::arg("seed"), py::arg("until"),
+        py::arg("out_dir"), py::arg("skip_bad_rows"),
+        "Internal: runs a scenario like `schedsim run`; returns (exit status, stdout, stderr). Use schedsim.run().");
+  m.def(
+      "default_scenario_json", [](std::uint64_t seed) { return sim::resolved_scenario_json(sim::default_scenario(seed)); },
+      py::arg("seed") = 1, "The embedded default scenario as scenario-file JSON text (schedsim show-default).");
+}
