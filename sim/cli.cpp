@@ -185,8 +185,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::PlacementReg
       exit_code = sim::io::exit_invalid_input;
       return;
     }
-    a->run.resolved_scenario = std::move(r->resolved_json);
-    exit_code = sim::run_command(r->scenario, a->run, std::cout, std::cerr);
+    exit_code = sim::run_command(r->scenario, a->run, std::cout, std::cerr, r->resolved_json);
   });
 }
 

@@ -73,7 +73,8 @@ std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& src, std:
   return out;
 }
 
-int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& out, std::ostream& err) {
+int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& out, std::ostream& err,
+                const std::string& resolved_scenario) {
   if (opts.out_dir.empty()) {
     err << "schedsim run: --out: \"\": must name a directory\n";
     return io::exit_invalid_input;
@@ -155,14 +156,14 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
     {
       // What reproduces this run: the scenario with every override, the seed and until_s.
       io::Scenario effective;
-      if (opts.resolved_scenario.empty()) {
+      if (resolved_scenario.empty()) {
         effective = sc;
         effective.seed = s.seed();
         if (opts.until_s) effective.until_s = opts.until_s;
         effective.traces.clear();  // their nodes and tasks are inline now
       }
       write_file_checked((fs::path(outdir->staging()) / "scenario.resolved.json").string(),
-                         opts.resolved_scenario.empty() ? resolved_scenario_json(effective) : opts.resolved_scenario);
+                         resolved_scenario.empty() ? resolved_scenario_json(effective) : resolved_scenario);
     }
     // write_outputs names its own files: publish whatever it wrote (files added later included).
     std::vector<std::string> names;

@@ -21,10 +21,6 @@ struct RunOptions {
   bool progress = true;                ///< show a progress line on stderr (only if stderr is a terminal)
   /// Placement policies by name; nullptr = libsched::PlacementRegistry::builtin().
   const libsched::PlacementRegistry* registry = nullptr;
-  /// Written as scenario.resolved.json (resolve_scenario gives it). Empty: derived from the
-  /// scenario passed to run_command (resolved_scenario_json; a scenario whose traces were loaded
-  /// is then written with the trace's nodes and tasks inline).
-  std::string resolved_scenario;
 };
 
 /// Where a run's scenario comes from and what the command line changes in it.
@@ -67,7 +63,11 @@ std::string resolved_scenario_json(const io::Scenario& sc);
 /// Returns 0 on success; 2 for input problems (also runtime bounds: sim::SimulationLimitError),
 /// checked before simulating where possible; 1 for environment (I/O) problems, the output
 /// location being checked before simulating; 130/143 when interrupted by SIGINT/SIGTERM.
-int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& out, std::ostream& err);
+/// `resolved_scenario` is written as scenario.resolved.json (ResolvedScenario::resolved_json);
+/// empty: derived from `sc` with the run's seed and until_s (resolved_scenario_json; a scenario
+/// whose traces were loaded is then written with the trace's nodes and tasks inline).
+int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& out, std::ostream& err,
+                const std::string& resolved_scenario = {});
 
 /// The embedded default scenario (sim/default_scenario.cpp): >= 64 nodes in 2 pools with 2 GPU
 /// models and a generated workload of a few hundred tasks using every capacity class, both

@@ -134,8 +134,7 @@ std::tuple<int, std::string, std::string> run_scenario(const std::string& path, 
       opts.seed = seed;
       opts.until_s = until;
       opts.progress = false;
-      opts.resolved_scenario = std::move(r->resolved_json);
-      code = sim::run_command(r->scenario, opts, out, err);
+      code = sim::run_command(r->scenario, opts, out, err, r->resolved_json);
     }
   }
   return {code, out.str(), err.str()};
