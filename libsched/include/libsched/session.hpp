@@ -201,23 +201,29 @@ class Session {
   /// May a replica of `s` run on node `n` as class `cls` at time `now` (pool, idle stability,
   /// node policies unless `ignore_filter`)? Fit is checked separately (Cluster::fits).
   /// May task `s` use node `node`'s capacity as class `cls` (pools only)?
-  bool pool_ok(const TaskSpec& s, ResourceType cls, const Node& node) const {
+  bool pool_ok(const TaskSpec& s, ResourceType cls, const Node& node) const { return pool_ok(st, s, cls, node); }
+  static bool pool_ok(const Core& core, const TaskSpec& s, ResourceType cls, const Node& node) {
     switch (cls) {
       case ResourceType::reserved: return node.pool == s.pool;
       case ResourceType::pay_as_you_go:
       case ResourceType::spot:
-        return s.pool.valid() ? node.pool == s.pool : st.cluster_.pool(node.pool).kind == PoolKind::shared;
+        return s.pool.valid() ? node.pool == s.pool : core.cluster_.pool(node.pool).kind == PoolKind::shared;
       case ResourceType::idle: return idle_pool_ok(s, node.pool);
     }
     return false;
   }
   bool node_eligible(const TaskSpec& s, ResourceType cls, NodeId n, const NodeFilter& f, Time now, bool ignore_filter) const {
-    const Node& node = st.cluster_.node(n);
-    if (!pool_ok(s, cls, node)) return false;
+    return node_eligible(st, s, cls, n, f, now, ignore_filter);
+  }
+  /// The same on `core` (pick_node's loop passes a local reference: no reload per node).
+  static bool node_eligible(const Core& core, const TaskSpec& s, ResourceType cls, NodeId n, const NodeFilter& f, Time now,
+                            bool ignore_filter) {
+    const Node& node = core.cluster_.node(n);
+    if (!pool_ok(core, s, cls, node)) return false;
     if (cls == ResourceType::idle) {
-      Time age = now - (st.owner_override_ ? st.owner_at_[n.index()] : node.last_owner_change);
-      if (s.idle_stability == IdleStability::high && age < st.options_.idle_stability_high) return false;
-      if (s.idle_stability == IdleStability::medium && age < st.options_.idle_stability_medium) return false;
+      Time age = now - (core.owner_override_ ? core.owner_at_[n.index()] : node.last_owner_change);
+      if (s.idle_stability == IdleStability::high && age < core.options_.idle_stability_high) return false;
+      if (s.idle_stability == IdleStability::medium && age < core.options_.idle_stability_medium) return false;
     }
     return ignore_filter || f.allowed(n);
   }
@@ -238,6 +244,7 @@ class Session {
     const TaskSpec& s = q.task;
     const ReplicaShape& r = q.shape;
     const ResourceType cls = q.capacity;
+    const Core& core = st;
     Cluster& cluster = st.cluster_;
     PlacementPolicy& policy = *st.policy_;
     NodeId best;
@@ -248,7 +255,7 @@ class Session {
       const auto& idx = cluster.free_index();
       auto ok = [&](std::int32_t id) {
         NodeId n(id);
-        return cluster.fits(n, r) && node_eligible(s, cls, n, f, now, ignore_filter);
+        return cluster.fits(n, r) && node_eligible(core, s, cls, n, f, now, ignore_filter);
       };
       if (order == PlacementPolicy::ScanOrder::least_free_first) {
         for (auto it = idx.lower_bound({r.total_gpu_milli(), r.cpu_milli, -1}); it != idx.end(); ++it)
@@ -271,7 +278,7 @@ class Session {
     for (std::size_t i = 0, n = cluster.size(); i < n; ++i) {
       NodeId id(static_cast<std::int32_t>(i));
       if (!cluster.fits(id, r)) continue;
-      if (!node_eligible(s, cls, id, f, now, ignore_filter)) continue;
+      if (!node_eligible(core, s, cls, id, f, now, ignore_filter)) continue;
       if (first_wins) return id;
       double sc = policy.score(cluster, id, q);
       if (!best.valid() || sc > best_score) {
