@@ -23,7 +23,7 @@
 namespace libsched::placement {
 
 /// first-fit: the first feasible node in node-id order (classic First Fit).
-class FirstFit final : public PlacementPolicy {
+class FirstFit final : public ShapeScore<FirstFit> {
  public:
   std::string_view name() const override { return "first-fit"; }
   double score(const Cluster&, NodeId, const ReplicaShape&) override { return 0; }
@@ -44,7 +44,7 @@ inline double leftover(const Cluster& c, NodeId id, const ReplicaShape& r) {
 
 /// best-fit: the node left with the least free GPU (milli-GPU) after placement, then the least
 /// free vCPU (CPU-only replicas: least vCPU, then least memory). score = -leftover.
-class BestFit final : public PlacementPolicy {
+class BestFit final : public ShapeScore<BestFit> {
  public:
   std::string_view name() const override { return "best-fit"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return -detail::leftover(c, id, r); }
@@ -52,7 +52,7 @@ class BestFit final : public PlacementPolicy {
 };
 
 /// worst-fit: the node left with the most free capacity (spreads load). score = +leftover.
-class WorstFit final : public PlacementPolicy {
+class WorstFit final : public ShapeScore<WorstFit> {
  public:
   std::string_view name() const override { return "worst-fit"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return detail::leftover(c, id, r); }
@@ -62,7 +62,7 @@ class WorstFit final : public PlacementPolicy {
 /// dot-product (Tetris, Grandl et al., SIGCOMM'14): alignment of the request with the free
 /// capacity, both normalised by node capacity: score = sum_d (r_d / C_d) * (f_d / C_d)
 /// over d in {GPU, vCPU, memory}.
-class DotProduct final : public PlacementPolicy {
+class DotProduct final : public ShapeScore<DotProduct> {
  public:
   std::string_view name() const override { return "dot-product"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
@@ -78,7 +78,7 @@ class DotProduct final : public PlacementPolicy {
 /// tiers, (2) a node with a partly used GPU that can take this share, (1) a node already
 /// running something (some GPU used), (0) an idle node; within a tier, best-fit.
 /// score = tier * 1e15 - leftover.
-class GpuPacking final : public PlacementPolicy {
+class GpuPacking final : public ShapeScore<GpuPacking> {
  public:
   std::string_view name() const override { return "gpu-packing"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
@@ -98,7 +98,7 @@ class GpuPacking final : public PlacementPolicy {
 /// together: a share prefers a node with a partly used GPU whose used milli is a multiple of
 /// the share (same-size shares already there); whole-GPU replicas prefer nodes with no shared
 /// GPU. score = same_kind * 1e15 - leftover.
-class GpuClustering final : public PlacementPolicy {
+class GpuClustering final : public ShapeScore<GpuClustering> {
  public:
   std::string_view name() const override { return "gpu-clustering"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
@@ -125,7 +125,7 @@ class GpuClustering final : public PlacementPolicy {
 /// equally likely to win across seeds, a seed always gives the same decisions, and calls that
 /// only look (explain(), backfill reservations, rolled-back trials) never perturb later
 /// decisions, which a stateful generator (one draw per score() call) would.
-class Random final : public PlacementPolicy {
+class Random final : public ShapeScore<Random> {
  public:
   explicit Random(std::uint64_t seed) : seed_(seed) {}
   std::string_view name() const override { return "random"; }
@@ -161,7 +161,7 @@ class Random final : public PlacementPolicy {
 /// of per-GPU free milli-GPU), so values are memoised by that state: clusters have many nodes
 /// in identical states, which makes a decision cost O(nodes) hash look-ups instead of
 /// O(nodes x |M| x GPUs) arithmetic.
-class Fgd final : public PlacementPolicy {
+class Fgd final : public ShapeScore<Fgd> {
  public:
   explicit Fgd(WorkloadDistribution w) : workload_(std::move(w)) {}
   std::string_view name() const override { return "fgd"; }

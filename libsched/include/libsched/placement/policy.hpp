@@ -1,25 +1,28 @@
-// Placement policy interface and the registry that maps scenario names to factories
-// (docs/architecture: kube-scheduler framework score plugins; one small typed interface).
+// Placement policy interface (the score extension point, as in the kube-scheduler framework's
+// score plugins) and PlacementRegistry, the placement part of the plugin Registry
+// (libsched/registry.hpp; docs/architecture.md).
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "libsched/cluster.hpp"
 #include "libsched/fragmentation.hpp"
+#include "libsched/named_registry.hpp"
+#include "libsched/task.hpp"
 
 namespace libsched {
 
-/// What a policy may know when it is created.
-struct PolicyContext {
-  std::uint64_t seed = 1;             ///< for `random`
-  WorkloadDistribution workload;      ///< for `fgd` (empty: each gang's own shapes are used)
+/// The replica being placed, as score() sees it.
+struct ReplicaRequest {
+  const ReplicaShape& shape;  ///< what this replica asks for (head or worker of `option`)
+  const TaskSpec& task;       ///< the task (a relaxed copy of it while explain() probes what-ifs)
+  TaskId id;                  ///< the task's id (invalid for a gang that is not a registered task)
+  std::int32_t replica = 0;   ///< 0 = master/head, 1..workers = the workers in order
+  std::size_t option = 0;     ///< index into task.options
+  ResourceType capacity = ResourceType::reserved;  ///< the capacity class being tried
 };
 
 /// Scores candidate nodes for one replica at a time.
@@ -28,17 +31,31 @@ struct PolicyContext {
 /// for each replica (master/head first) calls score() for every node that passes the filters
 /// and fits the replica, in node-id order, and places the replica on the node with the highest
 /// score (ties: the lowest node id), then calls replica_placed(). score() must not modify the
-/// cluster. Complexity of score() should be O(GPUs per node) (fgd: O(GPUs x task types)).
+/// cluster, and must be a pure function of its arguments and of what begin_gang() /
+/// replica_placed() told the policy (explain() and reservations call it on what-ifs).
+/// Complexity of score() should be O(GPUs per node) (fgd: O(GPUs x task types)).
+///
+/// Override ONE of the two score() overloads: the ReplicaRequest one when the score depends on
+/// the task (its name, user, priority, ...) or on the replica index; the ReplicaShape one when
+/// the shape is enough. The scheduler calls the ReplicaRequest overload, whose default forwards
+/// to the ReplicaShape one. (A class that overrides only one overload hides the other from
+/// name lookup in the class itself; add `using PlacementPolicy::score;` if a compiler warns.)
 class PlacementPolicy {
  public:
   virtual ~PlacementPolicy() = default;
   virtual std::string_view name() const = 0;
   virtual void begin_gang(const Cluster&) {}
   virtual void replica_placed(const Cluster&, const ReplicaAllocation&) {}
-  /// Higher is better. Called only for feasible nodes.
-  virtual double score(const Cluster& c, NodeId node, const ReplicaShape& r) = 0;
+  /// Higher is better. Called only for feasible nodes. Default: the shape-only score.
+  virtual double score(const Cluster& c, NodeId node, const ReplicaRequest& r) { return score(c, node, r.shape); }
+  /// Higher is better. Default 0 (every feasible node ties: the lowest id wins).
+  virtual double score(const Cluster&, NodeId, const ReplicaShape&) { return 0; }
   /// When true the first feasible node in id order wins and the scan stops (first-fit).
   virtual bool first_feasible_wins() const { return false; }
+  /// True when score() depends on the replica's shape, index and capacity class only, never on
+  /// which task asks: the scheduler may then treat identical requests of different tasks as
+  /// one (a request that failed is not retried in the same pass). ShapeScore policies say true.
+  virtual bool shape_only() const { return false; }
 
   /// How the scheduler may visit candidate nodes for a GPU replica.
   /// `all_nodes`: score every feasible node, in id order. `least_free_first` /
@@ -51,33 +68,32 @@ class PlacementPolicy {
   virtual ScanOrder scan_order() const { return ScanOrder::all_nodes; }
 };
 
-using PlacementFactory = std::function<std::unique_ptr<PlacementPolicy>(const PolicyContext&)>;
-
-/// Name -> factory. `builtin()` holds the nine policies of placement/builtin.hpp and
-/// placement/topology.hpp (defined in the compiled part of libsched, so link libsched::libsched
-/// or `pkg-config --libs libsched`); copy it and add() your own to extend. add() rejects duplicates (std::invalid_argument); create() throws
-/// std::out_of_range for an unknown name.
-class PlacementRegistry {
+namespace placement {
+/// Base of policies whose score needs only the replica's shape: implement
+/// `double score(const Cluster&, NodeId, const ReplicaShape&) override` in `Derived`; the
+/// scheduler's call then costs one virtual call per node (the shape score is called directly).
+template <class Derived>
+class ShapeScore : public PlacementPolicy {
  public:
-  void add(std::string name, PlacementFactory f) {
-    if (factories_.count(name)) throw std::invalid_argument("placement policy already registered: " + name);
-    factories_.emplace(std::move(name), std::move(f));
+  double score(const Cluster& c, NodeId node, const ReplicaRequest& r) final {
+    return static_cast<Derived*>(this)->Derived::score(c, node, r.shape);
   }
-  bool contains(std::string_view name) const { return factories_.count(std::string(name)) > 0; }
-  std::unique_ptr<PlacementPolicy> create(std::string_view name, const PolicyContext& ctx) const {
-    auto it = factories_.find(std::string(name));
-    if (it == factories_.end()) throw std::out_of_range("unknown placement policy: " + std::string(name));
-    return it->second(ctx);
-  }
-  std::vector<std::string> names() const {
-    std::vector<std::string> v;
-    for (const auto& [k, f] : factories_) v.push_back(k);
-    return v;
-  }
-  static const PlacementRegistry& builtin();
+  double score(const Cluster& c, NodeId node, const ReplicaShape& r) override = 0;
+  bool shape_only() const final { return true; }
+};
+}  // namespace placement
 
- private:
-  std::map<std::string, PlacementFactory> factories_;
+using PlacementFactory = NamedRegistry<PlacementPolicy>::Factory;
+
+/// Placement policies by name (`scheduler.placement`). `builtin()` holds the nine policies of
+/// placement/builtin.hpp and placement/topology.hpp (defined in the compiled part of libsched:
+/// link libsched::libsched or `pkg-config --libs libsched`); copy it and add() your own to extend. add() rejects duplicates
+/// (DuplicateName, a std::invalid_argument); create() throws UnknownName (a std::out_of_range)
+/// for an unknown name. The placement part of libsched::Registry.
+class PlacementRegistry : public NamedRegistry<PlacementPolicy> {
+ public:
+  PlacementRegistry() : NamedRegistry<PlacementPolicy>("placement policy") {}
+  static const PlacementRegistry& builtin();
 };
 
 }  // namespace libsched

@@ -77,7 +77,7 @@ class TopologyGraph {
 /// goes best-fit; each next replica scores -(sum of hop distances (TopologyGraph) to the
 /// replicas placed so far) * 1e15 - leftover, so a gang fills one rack, then one switch,
 /// before it spreads.
-class Topology final : public PlacementPolicy {
+class Topology final : public ShapeScore<Topology> {
  public:
   std::string_view name() const override { return "topology"; }
   void begin_gang(const Cluster& c) override {

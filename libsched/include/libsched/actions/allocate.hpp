@@ -1,0 +1,130 @@
+// Action `allocate`: one pass over the waiting queue, in queue order, starting every gang that
+// may start now, whole or not at all.
+//
+// Contract. A pass may change: the cluster and quota book (committed placements and released
+// victims), the queue and running set (started tasks leave the queue; victims stop running
+// and are NOT re-queued: the caller owns resubmission), each visited task's wait status and
+// failure memo, and `out` (appends started tasks and preemptions, in the order they happened).
+// After a pass:
+//   * every started gang holds all its replicas (one Transaction per trial, committed only
+//     when every replica is placed) and its whole-gang quota;
+//   * under `strict` no task behind the first task that could not start has started;
+//   * under `backfill` no started task moved the head's reservation later
+//     (actions/backfill.hpp may_jump);
+//   * a preemption (actions/preempt.hpp) ends the pass right after the preemptor starts, and
+//     allocate() returns true: what was freed may now fit tasks earlier in the queue, so the
+//     caller (Scheduler::schedule) runs another pass from the queue's front.
+// Termination: a task started at this instant is never a victim at this instant, so every
+// restart consumes a task that was running before the instant.
+//
+// Memo: a task that failed while the capacity epoch did not change since cannot start (no
+// release, node up, policy change or quota change happened), and tasks with equal request
+// signatures (Session::signature) fail together within a pass; both are skipped.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <unordered_set>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "libsched/actions/backfill.hpp"
+#include "libsched/actions/preempt.hpp"
+#include "libsched/session.hpp"
+
+namespace libsched::actions {
+
+/// One pass at S.now (see the file's contract). `first`: the first pass of this schedule()
+/// call (only then may a greedy pass visit just the tasks enqueued since the last pass).
+/// Returns true when it preempted (and stopped right after that start).
+inline bool allocate(Session& S, ScheduleResult& out, bool first) {
+  using State = Session::State;
+  auto& st = S.st;
+  const Time now = S.now;
+  const Queueing queueing = st.options_.queueing;
+  std::vector<TaskId> order;
+  if (first && queueing == Queueing::greedy && st.capacity_epoch_ == st.last_pass_epoch_) {
+    // Nothing was released since the last pass: only tasks enqueued since then, and tasks
+    // whose idle fragments age with time, can start now (everything else failed on at
+    // least this much capacity).
+    order = st.fresh_;
+    for (TaskId t : st.aging_)
+      if (st.tasks_[t.index()].state == State::waiting) order.push_back(t);
+    std::sort(order.begin(), order.end(), [&st](TaskId a, TaskId b) { return st.key(a) < st.key(b); });
+    order.erase(std::unique(order.begin(), order.end()), order.end());
+  } else {
+    order.reserve(st.queue_.size());
+    for (const auto& k : st.queue_) order.push_back(k.id);
+  }
+  st.fresh_.clear();
+  bool blocked = false;
+  std::optional<TaskId> head;     // strict: the blocking task; backfill: first blocked task
+  Time head_reservation = kTimeNever;
+  std::unordered_set<std::uint64_t> failed_signatures;
+  for (TaskId t : order) {
+    auto& e = st.tasks_[t.index()];
+    if (e.state != State::waiting) continue;
+    e.wait = WaitStatus{};  // this pass decides afresh (no stale blocked_by_queue)
+    if (blocked) {
+      e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", S.spec(*head).name),
+                          {WaitCode::blocked_by_queue}};
+      e.hold_stamp = {st.pass_, st.capacity_epoch_, now};
+      st.visited_.push_back(t);
+      continue;
+    }
+    std::optional<Placement> p;
+    std::vector<Preemption> victims;
+    std::optional<Transaction> tx;
+    std::uint64_t sig = S.signature(t, now);
+    bool known_to_fail = (e.failed_epoch == st.capacity_epoch_ && !st.ages(e.spec)) ||
+                         (sig != 0 && failed_signatures.count(sig));
+    if (!known_to_fail) {
+      tx.emplace(st.cluster_, st.quotas_);
+      p = S.try_start(*tx, t, now);
+      if (!p && S.may_preempt(t)) p = preempt(S, *tx, t, now, victims);
+    }
+    if (p && head && queueing == Queueing::backfill && !may_jump(S, *tx, *head, head_reservation, {}, *p, victims)) {
+      // Starting t would delay the head's reserved start.
+      e.wait = WaitStatus{WaitCode::blocked_by_queue,
+                          fmt::format("would delay the reserved start of {} (backfill)", S.spec(*head).name),
+                          {WaitCode::blocked_by_queue}};
+      e.hold_stamp = {st.pass_, st.capacity_epoch_, now};
+      st.visited_.push_back(t);
+      continue;  // tx rolls back
+    }
+    if (!p) {
+      st.visited_.push_back(t);
+      // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
+      // release nothing more can start. Not so when a task started at this instant (in this
+      // call or an earlier one) is a victim t could take but may not (no zero-length
+      // attempts): at the next instant it may.
+      bool fresh_victims = std::any_of(st.started_now_.begin(), st.started_now_.end(),
+                                       [&](TaskId v) { return S.preemption_kind(t, v, false).has_value(); });
+      if (fresh_victims) st.retry_all_next_ = true;
+      else e.failed_epoch = st.capacity_epoch_;
+      if (sig != 0) failed_signatures.insert(sig);
+      if (queueing == Queueing::strict) {
+        blocked = true;
+        head = t;
+      } else if (queueing == Queueing::backfill && !head) {
+        head = t;
+        head_reservation = reservation(S, *head, now);
+      }
+      continue;
+    }
+    tx->commit();
+    for (const auto& v : victims) {
+      S.finish_release(v.victim, now);
+      out.preemptions.push_back(v);
+    }
+    S.commit_start(t, std::move(*p), now);
+    out.started.push_back(t);
+    if (!victims.empty()) return true;  // restart: earlier tasks may use what was freed
+  }
+  st.last_pass_epoch_ = st.retry_all_next_ ? ~std::uint64_t{0} : st.capacity_epoch_;
+  st.retry_all_next_ = false;
+  return false;
+}
+
+}  // namespace libsched::actions

@@ -1,0 +1,125 @@
+// Action `backfill` (EASY backfilling): the queue head's reservation, and who may jump it.
+//
+// Under `queueing: backfill` the first waiting task of a pass that cannot start is the head.
+// Its reservation (EASY's shadow time) is the earliest time >= now at which its whole gang
+// could start if running tasks end at their expected ends (start + runtime estimate) and
+// nothing else starts. A later task that can start now may jump the head only if starting it
+// does not move that reservation later (may_jump).
+//
+// Contract. reservation() changes nothing: every probe runs inside the caller's transaction
+// and is rolled back before it returns (tx is left as it was found). may_jump() likewise.
+// Neither decides a start: allocate (actions/allocate.hpp) does, and explain's replay of a
+// pass (explain.hpp) asks the same two functions.
+#pragma once
+
+#include <algorithm>
+#include <set>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "libsched/session.hpp"
+
+namespace libsched::actions {
+
+/// Expected end of running task `t`: start + its runtime estimate (never if unknown; an
+/// overdue task is expected to end now).
+inline Time expected_end(const Session& S, TaskId t, Time now) {
+  const auto& e = S.st.tasks_[t.index()];
+  if (e.spec.runtime_estimate < 0) return kTimeNever;
+  return std::max(now, e.placement.start + e.spec.runtime_estimate);
+}
+
+/// The reservation of waiting task `head` with the tasks `extras` tentatively placed inside
+/// `tx` (a backfill candidate; explain's replay of a pass), each expected to run until now +
+/// its estimate.
+/// `gone`: tasks already released inside tx (preemption victims of an extra); they are not
+/// running any more and must not be released a second time at their expected end.
+/// Walks the future in time order: the expected ends of running tasks (releasing them), the
+/// creation and expiry of node policies that may apply to the head, and the times at which
+/// a node's idle fragment reaches the head's stability threshold (a node whose owners' task
+/// is expected to end then starts ageing from that end); the first time the whole gang fits
+/// is the answer (kTimeNever when none is known). Leaves tx as it found it.
+inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std::span<const Placement* const> extras,
+                        const std::vector<Preemption>& gone) {
+  auto& st = S.st;
+  const TaskSpec& hs = S.spec(head);
+  std::vector<std::pair<Time, const Placement*>> ends;
+  for (const Placement* extra : extras) {
+    const TaskSpec& xs = S.spec(extra->task);
+    ends.emplace_back(xs.runtime_estimate < 0 ? kTimeNever : now + xs.runtime_estimate, extra);
+  }
+  for (TaskId t : st.running_) {
+    bool released = std::any_of(gone.begin(), gone.end(), [t](const Preemption& g) { return g.victim == t; });
+    if (!released) ends.emplace_back(expected_end(S, t, now), &st.tasks_[t.index()].placement);
+  }
+  std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::set<Time> times;
+  for (const auto& e : ends)
+    if (e.first != kTimeNever) times.insert(e.first);
+  for (const auto& p : st.policies_) {
+    if (!(p.created < p.expire && p.applies(hs, p.created))) continue;  // never constrains the head
+    if (p.created > now) times.insert(p.created);
+    if (p.expire > now && p.expire != kTimeNever) times.insert(p.expire);
+  }
+  const Time th = st.stability_threshold(hs);
+  struct OverrideGuard {
+    bool& flag;
+    ~OverrideGuard() { flag = false; }
+  } guard{st.owner_override_};
+  if (th > 0) {
+    st.owner_at_.resize(st.cluster_.size());
+    for (std::size_t n = 0; n < st.cluster_.size(); ++n) st.owner_at_[n] = st.cluster_.nodes()[n].last_owner_change;
+    for (const Placement* extra : extras)
+      if (extra->capacity != ResourceType::idle)
+        for (const auto& a : extra->replicas) st.owner_at_[a.node.index()] = now;
+    for (std::size_t n = 0; n < st.cluster_.size(); ++n)
+      if (st.cluster_.nodes()[n].up && st.owner_at_[n] + th > now) times.insert(st.owner_at_[n] + th);
+    st.owner_override_ = true;
+  }
+  std::size_t m = tx.mark();
+  auto fits_at = [&](Time at) {
+    std::size_t m1 = tx.mark();
+    bool ok = S.try_start(tx, head, at).has_value();
+    tx.rollback_to(m1);
+    return ok;
+  };
+  Time result = fits_at(now) ? now : kTimeNever;
+  std::size_t i = 0;
+  while (result == kTimeNever && !times.empty()) {
+    Time at = *times.begin();
+    times.erase(times.begin());
+    for (; i < ends.size() && ends[i].first <= at; ++i) {
+      const Placement* p = ends[i].second;
+      for (const auto& a : p->replicas) tx.release(a);
+      if (p->capacity == ResourceType::idle) continue;
+      tx.charge(p->quota_key, p->quota_held, -1);
+      if (th > 0)
+        for (const auto& a : p->replicas) {
+          st.owner_at_[a.node.index()] = ends[i].first;
+          times.insert(ends[i].first + th);
+        }
+    }
+    if (fits_at(at)) result = at;
+  }
+  tx.rollback_to(m);
+  return result;
+}
+
+/// The reservation of waiting task `head` on the current state (nothing tentatively placed).
+inline Time reservation(Session& S, TaskId head, Time now) {
+  Transaction tx(S.st.cluster_, S.st.quotas_);
+  return reservation(S, tx, head, now, {}, {});
+}
+
+/// May a task whose tentative placement `candidate` (with its preemption victims `gone`) is
+/// inside `tx`, next to the earlier tentative starts `extras`, jump the head? Yes when the
+/// head's reservation with it is no later than `head_reservation` (the reservation without it).
+inline bool may_jump(Session& S, Transaction& tx, TaskId head, Time head_reservation, std::span<const Placement* const> extras,
+                     const Placement& candidate, const std::vector<Preemption>& gone) {
+  std::vector<const Placement*> with(extras.begin(), extras.end());
+  with.push_back(&candidate);
+  return reservation(S, tx, head, S.now, with, gone) <= head_reservation;
+}
+
+}  // namespace libsched::actions

@@ -1,0 +1,255 @@
+// Action `preempt`: start a waiting gang by preempting a minimal whole-gang set of victims.
+//
+// Contract. preempt(S, tx, t, now, victims) may change only what `tx` records: it releases
+// victims (replicas and quota) and takes the gang's replicas and quota inside tx. On success
+// it returns t's placement and appends the victims to `victims`; tx then holds exactly "those
+// victims released, t placed", ready to commit (the caller then calls finish_release for each
+// victim and commit_start for t). On failure it returns nullopt, `victims` is unchanged in
+// content and tx is as it was: never preempt in vain.
+// After success:
+//   * every victim may yield to t (Session::victim_kind, docs/scheduler.md "Preemption") and
+//     started before `now` (no zero-length attempts);
+//   * the set is minimal: without any one victim the whole gang would not start (every kept
+//     victim is needed against the final set);
+//   * the gang is placed on one capacity class; a placement on idle capacity preempts only
+//     tasks that run on idle capacity.
+// Which victims are chosen follows the configured VictimOrder (plugins/victim_order.hpp): the
+// shortest prefix of that order that starts the gang, then minimised.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <optional>
+#include <vector>
+
+#include "libsched/session.hpp"
+
+namespace libsched::actions {
+
+namespace preempt_detail {
+
+struct Cand {
+  Rank rank;
+  TaskId id;
+  PreemptionKind kind;
+};
+
+/// Necessary condition for preemption to start `t`, without touching the cluster: on each
+/// node, give back to its GPUs (per GPU), vCPU and memory what the candidate victims hold
+/// there; the nodes of a usable model must then offer at least 1 + workers replica slots
+/// (slots = min(GPUs with enough free / GPUs per replica, vCPU / replica vCPU, memory /
+/// replica memory)). An upper bound on what preemption can achieve: it ignores pools, node
+/// policies, quota and the order replicas are placed in. O(victim replicas x GPUs per node
+/// + nodes with enough free GPU).
+inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
+  auto& st = S.st;
+  const Cluster& cluster = st.cluster_;
+  const TaskSpec& s = S.spec(t);
+  using Rel = Session::Core::ScratchRel;
+  if (st.scratch_slot_.size() < cluster.size()) st.scratch_slot_.assign(cluster.size(), -1);
+  std::vector<NodeId> touched;
+  st.scratch_rel_.clear();
+  for (const auto& c : cands)
+    for (const auto& a : st.tasks_[c.id.index()].placement.replicas) {
+      std::int32_t& slot = st.scratch_slot_[a.node.index()];
+      const Node& node = cluster.node(a.node);
+      if (slot < 0) {
+        slot = std::int32_t(st.scratch_rel_.size());
+        st.scratch_rel_.emplace_back();
+        Rel& r = st.scratch_rel_.back();
+        r.cpu = node.free.cpu_milli;
+        r.mem = node.free.mem_mib;
+        std::copy(cluster.gpu_free_begin(a.node), cluster.gpu_free_begin(a.node) + node.gpus, r.gpu);
+        touched.push_back(a.node);
+      }
+      Rel& r = st.scratch_rel_[std::size_t(slot)];
+      r.cpu += a.cpu_milli;
+      r.mem += a.mem_mib;
+      for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) r.gpu[std::countr_zero(m)] += a.gpu_milli;
+    }
+  auto slots_of = [](const ReplicaShape& r, std::int32_t usable, std::int64_t cpu, std::int64_t mem) {
+    std::int64_t k = r.num_gpu > 0 ? usable / r.num_gpu : std::int64_t(1) << 40;
+    if (r.cpu_milli > 0) k = std::min(k, cpu / r.cpu_milli);
+    if (r.mem_mib > 0) k = std::min(k, mem / r.mem_mib);
+    return k;
+  };
+  bool ok = false;
+  for (std::size_t i = 0; i < s.options.size() && !ok; ++i) {
+    const ReplicaShape& h = s.options[i].head;
+    const ReplicaShape& w = s.options[i].worker;
+    const ReplicaShape& r = h.total_gpu_milli() <= w.total_gpu_milli() ? h : w;
+    if (r.num_gpu == 0) { ok = true; break; }
+    auto model_ok = [&](const Node& n) { return n.up && n.model >= 0 && (r.models == 0 || ((r.models >> n.model) & 1u)); };
+    std::int64_t slots = 0;
+    for (NodeId n : touched) {
+      const Node& node = cluster.node(n);
+      if (!model_ok(node)) continue;
+      const Rel& rel = st.scratch_rel_[std::size_t(st.scratch_slot_[n.index()])];
+      std::int32_t usable = 0;
+      for (std::int32_t g = 0; g < node.gpus; ++g) usable += rel.gpu[g] >= r.gpu_milli;
+      slots += slots_of(r, usable, rel.cpu, rel.mem);
+    }
+    const auto& idx = cluster.free_index();
+    for (auto it = idx.lower_bound({r.total_gpu_milli(), 0, -1}); it != idx.end() && slots < s.replicas(); ++it) {
+      NodeId n(std::get<2>(*it));
+      if (st.scratch_slot_[n.index()] >= 0) continue;
+      const Node& node = cluster.node(n);
+      if (model_ok(node)) slots += slots_of(r, cluster.usable_gpus(node, r.gpu_milli), node.free.cpu_milli, node.free.mem_mib);
+    }
+    ok = slots >= s.replicas();
+  }
+  for (NodeId n : touched) st.scratch_slot_[n.index()] = -1;
+  return ok;
+}
+
+/// The candidates for `t` on class `cls`, in victim order: running tasks that started before
+/// `now` and may yield to t (on idle capacity: only tasks running on idle capacity).
+inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothetical, ResourceType cls) {
+  auto& st = S.st;
+  std::vector<Cand> cands;
+  // Compact scan over the running tasks (RunInfo keeps what eligibility needs together).
+  const TaskSpec& ps = S.spec(t);
+  for (const Session::RunInfo& ri : st.run_info_) {
+    if (ri.start >= now) continue;  // started at this instant: no zero-length attempts
+    if (cls == ResourceType::idle && ri.capacity != ResourceType::idle) continue;
+    auto k = S.victim_kind(ps, ri.capacity, ri.priority, ri.guarantee, hypothetical);
+    if (!k) continue;
+    Time e = now - ri.start;
+    Time lost = ri.checkpoint > 0 ? e - (e / ri.checkpoint) * ri.checkpoint : e;
+    Rank rank = st.builtin_victim_order_
+                    ? plugins::IdleSpotFirst::of(ri.capacity, ri.priority, lost)
+                    : st.victim_order_->rank(VictimCandidate{ri.id, S.spec(ri.id), ri.capacity, ri.start, lost, *k});
+    cands.push_back({rank, ri.id, *k});
+  }
+  std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return std::tie(a.rank, a.id) < std::tie(b.rank, b.id); });
+  return cands;
+}
+
+/// Preemption on one capacity class (see the file's contract).
+inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims,
+                                              bool hypothetical, ResourceType cls) {
+  std::vector<Cand> cands = candidates(S, t, now, hypothetical, cls);
+  if (cands.empty()) return std::nullopt;
+  if (!may_help(S, t, cands)) return std::nullopt;
+  auto& st = S.st;
+  std::size_t m0 = tx.mark();
+  // The shortest prefix of the candidate order that lets the whole gang start. Galloping
+  // search (prefixes of 1, 2, 4, ... victims), then binary search inside the last doubling;
+  // if even every candidate is not enough, nothing is preempted (never in vain). The prefix
+  // is moved with transaction marks (release more, or roll back to a shorter prefix), so
+  // finding a k-victim answer costs O(k) releases and O(log k) gang trials.
+  std::vector<std::size_t> marks{m0};   // marks[i]: state with the first i candidates released
+  auto set_prefix = [&](std::size_t k) {
+    if (k + 1 < marks.size()) {
+      tx.rollback_to(marks[k]);
+      marks.resize(k + 1);
+    }
+    while (marks.size() <= k) {
+      S.release_into(tx, cands[marks.size() - 1].id);
+      marks.push_back(tx.mark());
+    }
+  };
+  auto starts_with_prefix = [&](std::size_t k) {
+    set_prefix(k);
+    std::size_t m1 = tx.mark();
+    bool ok = S.try_start(tx, t, now, false, cls).has_value();
+    tx.rollback_to(m1);
+    return ok;
+  };
+  std::size_t hi = 0;
+  for (std::size_t size = 1;; size = std::min(size * 2, cands.size())) {
+    if (starts_with_prefix(size)) {
+      hi = size;
+      break;
+    }
+    if (size == cands.size()) break;
+  }
+  if (hi == 0) {
+    tx.rollback_to(m0);
+    return std::nullopt;
+  }
+  std::size_t lo = hi / 2 + 1;
+  while (lo < hi) {
+    std::size_t mid = lo + (hi - lo) / 2;
+    if (starts_with_prefix(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  tx.rollback_to(m0);
+  lo = hi;
+  std::vector<std::size_t> chosen(lo);
+  for (std::size_t i = 0; i < lo; ++i) chosen[i] = i;
+  // Victims holding nothing on the nodes the gang would use are usually not needed: keep
+  // only the ones on those nodes when that still starts the gang (then the quadratic
+  // minimisation below runs on a handful).
+  {
+    for (std::size_t i = 0; i < lo; ++i) S.release_into(tx, cands[i].id);
+    auto p = S.try_start(tx, t, now, false, cls);
+    std::vector<NodeId> used;
+    if (p)
+      for (const auto& a : p->replicas) used.push_back(a.node);
+    tx.rollback_to(m0);
+    std::sort(used.begin(), used.end());
+    std::vector<std::size_t> relevant;
+    for (std::size_t i = 0; i < lo; ++i) {
+      bool on_used = false;
+      for (const auto& a : st.tasks_[cands[i].id.index()].placement.replicas)
+        on_used = on_used || std::binary_search(used.begin(), used.end(), a.node);
+      if (on_used) relevant.push_back(i);
+    }
+    if (relevant.size() < lo) {
+      for (std::size_t i : relevant) S.release_into(tx, cands[i].id);
+      bool ok = S.try_start(tx, t, now, false, cls).has_value();
+      tx.rollback_to(m0);
+      if (ok) chosen = relevant;
+    }
+  }
+  // Minimise: drop each victim (newest first) if the gang still starts without it, and
+  // repeat until a whole round drops nothing. One round is not enough: placement is greedy,
+  // so freeing less can succeed where freeing more failed (a policy may pick a different,
+  // worse node when more is free); only a round with no drop proves that every kept victim
+  // is needed against the final set.
+  std::vector<bool> keep(chosen.size(), true);
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (std::size_t j = chosen.size(); j-- > 0;) {
+      if (!keep[j]) continue;
+      tx.rollback_to(m0);
+      for (std::size_t q = 0; q < chosen.size(); ++q)
+        if (keep[q] && q != j) S.release_into(tx, cands[chosen[q]].id);
+      if (S.try_start(tx, t, now, false, cls)) {
+        keep[j] = false;
+        dropped = true;
+      }
+    }
+  }
+  tx.rollback_to(m0);
+  for (std::size_t q = 0; q < chosen.size(); ++q) {
+    if (!keep[q]) continue;
+    S.release_into(tx, cands[chosen[q]].id);
+    victims.push_back(Preemption{cands[chosen[q]].id, t, cands[chosen[q]].kind});
+  }
+  auto p = S.try_start(tx, t, now, false, cls);
+  if (!p) {  // cannot happen: the kept set was tested; stay safe
+    tx.rollback_to(m0);
+    victims.clear();
+  }
+  return p;
+}
+
+}  // namespace preempt_detail
+
+/// Gang-aware preemption (see the file's contract). `hypothetical`: as if preemption, idle
+/// reclaim and spot eviction were all enabled (explain() only).
+inline std::optional<Placement> preempt(Session& S, Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims,
+                                        bool hypothetical = false) {
+  // One capacity class at a time, in the task's order. A placement on idle capacity may
+  // only reclaim tasks that run on idle capacity themselves: evicting an owner's task to
+  // run on "idle" capacity would let the victim reclaim it right back (ping-pong).
+  for (ResourceType cls : Session::classes(S.spec(t))) {
+    auto p = preempt_detail::preempt_class(S, tx, t, now, victims, hypothetical, cls);
+    if (p) return p;
+  }
+  return std::nullopt;
+}
+
+}  // namespace libsched::actions

@@ -1,0 +1,472 @@
+// One scheduling cycle's view of the scheduler's state, and the predicates every action and
+// explain() share (docs/architecture.md).
+//
+// detail::SchedulerCore is the state a Scheduler owns (cluster, quota book, node policies,
+// tasks, the queue, the running set, the plugins, and the memo that lets a pass skip requests
+// known to fail). A Session is a handle on it for one call (schedule(), explain(), ...): it
+// answers the narrow questions of placement (is a node eligible? which node for this replica?
+// does the whole gang place?), admission, and the victim rule, and applies decided starts and
+// releases. The actions (actions/allocate.hpp, backfill.hpp, preempt.hpp) and explain.hpp are
+// written against it; none of them re-derives a predicate.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "libsched/cluster.hpp"
+#include "libsched/decisions.hpp"
+#include "libsched/node_policy.hpp"
+#include "libsched/options.hpp"
+#include "libsched/placement/policy.hpp"
+#include "libsched/plugins/admission.hpp"
+#include "libsched/plugins/queue_order.hpp"
+#include "libsched/plugins/victim_order.hpp"
+#include "libsched/quota.hpp"
+#include "libsched/registry.hpp"
+#include "libsched/status.hpp"
+#include "libsched/task.hpp"
+#include "libsched/transaction.hpp"
+
+namespace libsched {
+
+namespace detail {
+
+/// The state a Scheduler owns. Members keep the Scheduler's own names (Scheduler derives from
+/// this). `mutable` members are those explain() (a const query) touches while it probes: its
+/// trials run in rolled-back transactions and leave them as they were.
+struct SchedulerCore {
+  SchedulerCore(Cluster cluster, SchedulerOptions options, const Registry& registry)
+      : cluster_(std::move(cluster)), options_(std::move(options)) {
+    PolicyContext ctx{options_.seed, options_.workload};
+    policy_ = registry.placement.create(options_.placement, ctx);
+    queue_order_ = registry.queue_order.create(options_.queue_order, ctx);
+    victim_order_ = registry.victim_order.create(options_.victim_order, ctx);
+    admission_ = registry.admission.create(options_.admission, ctx);
+    // The builtin plugins run devirtualised (the same rule, called directly).
+    builtin_queue_order_ = dynamic_cast<const plugins::PriorityFifo*>(queue_order_.get()) != nullptr;
+    builtin_victim_order_ = dynamic_cast<const plugins::IdleSpotFirst*>(victim_order_.get()) != nullptr;
+    builtin_admission_ = dynamic_cast<const plugins::QuotaAdmission*>(admission_.get()) != nullptr;
+    memo_by_signature_ = builtin_admission_ && policy_->shape_only();
+    node_tasks_.resize(cluster_.size());
+  }
+
+  enum class State : std::uint8_t { idle_state, waiting, running };
+  struct Entry {
+    TaskSpec spec;
+    State state = State::idle_state;
+    Placement placement;
+    WaitStatus wait;
+    Rank rank{};                                      ///< queue rank, set at enqueue
+    std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
+    /// (pass, capacity epoch, now) of the pass that set a blocked_by_queue status.
+    std::tuple<std::uint64_t, std::uint64_t, Time> hold_stamp{0, 0, 0};
+  };
+  /// The queue's sort key: (rank, name, id).
+  struct QueueKey {
+    Rank rank;
+    std::string name;
+    TaskId id;
+    friend bool operator<(const QueueKey& a, const QueueKey& b) {
+      return std::tie(a.rank, a.name, a.id) < std::tie(b.rank, b.name, b.id);
+    }
+  };
+  /// Running tasks, unordered (swap-remove), with what victim eligibility and order need.
+  struct RunInfo {
+    TaskId id;
+    ResourceType capacity;
+    std::int32_t priority;
+    bool guarantee;
+    Time start;
+    Time checkpoint;
+  };
+  struct ScratchRel { std::int64_t cpu = 0, mem = 0; std::int32_t gpu[kMaxGpusPerNode]; };
+
+  QueueKey key(TaskId t) const {
+    const Entry& e = tasks_[t.index()];
+    return {e.rank, e.spec.name, t};
+  }
+  Rank queue_rank(const TaskSpec& s, TaskId t) const {
+    return builtin_queue_order_ ? plugins::PriorityFifo::of(s) : queue_order_->rank(s, t);
+  }
+  /// Tasks whose candidate nodes can grow with time alone: idle fragments offered at high or
+  /// medium stability age into eligibility.
+  static bool ages(const TaskSpec& s) {
+    bool may_idle = s.resource_type == ResourceType::idle || s.accept_idle || s.prefer_idle;
+    return may_idle && s.idle_stability != IdleStability::low;
+  }
+  /// Fragment age a task's idle placements need (0: any fragment, or it never runs on idle).
+  Time stability_threshold(const TaskSpec& s) const {
+    if (!ages(s)) return 0;
+    return s.idle_stability == IdleStability::high ? options_.idle_stability_high : options_.idle_stability_medium;
+  }
+  void account(const Placement& p, int sign) {
+    for (const auto& a : p.replicas) allocated_[std::size_t(p.capacity)] += sign * a.total_gpu_milli();
+  }
+
+  // ---- configuration and plugins
+  mutable Cluster cluster_;
+  SchedulerOptions options_;
+  std::unique_ptr<PlacementPolicy> policy_;
+  std::unique_ptr<QueueOrder> queue_order_;
+  std::unique_ptr<VictimOrder> victim_order_;
+  std::unique_ptr<Admission> admission_;
+  bool builtin_queue_order_ = false, builtin_victim_order_ = false, builtin_admission_ = false;
+  /// Identical requests of different tasks get the same decisions (the plugins look at shapes,
+  /// class, pool, priority and quota owner only): Session::signature() may merge them.
+  bool memo_by_signature_ = false;
+  mutable QuotaBook quotas_;
+  std::vector<NodePolicy> policies_;
+
+  // ---- tasks
+  std::vector<Entry> tasks_;
+  std::set<QueueKey> queue_;
+  std::set<TaskId> running_;
+  std::vector<RunInfo> run_info_;
+  std::vector<std::size_t> run_pos_;
+  std::vector<std::vector<TaskId>> node_tasks_;
+  std::int64_t allocated_[4] = {0, 0, 0, 0};
+
+  // ---- the pass memo (what lets a pass skip requests known to fail)
+  std::uint64_t pass_ = 0;   ///< schedule() calls so far (stamps queue holds for explain)
+  std::vector<TaskId> visited_;
+  /// Bumped whenever capacity may have grown for some waiting task (a release, a node up, a
+  /// node policy created or expired, a quota change). A task that failed in the current
+  /// epoch cannot start until it changes.
+  std::uint64_t capacity_epoch_ = 0;
+  std::uint64_t last_pass_epoch_ = ~std::uint64_t{0};
+  bool retry_all_next_ = false;  ///< a task failed while tasks started at this instant were victims it could take
+  Time last_now_ = -kTimeNever;
+  std::vector<TaskId> fresh_;   ///< enqueued since the last pass
+  std::vector<TaskId> aging_;   ///< waiting tasks whose feasibility grows with time (idle stability)
+  std::vector<TaskId> started_now_;  ///< tasks started at instant started_now_at_ (never victims then)
+  Time started_now_at_ = -kTimeNever;
+
+  // ---- scratch of probes (restored after each use)
+  mutable std::vector<std::int32_t> scratch_slot_;  ///< per node, -1 between uses (preemption_may_help)
+  mutable std::vector<ScratchRel> scratch_rel_;
+  /// While a reservation walks the future: each node's hypothetical last owner change (tasks
+  /// expected to end by then have touched their nodes), read by node_eligible instead of the
+  /// node's own.
+  mutable bool owner_override_ = false;
+  mutable std::vector<Time> owner_at_;
+};
+
+}  // namespace detail
+
+/// One call's handle on the scheduler state: the shared predicates (eligibility, placement,
+/// admission, the victim rule) and the two state changes every action ends in (a gang starts,
+/// a task is released). Cheap to construct (two words); not copyable into another call.
+class Session {
+ public:
+  using Core = detail::SchedulerCore;
+  using State = Core::State;
+  using Entry = Core::Entry;
+  using RunInfo = Core::RunInfo;
+
+  Session(Core& core, Time now) : st(core), now(now) {}
+
+  Core& st;        ///< the state (cluster, quotas, tasks, queue, memo)
+  const Time now;  ///< the instant of this call (ms)
+
+  const TaskSpec& spec(TaskId t) const { return st.tasks_[t.index()].spec; }
+  const SchedulerOptions& options() const { return st.options_; }
+
+  // ------------------------------------------------------------------ eligibility
+  /// Capacity classes a task may run on, in the order tried.
+  static std::vector<ResourceType> classes(const TaskSpec& s) {
+    if (s.resource_type != ResourceType::reserved) return {s.resource_type};
+    if (s.prefer_idle) return {ResourceType::idle, ResourceType::reserved};
+    if (s.accept_idle) return {ResourceType::reserved, ResourceType::idle};
+    return {ResourceType::reserved};
+  }
+  static QuotaKey quota_key(const TaskSpec& s, ResourceType cls) { return QuotaKey{s.user, cls, s.pool}; }
+
+  /// Pools whose idle capacity task `s` may use. An idle task: its `pool` if set, else every
+  /// pool. A reserved task falling back to idle capacity (accept_idle / prefer_idle): every
+  /// pool except its own, because the nodes of its own pool are its reserved capacity; taking
+  /// some of them as "idle" would combine reserved and idle capacity in one gang (and bypass
+  /// its quota). [choice: whatever the pool's kind]
+  static bool idle_pool_ok(const TaskSpec& s, PoolId pool) {
+    if (s.resource_type == ResourceType::idle) return !s.pool.valid() || pool == s.pool;
+    return pool != s.pool;
+  }
+
+  /// May a replica of `s` run on node `n` as class `cls` at time `now` (pool, idle stability,
+  /// node policies unless `ignore_filter`)? Fit is checked separately (Cluster::fits).
+  /// May task `s` use node `node`'s capacity as class `cls` (pools only)?
+  bool pool_ok(const TaskSpec& s, ResourceType cls, const Node& node) const { return pool_ok(st, s, cls, node); }
+  static bool pool_ok(const Core& core, const TaskSpec& s, ResourceType cls, const Node& node) {
+    switch (cls) {
+      case ResourceType::reserved: return node.pool == s.pool;
+      case ResourceType::pay_as_you_go:
+      case ResourceType::spot:
+        return s.pool.valid() ? node.pool == s.pool : core.cluster_.pool(node.pool).kind == PoolKind::shared;
+      case ResourceType::idle: return idle_pool_ok(s, node.pool);
+    }
+    return false;
+  }
+  bool node_eligible(const TaskSpec& s, ResourceType cls, NodeId n, const NodeFilter& f, Time now, bool ignore_filter) const {
+    return node_eligible(st, s, cls, n, f, now, ignore_filter);
+  }
+  /// The same on `core` (pick_node's loop passes a local reference: no reload per node).
+  static bool node_eligible(const Core& core, const TaskSpec& s, ResourceType cls, NodeId n, const NodeFilter& f, Time now,
+                            bool ignore_filter) {
+    const Node& node = core.cluster_.node(n);
+    if (!pool_ok(core, s, cls, node)) return false;
+    if (cls == ResourceType::idle) {
+      Time age = now - (core.owner_override_ ? core.owner_at_[n.index()] : node.last_owner_change);
+      if (s.idle_stability == IdleStability::high && age < core.options_.idle_stability_high) return false;
+      if (s.idle_stability == IdleStability::medium && age < core.options_.idle_stability_medium) return false;
+    }
+    return ignore_filter || f.allowed(n);
+  }
+
+  // ------------------------------------------------------------------ admission
+  /// The configured admission plugin (the builtin quota rule is called directly).
+  bool admits(const QuotaKey& k, const TaskSpec& s, TaskId t, const Resources& demand) const {
+    return st.builtin_admission_ ? st.quotas_.admits(k, demand) : st.admission_->admits(st.quotas_, k, s, t, demand);
+  }
+  bool never_admits(const QuotaKey& k, const TaskSpec& s, TaskId t, const Resources& demand) const {
+    return st.builtin_admission_ ? st.quotas_.never_admits(k, demand) : st.admission_->never_admits(st.quotas_, k, s, t, demand);
+  }
+
+  // ------------------------------------------------------------------ placement
+  /// The node the placement policy picks for replica `q` among the eligible nodes that fit it,
+  /// or an invalid id. Nodes are visited in the policy's scan order (PlacementPolicy).
+  NodeId pick_node(const ReplicaRequest& q, const NodeFilter& f, Time now, bool ignore_filter) {
+    const TaskSpec& s = q.task;
+    const ReplicaShape& r = q.shape;
+    const ResourceType cls = q.capacity;
+    const Core& core = st;
+    Cluster& cluster = st.cluster_;
+    PlacementPolicy& policy = *st.policy_;
+    NodeId best;
+    double best_score = 0;
+    auto order = policy.scan_order();
+    if (r.num_gpu > 0 && order != PlacementPolicy::ScanOrder::all_nodes) {
+      // The policy's score order is the index order: the first feasible node wins.
+      const auto& idx = cluster.free_index();
+      auto ok = [&](std::int32_t id) {
+        NodeId n(id);
+        return cluster.fits(n, r) && node_eligible(core, s, cls, n, f, now, ignore_filter);
+      };
+      if (order == PlacementPolicy::ScanOrder::least_free_first) {
+        for (auto it = idx.lower_bound({r.total_gpu_milli(), r.cpu_milli, -1}); it != idx.end(); ++it)
+          if (ok(std::get<2>(*it))) return NodeId(std::get<2>(*it));
+        return NodeId();
+      }
+      // most_free_first: groups of equal (GPU, vCPU) from the top, each in ascending id order.
+      auto group_end = idx.end();
+      while (group_end != idx.begin()) {
+        auto last = std::prev(group_end);
+        if (std::get<0>(*last) < r.total_gpu_milli()) break;
+        auto group_begin = idx.lower_bound({std::get<0>(*last), std::get<1>(*last), -1});
+        for (auto it = group_begin; it != group_end; ++it)
+          if (ok(std::get<2>(*it))) return NodeId(std::get<2>(*it));
+        group_end = group_begin;
+      }
+      return NodeId();
+    }
+    bool first_wins = policy.first_feasible_wins();
+    for (std::size_t i = 0, n = cluster.size(); i < n; ++i) {
+      NodeId id(static_cast<std::int32_t>(i));
+      if (!cluster.fits(id, r)) continue;
+      if (!node_eligible(core, s, cls, id, f, now, ignore_filter)) continue;
+      if (first_wins) return id;
+      double sc = policy.score(cluster, id, q);
+      if (!best.valid() || sc > best_score) {
+        best = id;
+        best_score = sc;
+      }
+    }
+    return best;
+  }
+
+  /// Places every replica of option `opt` of `s` (task `t`, or a relaxed copy of its spec) on
+  /// class `cls` inside `tx`, or none (tx as it was).
+  std::optional<std::vector<ReplicaAllocation>> place_gang(Transaction& tx, const TaskSpec& s, TaskId t, std::size_t opt,
+                                                           ResourceType cls, const NodeFilter& f, Time now, bool ignore_filter) {
+    std::size_t m = tx.mark();
+    std::vector<ReplicaAllocation> out;
+    out.reserve(std::size_t(s.replicas()));
+    st.policy_->begin_gang(st.cluster_);
+    for (std::int32_t i = 0; i < s.replicas(); ++i) {
+      const ReplicaShape& r = i == 0 ? s.options[opt].head : s.options[opt].worker;
+      NodeId n = pick_node(ReplicaRequest{r, s, t, i, opt, cls}, f, now, ignore_filter);
+      if (!n.valid()) {
+        tx.rollback_to(m);
+        return std::nullopt;
+      }
+      out.push_back(tx.allocate(n, r));
+      st.policy_->replica_placed(st.cluster_, out.back());
+    }
+    return out;
+  }
+
+  /// Tries every class and candidate spec in order; on success the gang and its quota are
+  /// taken inside `tx` and the placement is returned (the start decision of allocate, and the
+  /// probe of every other action and of explain).
+  /// `only`: try that capacity class alone (preemption tries one class at a time).
+  std::optional<Placement> try_start(Transaction& tx, TaskId t, Time now, bool ignore_filter = false,
+                                     std::optional<ResourceType> only = std::nullopt) {
+    const TaskSpec& s = spec(t);
+    NodeFilter f = NodeFilter::build(st.policies_, s, now, st.cluster_.size());
+    for (ResourceType cls : classes(s)) {
+      if (only && cls != *only) continue;
+      QuotaKey k = quota_key(s, cls);
+      for (std::size_t i = 0; i < s.options.size(); ++i) {
+        Resources d = s.demand(i);
+        if (!admits(k, s, t, d)) continue;
+        auto reps = place_gang(tx, s, t, i, cls, f, now, ignore_filter);
+        if (!reps) continue;
+        tx.charge(k, d, +1);
+        Placement p;
+        p.task = t;
+        p.option = i;
+        p.capacity = cls;
+        p.replicas = std::move(*reps);
+        p.start = now;
+        p.quota_key = k;
+        p.quota_held = cls == ResourceType::idle ? Resources{} : d;
+        return p;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // ------------------------------------------------------------------ the victim rule
+  bool may_preempt(TaskId t) const {
+    const TaskSpec& s = spec(t);
+    if (s.resource_type == ResourceType::idle || s.resource_type == ResourceType::spot) return false;
+    return st.options_.preemption || st.options_.idle_reclaim || st.options_.spot_eviction;
+  }
+  /// The one rule behind Scheduler::preemption_kind() and the victim scan: may a task running
+  /// on `capacity` with `priority` / `guarantee` yield to preemptor `p`, and as what?
+  /// `hypothetical`: as if preemption, idle reclaim and spot eviction were all enabled (for
+  /// explain()'s fits_after_preemption when the options disable them).
+  std::optional<PreemptionKind> victim_kind(const TaskSpec& p, ResourceType capacity, std::int32_t priority, bool guarantee,
+                                            bool hypothetical) const {
+    const SchedulerOptions& o = st.options_;
+    if (p.resource_type == ResourceType::idle || p.resource_type == ResourceType::spot) return std::nullopt;
+    // Guarantee means non-preemptible capacity: it protects on reserved and pay-as-you-go
+    // capacity only. Once on idle capacity (an accept_idle fallback) idle rules apply; spot
+    // capacity is preemptible by definition.
+    if (guarantee && capacity != ResourceType::idle && capacity != ResourceType::spot) return std::nullopt;
+    if (capacity == ResourceType::idle) {
+      if (o.idle_reclaim || hypothetical) return PreemptionKind::idle_reclaim;
+      return std::nullopt;
+    }
+    if (capacity == ResourceType::spot) {
+      if (o.spot_eviction || hypothetical) return PreemptionKind::spot_eviction;
+      return std::nullopt;
+    }
+    if ((o.preemption || hypothetical) && priority < p.priority) return PreemptionKind::priority;
+    return std::nullopt;
+  }
+  std::optional<PreemptionKind> preemption_kind(TaskId preemptor, TaskId victim, bool hypothetical) const {
+    const Entry& p = st.tasks_.at(preemptor.index());
+    const Entry& v = st.tasks_.at(victim.index());
+    if (v.state != State::running) return std::nullopt;
+    return victim_kind(p.spec, v.placement.capacity, v.spec.priority, v.spec.guarantee, hypothetical);
+  }
+
+  // ------------------------------------------------------------------ applying decisions
+  /// Frees a running task's replicas and quota inside `tx`.
+  void release_into(Transaction& tx, TaskId t) {
+    const Placement& p = st.tasks_[t.index()].placement;
+    for (const auto& a : p.replicas) tx.release(a);
+    if (p.capacity != ResourceType::idle) tx.charge(p.quota_key, p.quota_held, -1);
+  }
+  /// After release_into() was committed: the task is no longer running (its attempt ended at
+  /// `now`).
+  void finish_release(TaskId t, Time now) {
+    Entry& e = st.tasks_[t.index()];
+    for (const auto& a : e.placement.replicas) {
+      auto& v = st.node_tasks_[a.node.index()];
+      v.erase(std::find(v.begin(), v.end(), t));
+      if (e.placement.capacity != ResourceType::idle) st.cluster_.touch_owner(a.node, now);
+    }
+    st.running_.erase(t);
+    {
+      std::size_t pos = st.run_pos_[t.index()];
+      st.run_pos_[st.run_info_.back().id.index()] = pos;
+      st.run_info_[pos] = st.run_info_.back();
+      st.run_info_.pop_back();
+    }
+    st.account(e.placement, -1);
+    e.state = State::idle_state;
+    e.placement = Placement{};
+    ++st.capacity_epoch_;
+  }
+  /// After try_start()'s transaction was committed: the task runs with placement `p`.
+  void commit_start(TaskId t, Placement p, Time now) {
+    Entry& e = st.tasks_[t.index()];
+    st.queue_.erase(st.key(t));
+    if (!st.aging_.empty()) st.aging_.erase(std::remove(st.aging_.begin(), st.aging_.end(), t), st.aging_.end());
+    e.state = State::running;
+    e.wait = WaitStatus{};
+    for (const auto& a : p.replicas) {
+      st.node_tasks_[a.node.index()].push_back(t);
+      if (p.capacity != ResourceType::idle) st.cluster_.touch_owner(a.node, now);
+    }
+    e.placement = std::move(p);
+    st.account(e.placement, +1);
+    st.started_now_.push_back(t);
+    st.running_.insert(t);
+    if (st.run_pos_.size() < st.tasks_.size()) st.run_pos_.resize(st.tasks_.size(), 0);
+    st.run_pos_[t.index()] = st.run_info_.size();
+    st.run_info_.push_back(RunInfo{t, e.placement.capacity, e.spec.priority, e.spec.guarantee, e.placement.start,
+                                   e.spec.checkpoint_interval});
+  }
+
+  // ------------------------------------------------------------------ the pass memo
+  /// Signature of a request for the per-pass failure memo; 0 = do not memoise (node policies
+  /// apply, or a plugin may tell tasks with identical requests apart).
+  std::uint64_t signature(TaskId t, Time now) const {
+    if (!st.memo_by_signature_) return 0;
+    const TaskSpec& s = spec(t);
+    for (const auto& p : st.policies_)
+      if (p.applies(s, now)) return 0;
+    std::uint64_t h = 1469598103934665603ull;
+    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; h ^= h >> 29; };
+    mix(std::uint64_t(s.resource_type));
+    mix(std::uint64_t(s.accept_idle) * 2 + std::uint64_t(s.prefer_idle));
+    mix(std::uint64_t(s.idle_stability));
+    mix(std::uint64_t(std::int64_t(s.pool.value)));
+    mix(std::uint64_t(s.workers));
+    mix(std::uint64_t(s.priority));
+    mix(std::uint64_t(s.guarantee));
+    for (const auto& o : s.options)
+      for (const ReplicaShape* r : {&o.head, &o.worker}) {
+        mix(std::uint64_t(r->num_gpu));
+        mix(std::uint64_t(r->gpu_milli));
+        mix(std::uint64_t(r->cpu_milli));
+        mix(std::uint64_t(r->mem_mib));
+        mix(r->models);
+      }
+    if (s.resource_type == ResourceType::reserved || st.quotas_.find(quota_key(s, s.resource_type)))
+      mix(std::hash<std::string>{}(s.user));
+    return h == 0 ? 1 : h;
+  }
+  /// Bumps the epoch when a node policy starts or ends in (last_now_, now].
+  void note_time(Time now) {
+    if (policies_change_by(now)) ++st.capacity_epoch_;
+    st.last_now_ = std::max(st.last_now_, now);
+  }
+  /// Would a node policy start or end in (last pass, now]? Then schedule() bumps the capacity
+  /// epoch first (note_time) and a remembered failure no longer holds.
+  bool policies_change_by(Time now) const {
+    for (const auto& p : st.policies_)
+      if ((p.created > st.last_now_ && p.created <= now) || (p.expire > st.last_now_ && p.expire <= now)) return true;
+    return false;
+  }
+};
+
+}  // namespace libsched
