@@ -1,6 +1,7 @@
 // Umbrella header of libsched: include this to get the whole public API.
 #pragma once
 #include "libsched/version.hpp"
+#include "libsched/errors.hpp"
 #include "libsched/resources.hpp"
 #include "libsched/ids.hpp"
 #include "libsched/cluster.hpp"
