@@ -1,4 +1,4 @@
-// schedsim: command-line entry point (CLI11). Subcommands: run, validate, convert, fill. Each is
+// schedsim: command-line entry point (CLI11). Subcommands: run, validate, convert, fill, decide. Each is
 // one add_<name>_command function that registers the subcommand and sets `exit_code` in its
 // callback, plus one line in main().
 #include <charconv>
@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "sim/convert_cli.hpp"
+#include "sim/decide_cli.hpp"
 #include "sim/fill_cli.hpp"
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/traces.hpp"
@@ -149,6 +150,12 @@ void add_fill_command(CLI::App& app, int& exit_code) {
   });
 }
 
+/// `schedsim decide < SNAPSHOT.json`: one scheduling decision as JSON (docs/decide.md).
+void add_decide_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("decide", "Read a cluster snapshot (JSON) on stdin and print one scheduling decision (JSON)");
+  cmd->callback([&exit_code] { exit_code = sim::decide_command(std::cin, std::cout, std::cerr); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -159,6 +166,7 @@ int main(int argc, char** argv) {
   add_convert_command(app, exit_code);
   add_run_command(app, exit_code);
   add_fill_command(app, exit_code);
+  add_decide_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1236,13 +1236,18 @@ class CheckedDom {
 
 }  // namespace
 
-ParseResult parse_scenario_text(std::string_view text, const std::string& file_label) {
+std::optional<json> parse_json_checked(std::string_view text, const std::string& file_label,
+                                       std::vector<Diagnostic>& diagnostics) {
   ParseResult r;
+  auto fail = [&]() -> std::optional<json> {
+    for (auto& d : r.diagnostics) diagnostics.push_back(std::move(d));
+    return std::nullopt;
+  };
   // A NUL byte would end nlohmann's input early and the rest of the file would be ignored.
   if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
     r.diagnostics.push_back(
         malformed(file_label, text, nul, "NUL byte (a scenario is text; what follows it would be ignored)"));
-    return r;
+    return fail();
   }
   // Refuse absurd nesting before parsing: dumping or walking such a value recurses once per level
   // and overflowed the stack (SIGSEGV on `[[[[...]]]]` 100000 deep). No scenario nests this deep.
@@ -1263,7 +1268,7 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
         if (++depth > k_max_depth) {
           r.diagnostics.push_back(
               malformed(file_label, text, i, fmt::format("nested deeper than {} levels", k_max_depth)));
-          return r;
+          return fail();
         }
       } else if (c == ']' || c == '}') {
         --depth;
@@ -1285,7 +1290,7 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
     }
     if (!ok || sax.error) {
       r.diagnostics.push_back(malformed(file_label, text, sax.error_offset, sax.error.value_or("invalid JSON")));
-      return r;
+      return fail();
     }
     if (!sax.duplicates.empty()) {
       for (const auto& d : sax.duplicates) {
@@ -1296,9 +1301,14 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
                                     l2, c2)};
         r.diagnostics.push_back(std::move(diag));
       }
-      return r;
+      return fail();
     }
   }
+  return j;
+}
+
+ParseResult parse_scenario_value(const json& j, const std::string& file_label) {
+  ParseResult r;
   Sink sink(file_label, r.diagnostics);
   if (!j.is_object()) {
     sink.error("<root>", dump(j), "a scenario must be a JSON object");
@@ -1313,6 +1323,13 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
     sink.error("<root>", "", std::string("cannot read the scenario: ") + e.what());
   }
   return r;
+}
+
+ParseResult parse_scenario_text(std::string_view text, const std::string& file_label) {
+  ParseResult r;
+  std::optional<json> j = parse_json_checked(text, file_label, r.diagnostics);
+  if (!j) return r;
+  return parse_scenario_value(*j, file_label);
 }
 
 ParseResult load_scenario_file(const std::string& path) {

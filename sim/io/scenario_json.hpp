@@ -30,6 +30,15 @@ struct ParseResult {
 /// defaults); use it only when ok().
 ParseResult parse_scenario_text(std::string_view text, const std::string& file_label);
 
+/// The JSON layer of parse_scenario_text alone: refuses a NUL byte, nesting deeper than 100
+/// levels, malformed JSON (line and column) and duplicate keys, appending one diagnostic each to
+/// `diagnostics`; returns the value otherwise. For other readers of JSON input (schedsim decide).
+std::optional<nlohmann::json> parse_json_checked(std::string_view text, const std::string& file_label,
+                                                 std::vector<Diagnostic>& diagnostics);
+
+/// The scenario layer of parse_scenario_text alone: reads and validates an already parsed value.
+ParseResult parse_scenario_value(const nlohmann::json& value, const std::string& file_label);
+
 /// Reads `path` and calls parse_scenario_text with `path` as the label. An unreadable file gives
 /// one error diagnostic and no scenario.
 ParseResult load_scenario_file(const std::string& path);

@@ -442,13 +442,21 @@ class Cluster {
   }
 
  private:
+  // The checks sit on the placement hot path (node(), fits()): one comparison inline (an invalid
+  // id's index() is huge), the throw out of line.
   void check_node(NodeId id, std::string_view fn) const {
-    if (!id.valid() || id.index() >= nodes_.size())
-      throw UnknownNode(std::string(fn) + ": unknown node id " + std::to_string(id.value));
+    if (id.index() >= nodes_.size()) [[unlikely]]
+      unknown_node(id, fn);
   }
   void check_pool(PoolId id, std::string_view fn) const {
-    if (!id.valid() || id.index() >= pools_.size())
-      throw UnknownPool(std::string(fn) + ": unknown pool id " + std::to_string(id.value));
+    if (id.index() >= pools_.size()) [[unlikely]]
+      unknown_pool(id, fn);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void unknown_node(NodeId id, std::string_view fn) {
+    throw UnknownNode(std::string(fn) + ": unknown node id " + std::to_string(id.value));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void unknown_pool(PoolId id, std::string_view fn) {
+    throw UnknownPool(std::string(fn) + ": unknown pool id " + std::to_string(id.value));
   }
   void mark_changed(NodeId id) {
     ++nodes_[id.index()].version;
