@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <libsched/libsched.hpp>
@@ -120,7 +121,7 @@ TEST_CASE("decide on a snapshot gives the same placements as the library on the 
   // The same snapshot through the library.
   Cluster c;
   PoolId pool = c.add_pool("shared", PoolKind::shared);
-  for (int i = 0; i < 4; ++i) c.add_node({"a100-" + std::to_string(i), pool, "A100", 8, 96000, 960 * 1024, 0, 0, {}});
+  for (int i = 0; i < 4; ++i) c.add_node({fmt::format("a100-{}", i), pool, "A100", 8, 96000, 960 * 1024, 0, 0, {}});
   const ModelMask a100 = c.model_bit(c.find_model("A100"));
   const ReplicaShape x8{8, 1000, 64000, 512 * 1024, a100}, x1{1, 1000, 8000, 64 * 1024, a100};
   const ReplicaShape x1by4{4, 1000, 32000, 256 * 1024, a100}, share{1, 500, 2000, 8 * 1024, 0};
@@ -185,7 +186,7 @@ TEST_CASE("decide reports a preemption with its victim, preemptor and kind") {
 TEST_CASE("decide gives every task still waiting its wait code, blocking list and reason") {
   const std::string snap = snapshot(R"(
   "now_s": 10,
-  "quotas": [{"user": "bob", "resource_type": "reserved", "pool": "shared", "gpus": 8}],
+  "quotas": [{"user": "bob", "resource_type": "reserved", "pool": "shared", "gpus": 8, "vcpu": 1000, "memory_gib": 10000}],
   "tasks": [
     {"name": "bob-running", "user": "bob", "submit_s": 0, "type": "PyTorchJob", "workers": 0, "specs": ["a100.8x"],
      "pool": "shared", "running": {"start_s": 0, "replicas": [{"node": "a100-0"}]}},

@@ -20,16 +20,15 @@ namespace libsched::detail {
 
 /// A replica shape the scheduler can model (docs/scheduler.md "Library API"): 0..64 GPUs; with
 /// GPUs, 1..1000 milli-GPU each and < 1000 only for a single GPU (a share of one GPU);
-/// vCPU and memory >= 0; `models` names only GPU models interned in `c`. InvalidArgument.
-inline void check_shape(const ReplicaShape& r, const Cluster& c, std::string_view where) {
+/// vCPU and memory >= 0. InvalidArgument. (A `models` bit of a model no node has yet is allowed:
+/// it matches no node until one with that model is added.)
+inline void check_shape(const ReplicaShape& r, const Cluster&, std::string_view where) {
   auto bad = [&](const std::string& rule) { throw InvalidArgument(fmt::format("{}: {}", where, rule)); };
   if (r.num_gpu < 0 || r.num_gpu > kMaxGpusPerNode) bad(fmt::format("num_gpu {} out of 0..64", r.num_gpu));
   if (r.num_gpu > 0) {
     if (r.gpu_milli < 1 || r.gpu_milli > kMilliPerGpu) bad(fmt::format("gpu_milli {} out of 1..1000", r.gpu_milli));
     if (r.gpu_milli < kMilliPerGpu && r.num_gpu != 1)
       bad(fmt::format("{} GPUs of {} milli-GPU: a GPU share (gpu_milli < 1000) needs num_gpu == 1", r.num_gpu, r.gpu_milli));
-    const std::size_t known = c.models().size();
-    if (known < 64 && (r.models >> known) != 0) bad("models names a GPU model the cluster does not know");
   }
   if (r.cpu_milli < 0) bad(fmt::format("negative vCPU ({} milli-vCPU)", r.cpu_milli));
   if (r.mem_mib < 0) bad(fmt::format("negative memory ({} MiB)", r.mem_mib));
