@@ -1,6 +1,6 @@
 // schedsim: command-line entry point (CLI11), sim::cli_main (sim/cli.hpp). Subcommands: run,
-// validate, convert, fill, show-default. Each is one add_<name>_command function that registers
-// the subcommand and sets `exit_code` in its callback, plus one line in cli_main().
+// validate, convert, fill, decide, show-default. Each is one add_<name>_command function that
+// registers the subcommand and sets `exit_code` in its callback, plus one line in cli_main().
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +16,7 @@
 
 #include "sim/cli.hpp"
 #include "sim/convert_cli.hpp"
+#include "sim/decide_cli.hpp"
 #include "sim/fill_cli.hpp"
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/overrides.hpp"
@@ -217,6 +218,12 @@ void add_fill_command(CLI::App& app, int& exit_code, const libsched::PlacementRe
   });
 }
 
+/// `schedsim decide < SNAPSHOT.json`: one scheduling decision as JSON (docs/decide.md).
+void add_decide_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
+  auto* cmd = app.add_subcommand("decide", "Read a cluster snapshot (JSON) on stdin and print one scheduling decision (JSON)");
+  cmd->callback([&exit_code, &registry] { exit_code = sim::decide_command(std::cin, std::cout, std::cerr, registry); });
+}
+
 }  // namespace
 
 int sim::cli_main(int argc, char** argv, const libsched::PlacementRegistry& registry) {
@@ -229,6 +236,7 @@ int sim::cli_main(int argc, char** argv, const libsched::PlacementRegistry& regi
   add_convert_command(app, exit_code, registry);
   add_run_command(app, exit_code, registry);
   add_fill_command(app, exit_code, registry);
+  add_decide_command(app, exit_code, registry);
   add_show_default_command(app, exit_code);
   try {
     app.parse(argc, argv);

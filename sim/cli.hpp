@@ -6,11 +6,11 @@
 
 namespace sim {
 
-/// Runs the schedsim command line (`run`, `validate`, `convert`, `fill`, `--help`,
+/// Runs the schedsim command line (`run`, `validate`, `convert`, `fill`, `decide`, `--help`,
 /// `--version`; README "Using schedsim") on argv and returns the process exit status: 0 ok,
 /// 1 environment failure, 2 invalid input, 130/143 interrupted (docs/outputs.md "Exit
 /// status"). Every scenario's `scheduler.placement`, `fill --policy/--policies` and
-/// `convert --placement` are looked up in `registry`: pass a copy of
+/// `convert --placement` (and a `decide` snapshot's `scheduler.placement`) are looked up in `registry`: pass a copy of
 /// libsched::PlacementRegistry::builtin() with your policies add()ed to make them usable by
 /// name. `registry` must outlive the call. Output goes to std::cout / std::cerr.
 int cli_main(int argc, char** argv,

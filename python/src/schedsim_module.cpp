@@ -38,6 +38,8 @@ struct NodeInfo {
   Resources free;
   int free_gpus = 0;  ///< GPUs with all 1000 milli-GPU free
   bool up = true;
+  bool drained = false;
+  bool removed = false;
 };
 
 NodeInfo node_info(const Cluster& c, NodeId id) {
@@ -52,6 +54,8 @@ NodeInfo node_info(const Cluster& c, NodeId id) {
   i.free = n.free;
   i.free_gpus = n.full_free_gpus;
   i.up = n.up;
+  i.drained = n.drained;
+  i.removed = n.removed;
   return i;
 }
 
@@ -293,9 +297,12 @@ PYBIND11_MODULE(_schedsim, m) {
       .def_readonly("free", &NodeInfo::free)
       .def_readonly("free_gpus", &NodeInfo::free_gpus, "GPUs with all 1000 milli-GPU free.")
       .def_readonly("up", &NodeInfo::up)
+      .def_readonly("drained", &NodeInfo::drained, "Cordoned: takes no new replica (Scheduler.drain_node).")
+      .def_readonly("removed", &NodeInfo::removed, "A removed node's tombstone (Scheduler.remove_node).")
       .def("__repr__", [](const NodeInfo& n) {
         return "NodeInfo('" + n.name + "', " + n.gpu_model + " x" + std::to_string(n.gpus) +
-               ", free_gpus=" + std::to_string(n.free_gpus) + (n.up ? "" : ", down") + ")";
+               ", free_gpus=" + std::to_string(n.free_gpus) + (n.removed ? ", removed" : n.up ? "" : ", down") +
+               (n.drained ? ", drained" : "") + ")";
       });
 
   py::class_<Cluster>(m, "Cluster",
@@ -501,7 +508,56 @@ PYBIND11_MODULE(_schedsim, m) {
           "Marks a node up or down. Raises RuntimeError when taking down a node tasks still run on.")
       .def(
           "tasks_on_node", [](const Scheduler& s, int n) { return ids(s.tasks_on_node(checked_node(s.cluster(), n))); },
-          py::arg("node"), "Running task ids with a replica on the node.");
+          py::arg("node"), "Running task ids with a replica on the node.")
+      // ---- embedding API (docs/scheduler.md "Library API")
+      .def(
+          "add_node",
+          [](Scheduler& s, std::string name, const py::object& pool, std::string gpu_model, int gpus,
+             std::int64_t cpu_milli, std::int64_t mem_mib, int rack, int switch_id,
+             std::map<std::string, std::string> labels) {
+            NodeDesc d{std::move(name), pool_arg(s.cluster(), pool), std::move(gpu_model), gpus, cpu_milli, mem_mib,
+                       rack,            switch_id,                   std::move(labels)};
+            if (!d.pool.valid()) throw py::value_error("node " + d.name + ": a pool is required");
+            return s.add_node(d).value;
+          },
+          py::arg("name"), py::arg("pool"), py::arg("gpu_model"), py::arg("gpus"), py::arg("cpu_milli"),
+          py::arg("mem_mib"), py::arg("rack") = 0, py::arg("switch_id") = 0,
+          py::arg("labels") = std::map<std::string, std::string>{},
+          "Adds a node to the running scheduler (arguments as Cluster.add_node); waiting tasks may use it at the "
+          "next schedule(). Returns its id. Raises ValueError as Cluster.add_node.")
+      .def(
+          "drain_node", [](Scheduler& s, int n) { s.drain_node(checked_node(s.cluster(), n)); }, py::arg("node"),
+          "Cordons the node: no new replica goes there; what runs there continues. Raises RuntimeError for a removed "
+          "node.")
+      .def(
+          "undrain_node", [](Scheduler& s, int n) { s.undrain_node(checked_node(s.cluster(), n)); }, py::arg("node"),
+          "Ends a drain.")
+      .def(
+          "remove_node", [](Scheduler& s, int n) { s.remove_node(checked_node(s.cluster(), n)); }, py::arg("node"),
+          "Removes the node for good (its id stays, as a tombstone). Raises RuntimeError while a task runs on it.")
+      .def(
+          "adopt_task",
+          [](Scheduler& s, const TaskSpec& t, std::size_t option, ResourceType capacity,
+             const std::vector<std::pair<int, std::uint64_t>>& replicas, Time start) {
+            check_spec(t);
+            Adoption a;
+            a.option = option;
+            a.capacity = capacity;
+            a.start = start;
+            for (const auto& [n, mask] : replicas) a.replicas.push_back({checked_node(s.cluster(), n), mask});
+            return s.adopt_task(t, a).value;
+          },
+          py::arg("spec"), py::arg("option"), py::arg("capacity"), py::arg("replicas"), py::arg("start"),
+          "Registers a task that already runs (restored from a snapshot): `replicas` is a list of (node id, "
+          "gpu_mask) pairs, head first (gpu_mask 0 lets the node choose the GPUs); `start` in ms. Returns its id. "
+          "Raises ValueError for a mismatch with the spec, RuntimeError when a replica does not fit its node.")
+      .def(
+          "forget_task", [](Scheduler& s, int t) { s.forget_task(checked_task(s, t)); }, py::arg("task"),
+          "Forgets a task that neither waits nor runs; its id becomes unknown and is reused by a later add_task. "
+          "Raises RuntimeError when it waits or runs.")
+      .def(
+          "knows_task", [](const Scheduler& s, int t) { return t >= 0 && s.knows_task(TaskId(t)); }, py::arg("task"),
+          "True when `task` is a task of this scheduler (registered and not forgotten).");
 
   // ------------------------------------------------------------------ simulator
   m.def("_run", &run_scenario, py::arg("path"), py::arg("text"), py::arg("sets"), py::arg("seed"), py::arg("until"),

@@ -301,3 +301,29 @@ def test_invalid_library_input_raises_instead_of_crashing():
         s.release(t, 0)  # not running
     with pytest.raises(ValueError):
         schedsim.Scheduler(schedsim.Cluster(), schedsim.SchedulerOptions(placement="no-such-policy"))
+
+
+def test_nodes_change_and_tasks_are_adopted_and_forgotten_through_the_bindings():
+    s, pool = two_node_scheduler()
+    n2 = s.add_node("a100-2", pool, "A100", 8, 96000, 960 * GIB)
+    assert n2 == 2 and len(s.cluster) == 3
+    s.drain_node(0)
+    s.drain_node(1)
+    t = s.add_task(gang("t", workers=0, gpus=8))
+    s.enqueue(t, 0)
+    assert s.schedule(0).started == [t]
+    assert [rep.node for rep in s.placement_of(t).replicas] == [2]  # the drained nodes take nothing new
+    a = s.adopt_task(gang("a", workers=0, gpus=8), 0, schedsim.ResourceType.pay_as_you_go, [(0, 0)], 0)
+    assert s.is_running(a) and s.tasks_on_node(0) == [a]  # what ran before the drain is accepted
+    with pytest.raises(RuntimeError):
+        s.remove_node(0)  # a task still runs there
+    s.release(a, 10)
+    s.remove_node(0)
+    assert s.cluster.node(0).removed
+    s.undrain_node(1)
+    assert not s.cluster.node(1).drained
+    s.forget_task(a)
+    assert not s.knows_task(a)
+    with pytest.raises(IndexError):
+        s.task(a)
+    assert s.add_task(gang("u", workers=0, gpus=1)) == a  # the forgotten id is reused

@@ -358,7 +358,7 @@ TEST_CASE("a node goes down only once its tasks are released") {
   Scheduler s(make_cluster().nodes("n", 1).build());
   TaskId t = submit(s, make_task("t").option("x", gpus(1)));
   s.schedule(0);
-  CHECK_THROWS_AS(s.set_node_up(NodeId(0), false, 1), std::logic_error);
+  CHECK_THROWS_AS(s.set_node_up(NodeId(0), false, 1), InvalidState);
   s.release(t, 1);
   s.set_node_up(NodeId(0), false, 1);
   TaskId u = submit(s, make_task("u").option("x", gpus(1)), 2);

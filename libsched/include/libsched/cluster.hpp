@@ -4,7 +4,14 @@
 //
 // Invariant, per node and dimension: free + used == capacity, 0 <= free <= capacity; per GPU
 // 0 <= free_milli <= 1000. Allocation and release are O(GPUs per node), independent of the
-// number of nodes.
+// number of nodes. Every public function checks its preconditions and throws a typed error
+// (libsched/errors.hpp) before changing anything.
+//
+// Node lifecycle: add_node at any time; set_up (down / up: a failure, a repair); set_drained
+// (cordon: no new placement, what runs stays); remove_node (only when nothing is allocated on
+// it). NodeIds are dense indices in insertion order and never reused: a removed node stays as a
+// tombstone (`removed`, down, zero capacity, no GPUs, out of the free index), so every index
+// kept by callers stays valid.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "libsched/errors.hpp"
 #include "libsched/ids.hpp"
 #include "libsched/resources.hpp"
 
@@ -88,6 +96,8 @@ struct Node {
   std::int32_t rack = 0;
   std::int32_t switch_id = 0;
   bool up = true;
+  bool drained = false;         ///< cordoned: takes no new replica; what runs on it stays (set_drained)
+  bool removed = false;         ///< tombstone of a removed node: down, zero capacity (remove_node)
   std::uint32_t gpu_offset = 0; ///< first GPU of this node in Cluster's per-GPU array
   std::int32_t full_free_gpus = 0;  ///< GPUs with all 1000 milli free
   std::uint32_t version = 0;        ///< bumped at every change of free capacity or up/down state
@@ -145,13 +155,16 @@ inline void free_after(const std::int32_t* g, std::int32_t gpus, const ReplicaSh
 }  // namespace detail
 
 /// The cluster: interned GPU models, pools and nodes with free capacity.
-/// NodeIds are dense indices in insertion order.
+/// NodeIds are dense indices in insertion order, never reused (removed nodes are tombstones).
+/// Not thread-safe: const member functions may run concurrently with each other, never with a
+/// non-const one on the same Cluster; distinct Clusters are independent.
 class Cluster {
  public:
-  /// Interns a GPU model name; returns its index. Throws std::length_error past 64 models.
+  /// Interns a GPU model name; returns its index. Throws InvalidArgument past 64 models.
   std::int32_t intern_model(std::string_view model) {
     if (auto it = model_ids_.find(std::string(model)); it != model_ids_.end()) return it->second;
-    if (models_.size() >= std::size_t(kMaxGpuModels)) throw std::length_error("more than 64 GPU models");
+    if (models_.size() >= std::size_t(kMaxGpuModels))
+      throw InvalidArgument("Cluster::intern_model: " + std::string(model) + ": more than 64 GPU models");
     auto id = std::int32_t(models_.size());
     models_.emplace_back(model);
     model_ids_.emplace(std::string(model), id);
@@ -165,8 +178,9 @@ class Cluster {
   const std::vector<std::string>& models() const { return models_; }
   ModelMask model_bit(std::int32_t model) const { return model < 0 ? 0 : (ModelMask{1} << model); }
 
+  /// Adds an empty pool. Throws InvalidArgument on a duplicate name.
   PoolId add_pool(std::string name, PoolKind kind) {
-    if (find_pool(name).valid()) throw std::invalid_argument("duplicate pool " + name);
+    if (find_pool(name).valid()) throw InvalidArgument("Cluster::add_pool: duplicate pool " + name);
     pools_.push_back(Pool{std::move(name), kind});
     return PoolId(std::int32_t(pools_.size() - 1));
   }
@@ -175,15 +189,23 @@ class Cluster {
       if (pools_[i].name == name) return PoolId(std::int32_t(i));
     return PoolId();
   }
-  const Pool& pool(PoolId id) const { return pools_.at(id.index()); }
+  /// Throws UnknownPool for an id that is not a pool of this cluster.
+  const Pool& pool(PoolId id) const {
+    check_pool(id, "Cluster::pool");
+    return pools_[id.index()];
+  }
   const std::vector<Pool>& pools() const { return pools_; }
 
-  /// Adds a node (all free, up). Throws std::invalid_argument on a duplicate name, an unknown
-  /// pool or more than 64 GPUs.
+  /// Adds a node (all free, up, not drained) with the next id; reported by take_changed().
+  /// Throws InvalidArgument on a duplicate name (of a node that is not removed), GPUs outside
+  /// 0..64, negative vCPU or memory, or a 65th GPU model; UnknownPool on an unknown pool.
   NodeId add_node(const NodeDesc& d) {
-    if (node_ids_.count(d.name)) throw std::invalid_argument("duplicate node " + d.name);
-    if (!d.pool.valid() || d.pool.index() >= pools_.size()) throw std::invalid_argument("node " + d.name + ": unknown pool");
-    if (d.gpus < 0 || d.gpus > kMaxGpusPerNode) throw std::invalid_argument("node " + d.name + ": gpus out of 0..64");
+    if (node_ids_.count(d.name)) throw InvalidArgument("Cluster::add_node: duplicate node " + d.name);
+    check_pool(d.pool, "Cluster::add_node: node " + d.name);
+    if (d.gpus < 0 || d.gpus > kMaxGpusPerNode)
+      throw InvalidArgument("Cluster::add_node: node " + d.name + ": gpus " + std::to_string(d.gpus) + " out of 0..64");
+    if (d.cpu_milli < 0 || d.mem_mib < 0)
+      throw InvalidArgument("Cluster::add_node: node " + d.name + ": negative vCPU or memory");
     Node n;
     n.name = d.name;
     n.pool = d.pool;
@@ -205,17 +227,56 @@ class Cluster {
     free_index_.emplace(nodes_.back().free.gpu_milli, nodes_.back().free.cpu_milli, id.value);
     up_capacity_ += nodes_.back().capacity;
     changed_flag_.push_back(0);
+    mark_changed(id);
     return id;
   }
 
+  /// Removes node `id`: it keeps its id and name as a tombstone (`removed`, down, zero
+  /// capacity and GPUs, out of free_index()) and its name may be given to a new node. Reported
+  /// by take_changed(). O(log N). Throws UnknownNode; InvalidState when something is still
+  /// allocated on it (release it first) or it was removed already.
+  void remove_node(NodeId id) {
+    check_node(id, "Cluster::remove_node");
+    Node& n = nodes_[id.index()];
+    if (n.removed) throw InvalidState("Cluster::remove_node: node " + n.name + " was removed already");
+    if (!(n.free == n.capacity)) throw InvalidState("Cluster::remove_node: replicas are still allocated on " + n.name);
+    free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, id.value});
+    total_ -= n.capacity;
+    if (n.up) up_capacity_ -= n.capacity;
+    node_ids_.erase(n.name);
+    n.up = false;
+    n.drained = false;
+    n.removed = true;
+    n.capacity = n.free = Resources{};
+    n.gpus = 0;
+    n.full_free_gpus = 0;
+    n.gpu_state = 0;
+    mark_changed(id);
+  }
+
+  /// Drains (cordons, `drained` true) or undrains node `id`: a drained node takes no new
+  /// replica (fits() is false); replicas on it stay until released. Throws UnknownNode;
+  /// InvalidState for a removed node.
+  void set_drained(NodeId id, bool drained) {
+    check_node(id, "Cluster::set_drained");
+    if (nodes_[id.index()].removed) throw InvalidState("Cluster::set_drained: node " + nodes_[id.index()].name + " was removed");
+    nodes_[id.index()].drained = drained;
+    mark_changed(id);
+  }
+
+  /// Number of node ids (removed nodes included).
   std::size_t size() const { return nodes_.size(); }
-  const Node& node(NodeId id) const { return nodes_[id.index()]; }
+  /// Throws UnknownNode for an id that is not a node of this cluster.
+  const Node& node(NodeId id) const {
+    check_node(id, "Cluster::node");
+    return nodes_[id.index()];
+  }
   const std::vector<Node>& nodes() const { return nodes_; }
   NodeId find_node(std::string_view name) const {
     auto it = node_ids_.find(std::string(name));
     return it == node_ids_.end() ? NodeId() : it->second;
   }
-  /// Sum of all nodes' capacity (up or down).
+  /// Sum of all nodes' capacity (up or down; removed nodes count zero).
   const Resources& total_capacity() const { return total_; }
 
   /// Key of the free-capacity index: (free milli-GPU, free milli-vCPU, node id).
@@ -225,13 +286,27 @@ class Cluster {
   /// upkeep per allocation or release).
   const std::set<FreeKey>& free_index() const { return free_index_; }
 
-  /// Free milli-GPU of GPU `g` of node `id`.
-  std::int32_t gpu_free(NodeId id, int g) const { return gpu_free_[nodes_[id.index()].gpu_offset + std::size_t(g)]; }
-  /// Pointer to node `id`'s per-GPU free milli array (length node(id).gpus).
-  const std::int32_t* gpu_free_begin(NodeId id) const { return gpu_free_.data() + nodes_[id.index()].gpu_offset; }
+  /// Free milli-GPU of GPU `g` of node `id`. Throws UnknownNode; InvalidArgument when `g` is
+  /// not in 0 .. node(id).gpus - 1.
+  std::int32_t gpu_free(NodeId id, int g) const {
+    check_node(id, "Cluster::gpu_free");
+    if (g < 0 || g >= nodes_[id.index()].gpus)
+      throw InvalidArgument("Cluster::gpu_free: node " + nodes_[id.index()].name + " has no GPU " + std::to_string(g));
+    return gpu_free_[nodes_[id.index()].gpu_offset + std::size_t(g)];
+  }
+  /// Pointer to node `id`'s per-GPU free milli array (length node(id).gpus). Throws UnknownNode.
+  const std::int32_t* gpu_free_begin(NodeId id) const {
+    check_node(id, "Cluster::gpu_free_begin");
+    return gpu_free_.data() + nodes_[id.index()].gpu_offset;
+  }
 
+  /// Marks node `id` up or down (a down node takes no replica). Reported by take_changed().
+  /// Whether replicas may stay on a down node is the caller's rule (Scheduler::set_node_up
+  /// refuses). Throws UnknownNode; InvalidState for a removed node.
   void set_up(NodeId id, bool up) {
+    check_node(id, "Cluster::set_up");
     Node& n = nodes_[id.index()];
+    if (n.removed) throw InvalidState("Cluster::set_up: node " + n.name + " was removed");
     if (n.up != up) up_capacity_ += up ? n.capacity : Resources{} - n.capacity;
     n.up = up;
     mark_changed(id);
@@ -248,13 +323,20 @@ class Cluster {
     for (NodeId n : v) changed_flag_[n.index()] = 0;
     return v;
   }
-  void touch_owner(NodeId id, Time now) { nodes_[id.index()].last_owner_change = now; }
+  /// Records that the owners' (non-idle) allocation on node `id` changed at `now` (idle
+  /// stability ages from there). Throws UnknownNode.
+  void touch_owner(NodeId id, Time now) {
+    check_node(id, "Cluster::touch_owner");
+    nodes_[id.index()].last_owner_change = now;
+  }
 
-  /// Can `r` go on node `id` now (up, model, CPU, memory, and enough GPUs each with
-  /// `r.gpu_milli` free)? Filters by pool and policy are the caller's. O(GPUs per node).
+  /// Can `r` go on node `id` now (up, not drained, model, CPU, memory, and enough GPUs each
+  /// with `r.gpu_milli` free)? Filters by pool and policy are the caller's. O(GPUs per node).
+  /// Throws UnknownNode.
   bool fits(NodeId id, const ReplicaShape& r) const {
+    check_node(id, "Cluster::fits");
     const Node& n = nodes_[id.index()];
-    if (!n.up) return false;
+    if (!n.up || n.drained) return false;
     if (r.cpu_milli > n.free.cpu_milli || r.mem_mib > n.free.mem_mib) return false;
     if (r.num_gpu == 0) return true;
     if (n.model < 0 || (r.models != 0 && !(r.models & model_bit(n.model)))) return false;
@@ -272,10 +354,12 @@ class Cluster {
     return c;
   }
 
-  /// Takes `r` from node `id`. Precondition: fits(id, r). GPUs: whole GPUs take the
-  /// lowest-index fully free GPUs; a share takes the GPU with the least free milli that
-  /// still fits it (best fit per GPU; ties to the lowest index), which keeps whole GPUs whole.
+  /// Takes `r` from node `id`. GPUs: whole GPUs take the lowest-index fully free GPUs; a share
+  /// takes the GPU with the least free milli that still fits it (best fit per GPU; ties to the
+  /// lowest index), which keeps whole GPUs whole. Throws UnknownNode; InvalidState unless
+  /// fits(id, r).
   ReplicaAllocation allocate(NodeId id, const ReplicaShape& r) {
+    if (!fits(id, r)) throw InvalidState("Cluster::allocate: replica does not fit on " + nodes_[id.index()].name);
     Node& n = nodes_[id.index()];
     ReplicaAllocation a;
     a.node = id;
@@ -283,20 +367,97 @@ class Cluster {
     a.mem_mib = r.mem_mib;
     a.gpu_milli = r.num_gpu > 0 ? r.gpu_milli : 0;
     auto mask = detail::choose_gpus(gpu_free_.data() + n.gpu_offset, n.gpus, r);
-    if (!mask) throw std::logic_error("Cluster::allocate: replica does not fit on " + n.name);
+    if (!mask) throw InvalidState("Cluster::allocate: replica does not fit on " + n.name);
     a.gpu_mask = *mask;
     apply(n, a, -1);
     return a;
   }
 
-  /// Gives back what `a` holds. Precondition: `a` came from allocate on this cluster and was
-  /// not released yet.
-  void release(const ReplicaAllocation& a) { apply(nodes_[a.node.index()], a, +1); }
+  /// Takes replica `r` on node `id` on exactly the GPUs of `gpu_mask` (bit i = GPU i), as an
+  /// allocation restored from elsewhere (Scheduler::adopt_task). `gpu_mask` 0 for a GPU replica
+  /// lets the node choose as allocate() does. Unlike allocate() a drained node is accepted (what
+  /// ran there before the drain). Throws UnknownNode; InvalidArgument when the mask names GPUs
+  /// the node does not have, or not exactly `r.num_gpu` GPUs (0 for a CPU-only replica);
+  /// InvalidState when the node is down or removed or the replica does not fit its free
+  /// capacity (model, vCPU, memory, each named GPU's free milli-GPU).
+  ReplicaAllocation allocate_exact(NodeId id, const ReplicaShape& r, std::uint64_t gpu_mask) {
+    check_node(id, "Cluster::allocate_exact");
+    Node& n = nodes_[id.index()];
+    const std::string where = "Cluster::allocate_exact: node " + n.name;
+    if (!n.up) throw InvalidState(where + " is " + (n.removed ? "removed" : "down"));
+    if (r.num_gpu == 0 && gpu_mask != 0) throw InvalidArgument(where + ": GPUs given for a CPU-only replica");
+    if (gpu_mask != 0) {
+      if (n.gpus < 64 && (gpu_mask >> n.gpus) != 0) throw InvalidArgument(where + ": names a GPU the node does not have");
+      if (std::popcount(gpu_mask) != r.num_gpu)
+        throw InvalidArgument(where + ": " + std::to_string(std::popcount(gpu_mask)) + " GPUs given for a replica of " +
+                              std::to_string(r.num_gpu));
+    }
+    if (r.cpu_milli > n.free.cpu_milli || r.mem_mib > n.free.mem_mib) throw InvalidState(where + ": not enough free vCPU or memory");
+    if (r.num_gpu > 0 && (n.model < 0 || (r.models != 0 && !(r.models & model_bit(n.model)))))
+      throw InvalidState(where + ": GPU model does not match");
+    const std::int32_t* g = gpu_free_.data() + n.gpu_offset;
+    if (r.num_gpu > 0 && gpu_mask == 0) {
+      auto m = detail::choose_gpus(g, n.gpus, r);
+      if (!m) throw InvalidState(where + ": not enough free GPUs");
+      gpu_mask = *m;
+    }
+    for (std::uint64_t m = gpu_mask; m; m &= m - 1)
+      if (g[std::countr_zero(m)] < r.gpu_milli)
+        throw InvalidState(where + ": GPU " + std::to_string(std::countr_zero(m)) + " has not enough free milli-GPU");
+    ReplicaAllocation a;
+    a.node = id;
+    a.cpu_milli = r.cpu_milli;
+    a.mem_mib = r.mem_mib;
+    a.gpu_milli = r.num_gpu > 0 ? r.gpu_milli : 0;
+    a.gpu_mask = gpu_mask;
+    apply(n, a, -1);
+    return a;
+  }
 
-  /// Re-applies an allocation taken earlier and released since (used by transaction rollback).
-  void reacquire(const ReplicaAllocation& a) { apply(nodes_[a.node.index()], a, -1); }
+  /// Gives back what `a` holds (`a` came from allocate on this cluster and was not released
+  /// yet). Throws UnknownNode; InvalidState when `a` holds more than is allocated on its node
+  /// (released twice, or not from this cluster).
+  void release(const ReplicaAllocation& a) {
+    check_node(a.node, "Cluster::release");
+    Node& n = nodes_[a.node.index()];
+    const std::int32_t* g = gpu_free_.data() + n.gpu_offset;
+    bool ok = a.gpu_milli >= 0 && a.cpu_milli >= 0 && a.mem_mib >= 0 && Resources::fits(n.free + a.resources(), n.capacity) &&
+              (n.gpus >= 64 || (a.gpu_mask >> n.gpus) == 0);
+    for (std::uint64_t m = a.gpu_mask; m && ok; m &= m - 1) ok = g[std::countr_zero(m)] + a.gpu_milli <= kMilliPerGpu;
+    if (!ok) throw InvalidState("Cluster::release: more than is allocated on " + n.name + " (released twice?)");
+    apply(n, a, +1);
+  }
+
+  /// Re-applies an allocation taken earlier and released since (used by transaction
+  /// rollback). Throws UnknownNode; InvalidState when it no longer fits the free capacity.
+  void reacquire(const ReplicaAllocation& a) {
+    check_node(a.node, "Cluster::reacquire");
+    Node& n = nodes_[a.node.index()];
+    const std::int32_t* g = gpu_free_.data() + n.gpu_offset;
+    bool ok = a.gpu_milli >= 0 && a.cpu_milli >= 0 && a.mem_mib >= 0 && Resources::fits(a.resources(), n.free) &&
+              (n.gpus >= 64 || (a.gpu_mask >> n.gpus) == 0);
+    for (std::uint64_t m = a.gpu_mask; m && ok; m &= m - 1) ok = g[std::countr_zero(m)] >= a.gpu_milli;
+    if (!ok) throw InvalidState("Cluster::reacquire: the allocation no longer fits on " + n.name);
+    apply(n, a, -1);
+  }
 
  private:
+  // The checks sit on the placement hot path (node(), fits()): one comparison inline (an invalid
+  // id's index() is huge), the throw out of line.
+  void check_node(NodeId id, std::string_view fn) const {
+    if (id.index() >= nodes_.size()) [[unlikely]]
+      unknown_node(id, fn);
+  }
+  void check_pool(PoolId id, std::string_view fn) const {
+    if (id.index() >= pools_.size()) [[unlikely]]
+      unknown_pool(id, fn);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void unknown_node(NodeId id, std::string_view fn) {
+    throw UnknownNode(std::string(fn) + ": unknown node id " + std::to_string(id.value));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void unknown_pool(PoolId id, std::string_view fn) {
+    throw UnknownPool(std::string(fn) + ": unknown pool id " + std::to_string(id.value));
+  }
   void mark_changed(NodeId id) {
     ++nodes_[id.index()].version;
     if (changed_flag_[id.index()]) return;

@@ -33,6 +33,23 @@ struct Placement {
   Resources quota_held;
 };
 
+/// Where one replica of an adopted task runs (Scheduler::adopt_task): its node and, for a GPU
+/// replica, exactly which GPUs (bit i = GPU i of the node; 0 = let the node choose as a
+/// placement would).
+struct ReplicaAssignment {
+  NodeId node;
+  std::uint64_t gpu_mask = 0;
+};
+
+/// A running attempt as another scheduler (or an earlier run of this one) placed it
+/// (Scheduler::adopt_task).
+struct Adoption {
+  std::size_t option = 0;                          ///< index into TaskSpec::options
+  ResourceType capacity = ResourceType::reserved;  ///< class it runs on (one of the task's classes)
+  std::vector<ReplicaAssignment> replicas;         ///< master/head first, then the workers
+  Time start = 0;                                  ///< when the attempt started (ms)
+};
+
 struct Preemption {
   TaskId victim;
   TaskId preemptor;

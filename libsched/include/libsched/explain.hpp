@@ -226,7 +226,7 @@ class Explain {
     NodeFilter f = NodeFilter::build(st.policies_, s, now, st.cluster_.size());
     const auto cls_list = Session::classes(s);
     auto eligible = [&](std::size_t n, bool ignore_filter) {
-      if (!st.cluster_.nodes()[n].up) return false;
+      if (!st.cluster_.nodes()[n].up || st.cluster_.nodes()[n].drained) return false;
       for (ResourceType cls : cls_list)
         if (S.node_eligible(s, cls, NodeId(std::int32_t(n)), f, now, ignore_filter)) return true;
       return false;

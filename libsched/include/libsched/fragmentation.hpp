@@ -106,7 +106,9 @@ class FragmentationTracker {
       total_ += node_[i];
     }
   }
+  /// Recomputes the nodes in `changed` (nodes added since construction included).
   void update(const Cluster& c, const std::vector<NodeId>& changed) {
+    if (node_.size() < c.size()) node_.resize(c.size(), 0.0);
     for (NodeId n : changed) {
       double f = node_fragmentation(c, n, w_);
       total_ += f - node_[n.index()];

@@ -1,6 +1,7 @@
 // Umbrella header of libsched: include this to get the whole public API.
 #pragma once
 #include "libsched/version.hpp"
+#include "libsched/errors.hpp"
 #include "libsched/resources.hpp"
 #include "libsched/ids.hpp"
 #include "libsched/cluster.hpp"
@@ -12,7 +13,6 @@
 #include "libsched/fragmentation.hpp"
 #include "libsched/placement/policy.hpp"
 #include "libsched/placement/builtin.hpp"
-#include "libsched/errors.hpp"
 #include "libsched/options.hpp"
 #include "libsched/decisions.hpp"
 #include "libsched/plugins/queue_order.hpp"

@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "libsched/errors.hpp"
 #include "libsched/ids.hpp"
 #include "libsched/resources.hpp"
 #include "libsched/task.hpp"
@@ -26,7 +27,11 @@ struct QuotaKey {
 /// types are limited only where an entry exists; idle tasks never hold quota.
 class QuotaBook {
  public:
-  void set_limit(const QuotaKey& k, const Resources& limit) { entries_[k].limit = limit; }
+  /// Sets (or replaces) the limit of key `k`. Throws InvalidArgument for a negative limit.
+  void set_limit(const QuotaKey& k, const Resources& limit) {
+    if (limit.any_negative()) throw InvalidArgument("QuotaBook::set_limit: negative limit for " + k.user);
+    entries_[k].limit = limit;
+  }
 
   /// The entry that limits a task running as `rt` (its effective class), or nullptr when
   /// unlimited.

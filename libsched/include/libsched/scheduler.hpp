@@ -15,6 +15,15 @@
 //   TaskId t = s.add_task(spec); s.enqueue(t, now);
 //   ScheduleResult r = s.schedule(now);        // placements and preemptions, already applied
 //   ... later: s.release(t, now) when the attempt ends; s.enqueue(t, now) to resubmit.
+//
+// Errors: every public function checks its preconditions first and throws a typed error
+// (libsched/errors.hpp: InvalidArgument, UnknownTask, UnknownNode, UnknownPool,
+// TimeWentBackwards, InvalidState); after a throw nothing has changed.
+// Thread safety: a Scheduler is not thread-safe. Distinct Schedulers share no mutable state and
+// may run on different threads at once. Const member functions of one Scheduler may run
+// concurrently with each other while no non-const member function runs, except explain() and
+// reservation(): they are const but probe placements on the (mutable) cluster and quota book in
+// a transaction that is rolled back, so they count as writers.
 #pragma once
 
 #include <algorithm>
@@ -24,14 +33,18 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "libsched/actions/allocate.hpp"
 #include "libsched/actions/backfill.hpp"
 #include "libsched/actions/preempt.hpp"
 #include "libsched/cluster.hpp"
 #include "libsched/decisions.hpp"
+#include "libsched/detail/validate.hpp"
 #include "libsched/errors.hpp"
 #include "libsched/explain.hpp"
 #include "libsched/fragmentation.hpp"
@@ -59,6 +72,145 @@ class Scheduler : private detail::SchedulerCore {
   Scheduler(Cluster cluster, SchedulerOptions options, const PlacementRegistry& placements)
       : Scheduler(std::move(cluster), std::move(options), Registry::with_placement(placements)) {}
 
+  // ======================================================================= embedding API
+  // Nodes at any time, adoption of running tasks, forgetting ended tasks, quota entries
+  // (docs/scheduler.md "Library API"). Every function checks its arguments first and throws a
+  // typed error (libsched/errors.hpp) before it changes anything.
+
+  /// Adds an empty pool (nodes come with add_node). Throws InvalidArgument on a duplicate name.
+  PoolId add_pool(std::string name, PoolKind kind) { return cluster_.add_pool(std::move(name), kind); }
+
+  /// Adds a node at any time: up, empty, not drained, with the next NodeId; it counts as idle
+  /// since long ago (idle stability) and waiting tasks may use it at the next schedule(). Reported
+  /// by take_changed_nodes(). Throws as Cluster::add_node (InvalidArgument, UnknownPool).
+  NodeId add_node(const NodeDesc& d) {
+    NodeId id = cluster_.add_node(d);
+    node_tasks_.resize(cluster_.size());
+    ++capacity_epoch_;
+    return id;
+  }
+
+  /// Removes node `n` for good: it keeps its NodeId as a tombstone (Node::removed, down, zero
+  /// capacity; node policies that name it name nothing) and its name may be reused by add_node.
+  /// Throws UnknownNode; InvalidState when a task still runs on it (release it first, or drain
+  /// the node and wait) or it was removed already.
+  void remove_node(NodeId n) {
+    const Node& node = cluster_.node(n);  // throws UnknownNode
+    if (!node_tasks_[n.index()].empty())
+      throw InvalidState("Scheduler::remove_node: tasks still run on " + node.name + " (release them first)");
+    cluster_.remove_node(n);
+  }
+
+  /// Drains (cordons) node `n`: no new replica goes there (placements, preemption, backfill
+  /// reservations, explain all see it as unable to take replicas); tasks already running on it
+  /// continue until released. Idempotent. Throws UnknownNode; InvalidState for a removed node.
+  void drain_node(NodeId n) { cluster_.set_drained(n, true); }
+  /// Ends a drain: the node takes replicas again from the next schedule(). Idempotent. Throws
+  /// UnknownNode; InvalidState for a removed node.
+  void undrain_node(NodeId n) {
+    cluster_.set_drained(n, false);
+    ++capacity_epoch_;
+  }
+
+  /// Sets when the owners' (non-idle) allocation on node `n` last changed, e.g. restored from a
+  /// snapshot: idle stability ages the node's idle fragment from `t` (docs/scheduler.md "Idle
+  /// stability levels"). Throws UnknownNode.
+  void set_owner_change(NodeId n, Time t) {
+    cluster_.touch_owner(n, t);
+    ++capacity_epoch_;
+  }
+
+  /// Sets (or replaces) a quota entry. Throws InvalidArgument for an idle key, a reserved key
+  /// without a pool or a negative limit; UnknownPool.
+  void set_quota(const QuotaKey& k, const Resources& limit) {
+    detail::check_quota(k, limit, cluster_, "Scheduler::set_quota");
+    quotas().set_limit(k, limit);
+  }
+
+  /// Registers `spec` as a task that is already running as `a` says (restoring a snapshot after
+  /// a restart, or taking over from another scheduler) and returns its id. Each replica is
+  /// taken on its node exactly (Cluster::allocate_exact: the named GPUs, or the node's choice
+  /// when gpu_mask is 0); node pools and node policies are not checked (the snapshot is the
+  /// truth), a drained node is accepted. Its quota is charged even beyond the limit (new tasks
+  /// then wait for it). It counts as started at `a.start` (never a victim at that instant) and
+  /// its node's idle age restarts at `a.start` unless the node changed later.
+  /// Throws as add_task (InvalidArgument, UnknownPool); InvalidArgument when `a.option` is not an
+  /// option of the task, `a.capacity` is not one of its capacity classes, or the number of
+  /// replicas is not 1 + workers (a RayJob: at least 1, autoscaled workers included), or a GPU
+  /// mask is malformed; UnknownNode; InvalidState when a replica does not fit its node (down,
+  /// removed, model, free vCPU / memory / GPUs). On a throw nothing is taken.
+  TaskId adopt_task(TaskSpec spec, const Adoption& a) {
+    const char* fn = "Scheduler::adopt_task";
+    detail::check_task(spec, cluster_, fn);
+    const std::string who = std::string(fn) + ": task " + spec.name;
+    if (a.option >= spec.options.size())
+      throw InvalidArgument(fmt::format("{}: option {} of {}", who, a.option, spec.options.size()));
+    const auto cls = Session::classes(spec);
+    if (std::find(cls.begin(), cls.end(), a.capacity) == cls.end())
+      throw InvalidArgument(fmt::format("{}: may not run on {} capacity", who, to_string(a.capacity)));
+    const bool ray = spec.type == TaskType::ray_job;
+    if (ray ? a.replicas.empty() : a.replicas.size() != std::size_t(spec.replicas()))
+      throw InvalidArgument(fmt::format("{}: {} replicas given for a gang of {}", who, a.replicas.size(), spec.replicas()));
+    for (const auto& r : a.replicas) cluster_.node(r.node);  // throws UnknownNode
+    std::vector<ReplicaAllocation> got;
+    try {
+      for (std::size_t i = 0; i < a.replicas.size(); ++i) {
+        const GangOption& o = spec.options[a.option];
+        got.push_back(cluster_.allocate_exact(a.replicas[i].node, i == 0 ? o.head : o.worker, a.replicas[i].gpu_mask));
+      }
+    } catch (...) {
+      for (auto it = got.rbegin(); it != got.rend(); ++it) cluster_.release(*it);
+      throw;
+    }
+    Resources held;
+    for (const auto& r : got) held += r.resources();
+    std::vector<std::pair<NodeId, Time>> owner_before;
+    for (const auto& r : got) owner_before.emplace_back(r.node, cluster_.node(r.node).last_owner_change);
+    TaskId id = add_task(std::move(spec));
+    Placement p;
+    p.task = id;
+    p.option = a.option;
+    p.capacity = a.capacity;
+    p.replicas = std::move(got);
+    p.start = a.start;
+    p.quota_key = Session::quota_key(tasks_[id.index()].spec, a.capacity);
+    p.quota_held = a.capacity == ResourceType::idle ? Resources{} : held;
+    if (a.capacity != ResourceType::idle) quotas_.charge(p.quota_key, p.quota_held, +1);
+    Session(*this, a.start).commit_start(id, std::move(p), a.start);
+    if (a.start != started_now_at_) started_now_.pop_back();  // not started at the current instant
+    for (const auto& [n, t] : owner_before)
+      if (t > a.start) cluster_.touch_owner(n, t);
+    return id;
+  }
+
+  /// Forgets an ended task (registered and never enqueued, or whose attempt was released or
+  /// dequeued) so that a long-lived embedder's memory stays bounded by the tasks it knows at
+  /// once: its spec and status are freed and its id becomes unknown (every function taking it
+  /// throws UnknownTask) until add_task / adopt_task hand the id out again for a new task (ids
+  /// of forgotten tasks are reused, lowest first). Throws UnknownTask; InvalidState when it
+  /// waits or runs.
+  void forget_task(TaskId t) {
+    check_task_id(t, "Scheduler::forget_task");
+    Entry& e = tasks_[t.index()];
+    if (e.state != State::idle_state)
+      throw InvalidState("Scheduler::forget_task: task " + e.spec.name + (e.state == State::waiting ? " waits" : " runs"));
+    e = Entry{};
+    std::erase(fresh_, t);
+    std::erase(visited_, t);
+    std::erase(aging_, t);
+    std::erase(started_now_, t);
+    if (forgotten_.size() < tasks_.size()) forgotten_.resize(tasks_.size(), 0);
+    forgotten_[t.index()] = 1;
+    free_ids_.push_back(t.value);
+    std::push_heap(free_ids_.begin(), free_ids_.end(), std::greater<>());
+  }
+
+  /// True when `t` names a task of this Scheduler (registered and not forgotten).
+  bool knows_task(TaskId t) const {
+    return t.valid() && t.index() < tasks_.size() && !(t.index() < forgotten_.size() && forgotten_[t.index()]);
+  }
+  // =================================================================== end of embedding API
+
   const Cluster& cluster() const { return cluster_; }
   /// Mutable quota book (e.g. to set limits); counts as a capacity change.
   QuotaBook& quotas() {
@@ -67,35 +219,57 @@ class Scheduler : private detail::SchedulerCore {
   }
   const QuotaBook& quotas() const { return quotas_; }
   const SchedulerOptions& options() const { return options_; }
+  /// Throws UnknownNode for a node that is not in the cluster; InvalidArgument when it expires
+  /// before it is created.
   void add_node_policy(NodePolicy p) {
+    detail::check_node_policy(p, cluster_, "Scheduler::add_node_policy");
     policies_.push_back(std::move(p));
     ++capacity_epoch_;
   }
   const std::vector<NodePolicy>& node_policies() const { return policies_; }
 
-  /// Registers a task (not queued yet). Throws std::invalid_argument when it has no option.
+  /// Registers a task (not queued yet) and returns its id: the next id, or the lowest id of a
+  /// forgotten task (forget_task). Throws InvalidArgument for a shape or field the scheduler
+  /// cannot model (detail::check_task: no option, workers < 0, a 2-GPU replica of 500
+  /// milli-GPU, negative vCPU or memory, priority outside 1..9, reserved without a pool, ...);
+  /// UnknownPool for a pool that is not in the cluster.
   TaskId add_task(TaskSpec spec) {
-    if (spec.options.empty()) throw std::invalid_argument("task " + spec.name + " has no candidate spec");
+    detail::check_task(spec, cluster_, "Scheduler::add_task");
     if (spec.is_idle()) spec.priority = 0;
+    if (TaskId reused = reuse_forgotten_id(); reused.valid()) {
+      tasks_[reused.index()].spec = std::move(spec);
+      return reused;
+    }
     TaskId id(std::int32_t(tasks_.size()));
     Entry e;
     e.spec = std::move(spec);
     tasks_.push_back(std::move(e));
     return id;
   }
-  const TaskSpec& task(TaskId t) const { return tasks_.at(t.index()).spec; }
-  /// For the caller to update what a real scheduler would learn (e.g. the remaining runtime
-  /// estimate of a resubmitted attempt). Not while waiting (the queue key would change).
-  TaskSpec& mutable_task(TaskId t) {
-    if (tasks_.at(t.index()).state == State::waiting) throw std::logic_error("mutable_task on a waiting task");
-    return tasks_.at(t.index()).spec;
+  /// Throws UnknownTask.
+  const TaskSpec& task(TaskId t) const {
+    check_task_id(t, "Scheduler::task");
+    return tasks_[t.index()].spec;
   }
+  /// For the caller to update what a real scheduler would learn (e.g. the remaining runtime
+  /// estimate of a resubmitted attempt). Not while waiting (the queue key would change): throws
+  /// InvalidState then; UnknownTask.
+  TaskSpec& mutable_task(TaskId t) {
+    check_task_id(t, "Scheduler::mutable_task");
+    if (tasks_[t.index()].state == State::waiting)
+      throw InvalidState("Scheduler::mutable_task: task " + tasks_[t.index()].spec.name + " is waiting");
+    return tasks_[t.index()].spec;
+  }
+  /// Number of task ids handed out, forgotten ones included (knows_task tells them apart).
   std::size_t task_count() const { return tasks_.size(); }
 
-  /// Puts a registered (or ended) task in the queue. O(log queue).
+  /// Puts a registered (or ended) task in the queue. O(log queue). Throws UnknownTask;
+  /// InvalidState when it already waits or runs.
   void enqueue(TaskId t, Time /*now*/) {
-    Entry& e = tasks_.at(t.index());
-    if (e.state != State::idle_state) throw std::logic_error("enqueue: task " + e.spec.name + " is not idle");
+    check_task_id(t, "Scheduler::enqueue");
+    Entry& e = tasks_[t.index()];
+    if (e.state != State::idle_state)
+      throw InvalidState("Scheduler::enqueue: task " + e.spec.name + (e.state == State::waiting ? " already waits" : " runs"));
     e.state = State::waiting;
     e.wait = WaitStatus{};
     e.failed_epoch = ~std::uint64_t{0};
@@ -104,16 +278,26 @@ class Scheduler : private detail::SchedulerCore {
     fresh_.push_back(t);
     if (ages(e.spec) && std::find(aging_.begin(), aging_.end(), t) == aging_.end()) aging_.push_back(t);
   }
-  /// Removes a waiting task from the queue (e.g. the user stops it).
+  /// Removes a waiting task from the queue (e.g. the user stops it); no-op for a task that does
+  /// not wait. Throws UnknownTask.
   void dequeue(TaskId t) {
-    Entry& e = tasks_.at(t.index());
+    check_task_id(t, "Scheduler::dequeue");
+    Entry& e = tasks_[t.index()];
     if (e.state != State::waiting) return;
     queue_.erase(key(t));
     e.state = State::idle_state;
     if (!aging_.empty()) aging_.erase(std::remove(aging_.begin(), aging_.end(), t), aging_.end());
   }
-  bool is_waiting(TaskId t) const { return tasks_.at(t.index()).state == State::waiting; }
-  bool is_running(TaskId t) const { return tasks_.at(t.index()).state == State::running; }
+  /// Throws UnknownTask.
+  bool is_waiting(TaskId t) const {
+    check_task_id(t, "Scheduler::is_waiting");
+    return tasks_[t.index()].state == State::waiting;
+  }
+  /// Throws UnknownTask.
+  bool is_running(TaskId t) const {
+    check_task_id(t, "Scheduler::is_running");
+    return tasks_[t.index()].state == State::running;
+  }
   std::size_t waiting_count() const { return queue_.size(); }
   std::size_t running_count() const { return running_.size(); }
   /// Waiting tasks in queue order.
@@ -143,35 +327,48 @@ class Scheduler : private detail::SchedulerCore {
   }
   /// Equal for two waiting tasks whose requests are identical for the scheduler (same shapes,
   /// class, pool, priority, quota owner; no node policy): they get the same decisions and wait
-  /// status. 0 means "not comparable" (a node policy applies).
-  std::uint64_t request_signature(TaskId t, Time now) const { return signature(t, now); }
+  /// status. 0 means "not comparable" (a node policy applies). Throws UnknownTask.
+  std::uint64_t request_signature(TaskId t, Time now) const {
+    check_task_id(t, "Scheduler::request_signature");
+    return signature(t, now);
+  }
 
-  /// The placement of a running task (nullptr otherwise).
+  /// The placement of a running task (nullptr otherwise). Throws UnknownTask.
   const Placement* placement_of(TaskId t) const {
-    const Entry& e = tasks_.at(t.index());
+    check_task_id(t, "Scheduler::placement_of");
+    const Entry& e = tasks_[t.index()];
     return e.state == State::running ? &e.placement : nullptr;
   }
 
   /// Ends a running task's attempt: frees its replicas and quota at once. O(replicas).
+  /// Throws UnknownTask; InvalidState when it does not run; TimeWentBackwards.
   void release(TaskId t, Time now) {
-    Entry& e = tasks_.at(t.index());
-    if (e.state != State::running) throw std::logic_error("release: task " + e.spec.name + " is not running");
+    check_task_id(t, "Scheduler::release");
+    detail::check_time(now, last_now_, "Scheduler::release");
+    Entry& e = tasks_[t.index()];
+    if (e.state != State::running) throw InvalidState("Scheduler::release: task " + e.spec.name + " does not run");
     Transaction tx(cluster_, quotas_);
     release_into(tx, t);
     tx.commit();
     finish_release(t, now);
   }
 
-  /// Running tasks with a replica on node `n`, in id order.
+  /// Running tasks with a replica on node `n`, in id order. Throws UnknownNode.
   std::vector<TaskId> tasks_on_node(NodeId n) const {
-    std::vector<TaskId> v = node_tasks_.at(n.index());
+    cluster_.node(n);  // throws UnknownNode
+    std::vector<TaskId> v = node_tasks_[n.index()];
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
     return v;
   }
-  /// Marks a node up or down. Precondition for down: no task runs on it (release them first).
+  /// Marks a node up or down. Throws UnknownNode; InvalidState when taking it down while tasks
+  /// run on it (release them first) or when it was removed; TimeWentBackwards.
   void set_node_up(NodeId n, bool up, Time now) {
-    if (!up && !node_tasks_.at(n.index()).empty()) throw std::logic_error("set_node_up: tasks still run on " + cluster_.node(n).name);
+    const Node& node = cluster_.node(n);  // throws UnknownNode
+    detail::check_time(now, last_now_, "Scheduler::set_node_up");
+    if (node.removed) throw InvalidState("Scheduler::set_node_up: node " + node.name + " was removed");
+    if (!up && !node_tasks_[n.index()].empty())
+      throw InvalidState("Scheduler::set_node_up: tasks still run on " + node.name);
     cluster_.set_up(n, up);
     cluster_.touch_owner(n, now);
     if (up) ++capacity_epoch_;
@@ -185,8 +382,10 @@ class Scheduler : private detail::SchedulerCore {
   /// earlier call at the same `now`, is never a victim at this instant, so every restart
   /// consumes a task that was running before the instant).
   /// Cost per pass: O(queue x nodes x replicas) in the worst case; identical requests that
-  /// failed in a pass are not retried in it.
+  /// failed in a pass are not retried in it. Throws TimeWentBackwards when `now` is earlier
+  /// than the `now` of an earlier call.
   ScheduleResult schedule(Time now) {
+    detail::check_time(now, last_now_, "Scheduler::schedule");
     ScheduleResult out;
     ++pass_;
     if (now != started_now_at_) {
@@ -209,15 +408,21 @@ class Scheduler : private detail::SchedulerCore {
   /// (every probe runs in a transaction that is rolled back).
   /// Const: the probes touch only the members declared mutable in detail::SchedulerCore (cluster,
   /// quota book, scratch) and restore them; not safe to call concurrently with any other call.
+  /// Throws UnknownTask; TimeWentBackwards (`now` earlier than the last schedule() call).
   WaitStatus explain(TaskId t, Time now) const {
+    check_task_id(t, "Scheduler::explain");
+    detail::check_time(now, last_now_, "Scheduler::explain");
     Session session(const_cast<Scheduler&>(*this), now);
     return Explain(session)(t);
   }
 
   /// RayJob autoscaling: places one more worker of the running task's chosen option, on its
-  /// capacity class, charging quota per replica. Returns nullopt when it does not fit now.
+  /// capacity class, charging quota per replica. Returns nullopt when it does not fit now or the
+  /// task does not run. Throws UnknownTask; TimeWentBackwards.
   std::optional<ReplicaAllocation> add_worker(TaskId t, Time now) {
-    Entry& e = tasks_.at(t.index());
+    check_task_id(t, "Scheduler::add_worker");
+    detail::check_time(now, last_now_, "Scheduler::add_worker");
+    Entry& e = tasks_[t.index()];
     if (e.state != State::running) return std::nullopt;
     const ReplicaShape& w = e.spec.options[e.placement.option].worker;
     Session session(*this, now);
@@ -239,9 +444,12 @@ class Scheduler : private detail::SchedulerCore {
     return a;
   }
   /// Releases the most recently added worker of a running task (never the master/head).
-  /// Returns false when only the master/head is left.
+  /// Returns false when only the master/head is left or the task does not run. Throws
+  /// UnknownTask; TimeWentBackwards.
   bool remove_worker(TaskId t, Time now) {
-    Entry& e = tasks_.at(t.index());
+    check_task_id(t, "Scheduler::remove_worker");
+    detail::check_time(now, last_now_, "Scheduler::remove_worker");
+    Entry& e = tasks_[t.index()];
     if (e.state != State::running || e.placement.replicas.size() <= 1) return false;
     ReplicaAllocation a = e.placement.replicas.back();
     e.placement.replicas.pop_back();
@@ -261,8 +469,10 @@ class Scheduler : private detail::SchedulerCore {
   /// "Preemption"): the preemptor must be non-idle and non-spot; a victim on idle
   /// capacity yields to any such preemptor (idle_reclaim), guaranteed or not; a spot victim too
   /// (spot_eviction); any other victim only when not guaranteed, with `preemption` on and a
-  /// strictly lower priority.
+  /// strictly lower priority. Throws UnknownTask (either id).
   std::optional<PreemptionKind> preemption_kind(TaskId preemptor, TaskId victim) const {
+    check_task_id(preemptor, "Scheduler::preemption_kind");
+    check_task_id(victim, "Scheduler::preemption_kind");
     return Session(const_cast<Scheduler&>(*this), 0).preemption_kind(preemptor, victim, false);
   }
 
@@ -270,9 +480,14 @@ class Scheduler : private detail::SchedulerCore {
   /// time >= now at which its whole gang could start if running tasks end at their expected
   /// ends and nothing else starts, counting node policies that start or expire and idle
   /// fragments that age into its stability level by then. kTimeNever when no such time is
-  /// known. Does not change any state.
+  /// known. Does not change any state. Throws UnknownTask; InvalidState when `head` does not
+  /// wait; TimeWentBackwards.
   /// Const like explain().
   Time reservation(TaskId head, Time now) const {
+    check_task_id(head, "Scheduler::reservation");
+    detail::check_time(now, last_now_, "Scheduler::reservation");
+    if (tasks_[head.index()].state != State::waiting)
+      throw InvalidState("Scheduler::reservation: task " + tasks_[head.index()].spec.name + " does not wait");
     Session session(const_cast<Scheduler&>(*this), now);
     return actions::reservation(session, head, now);
   }
@@ -305,6 +520,20 @@ class Scheduler : private detail::SchedulerCore {
   }
 
  private:
+  void check_task_id(TaskId t, std::string_view fn) const {
+    if (!knows_task(t)) [[unlikely]]
+      throw UnknownTask(fmt::format("{}: unknown task id {}", fn, t.value));
+  }
+  /// The lowest id of a forgotten task, now known again (its Entry is empty), or an invalid id.
+  TaskId reuse_forgotten_id() {
+    if (free_ids_.empty()) return TaskId();
+    std::pop_heap(free_ids_.begin(), free_ids_.end(), std::greater<>());
+    TaskId id(free_ids_.back());
+    free_ids_.pop_back();
+    forgotten_[id.index()] = 0;
+    return id;
+  }
+
   // Thin forwarders to the Session, so the public functions above read as before.
   void release_into(Transaction& tx, TaskId t) { Session(*this, 0).release_into(tx, t); }
   void finish_release(TaskId t, Time now) { Session(*this, now).finish_release(t, now); }

@@ -131,6 +131,8 @@ struct SchedulerCore {
   std::vector<RunInfo> run_info_;
   std::vector<std::size_t> run_pos_;
   std::vector<std::vector<TaskId>> node_tasks_;
+  std::vector<char> forgotten_;         ///< per task id: 1 while forgotten (Scheduler::forget_task)
+  std::vector<std::int32_t> free_ids_;  ///< min-heap of forgotten ids, reused lowest first
   std::int64_t allocated_[4] = {0, 0, 0, 0};
 
   // ---- the pass memo (what lets a pass skip requests known to fail)
