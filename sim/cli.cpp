@@ -94,7 +94,7 @@ struct OverrideArgs {
 };
 
 /// `schedsim validate SCENARIO [--set ...]`: checks a scenario, prints diagnostics, exits 0 or 2.
-void add_validate_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
+void add_validate_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("validate", "Check a scenario file and report every problem");
   auto path = std::make_shared<std::string>();
   auto ov = std::make_shared<OverrideArgs>();
@@ -119,7 +119,7 @@ void add_show_default_command(CLI::App& app, int& exit_code) {
 }
 
 /// `schedsim convert --format F --path P [--nodes N] ... --out S.json`: a trace to a scenario.
-void add_convert_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
+void add_convert_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("convert", "Convert a public trace (openb, philly, swf) into a scenario file");
   auto o = std::make_shared<sim::ConvertOptions>();
   o->registry = &registry;
@@ -139,7 +139,7 @@ void add_convert_command(CLI::App& app, int& exit_code, const libsched::Placemen
 
 /// Loads a scenario file with its overrides and traces; prints every problem and returns nullopt on error.
 std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool skip_bad_rows, const OverrideArgs& ov,
-                                                  const libsched::PlacementRegistry& registry) {
+                                                  const libsched::Registry& registry) {
   const auto overrides = ov.get();
   if (!overrides) return std::nullopt;
   sim::ScenarioSource src;
@@ -154,7 +154,7 @@ std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool 
 
 /// `schedsim run [SCENARIO] --out DIR [--seed N] [--until T]`: simulate; no scenario = the
 /// embedded default scenario.
-void add_run_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
+void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("run", "Simulate a scenario (default: the embedded default scenario) and write outputs");
   struct Args { std::string path; sim::RunOptions run; bool skip_bad_rows = false; std::uint64_t seed = 0; double until = 0; OverrideArgs ov; };
   auto a = std::make_shared<Args>();
@@ -191,7 +191,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::PlacementReg
 }
 
 /// `schedsim fill SCENARIO --out DIR [--policy NAME] [--seed N] [--target-pct P]`.
-void add_fill_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
+void add_fill_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("fill", "FGD workload-inflation experiment: place the trace's tasks until P % of GPUs arrived");
   struct Args { std::string path; sim::FillCommandOptions fill; std::uint64_t seed = 0; double target = 0; std::string policy; OverrideArgs ov; };
   auto a = std::make_shared<Args>();
@@ -219,14 +219,14 @@ void add_fill_command(CLI::App& app, int& exit_code, const libsched::PlacementRe
 }
 
 /// `schedsim decide < SNAPSHOT.json`: one scheduling decision as JSON (docs/decide.md).
-void add_decide_command(CLI::App& app, int& exit_code, const libsched::PlacementRegistry& registry) {
+void add_decide_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("decide", "Read a cluster snapshot (JSON) on stdin and print one scheduling decision (JSON)");
   cmd->callback([&exit_code, &registry] { exit_code = sim::decide_command(std::cin, std::cout, std::cerr, registry); });
 }
 
 }  // namespace
 
-int sim::cli_main(int argc, char** argv, const libsched::PlacementRegistry& registry) {
+int sim::cli_main(int argc, char** argv, const libsched::Registry& registry) {
   CLI::App app{"schedsim: gang-scheduling simulator for GPU training platforms"};
   app.set_version_flag("--version", fmt::format("schedsim {} (libsched {})", sim::version(), LIBSCHED_VERSION_STRING),
                        "Print the version and exit");

@@ -2,7 +2,7 @@
 // with its own placement policies (examples/custom-policy, docs/packaging.md).
 #pragma once
 
-#include <libsched/placement/policy.hpp>
+#include <libsched/registry.hpp>
 
 namespace sim {
 
@@ -11,9 +11,9 @@ namespace sim {
 /// 1 environment failure, 2 invalid input, 130/143 interrupted (docs/outputs.md "Exit
 /// status"). Every scenario's `scheduler.placement`, `fill --policy/--policies` and
 /// `convert --placement` (and a `decide` snapshot's `scheduler.placement`) are looked up in `registry`: pass a copy of
-/// libsched::PlacementRegistry::builtin() with your policies add()ed to make them usable by
+/// libsched::Registry::builtin() with your policies add()ed to make them usable by
 /// name. `registry` must outlive the call. Output goes to std::cout / std::cerr.
 int cli_main(int argc, char** argv,
-             const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+             const libsched::Registry& registry = libsched::Registry::builtin());
 
 }  // namespace sim

@@ -22,10 +22,10 @@ int convert_command(const ConvertOptions& opts, std::ostream& out, std::ostream&
     err << "schedsim convert: --out: " << e.what() << "\n";
     return exit_environment;
   }
-  const libsched::PlacementRegistry& registry = opts.registry ? *opts.registry : libsched::PlacementRegistry::builtin();
-  if (!registry.contains(opts.placement)) {
+  const libsched::Registry& registry = opts.registry ? *opts.registry : libsched::Registry::builtin();
+  if (!registry.placement.contains(opts.placement)) {
     err << fmt::format("schedsim convert: --placement: {}: unknown placement policy (registered: {})\n",
-                       io::escape_for_diagnostic(opts.placement), fmt::join(registry.names(), ", "));
+                       io::escape_for_diagnostic(opts.placement), fmt::join(registry.placement.names(), ", "));
     return 2;
   }
   io::Scenario s;

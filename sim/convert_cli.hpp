@@ -5,7 +5,7 @@
 #include <ostream>
 #include <string>
 
-#include <libsched/placement/policy.hpp>
+#include <libsched/registry.hpp>
 
 #include "sim/io/scenario.hpp"
 #include "sim/publish.hpp"  // write_file_atomic
@@ -17,8 +17,8 @@ struct ConvertOptions {
   bool skip_bad_rows = false;
   std::string out;             ///< scenario file to write
   std::string placement = "best-fit";  ///< must be registered in `registry`
-  /// Placement policies by name; nullptr = libsched::PlacementRegistry::builtin().
-  const libsched::PlacementRegistry* registry = nullptr;
+  /// Placement policies by name; nullptr = libsched::Registry::builtin().
+  const libsched::Registry* registry = nullptr;
 };
 
 /// Reads the trace, builds a scenario (one pool holding the trace's nodes, one task per job)

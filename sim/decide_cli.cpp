@@ -244,7 +244,7 @@ std::string render(const ojson& d) {
 
 }  // namespace
 
-DecideResult decide(std::string_view text, const std::string& label, const libsched::PlacementRegistry& registry) {
+DecideResult decide(std::string_view text, const std::string& label, const libsched::Registry& registry) {
   DecideResult out;
   std::optional<json> parsed = io::parse_scenario_json(text, label, out.diagnostics);
   if (!parsed) return out;
@@ -414,7 +414,7 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
   return out;
 }
 
-int decide_command(std::istream& in, std::ostream& out, std::ostream& err, const libsched::PlacementRegistry& registry) {
+int decide_command(std::istream& in, std::ostream& out, std::ostream& err, const libsched::Registry& registry) {
   std::string text;
   std::vector<char> buf(1 << 16);
   while (in) {

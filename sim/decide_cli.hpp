@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <libsched/placement/policy.hpp>
+#include <libsched/registry.hpp>
 
 #include "sim/io/diagnostics.hpp"
 
@@ -32,12 +32,12 @@ struct DecideResult {
 /// in the order schedule() made them, waiting tasks in queue order. The snapshot's
 /// `scheduler.placement` is looked up in `registry` (which must outlive the call).
 DecideResult decide(std::string_view text, const std::string& label = "<stdin>",
-                    const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+                    const libsched::Registry& registry = libsched::Registry::builtin());
 
 /// `schedsim decide`: reads the snapshot from `in` (at most 256 MiB), prints the decision as one
 /// JSON document on `out` and diagnostics on `err`. Returns 0, or 2 for invalid input (nothing
 /// printed on `out`), or 1 when `in` cannot be read.
 int decide_command(std::istream& in, std::ostream& out, std::ostream& err,
-                   const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+                   const libsched::Registry& registry = libsched::Registry::builtin());
 
 }  // namespace sim

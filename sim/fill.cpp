@@ -37,7 +37,7 @@ FillResult run_fill(const Cluster& cluster, const std::vector<TaskSpec>& tasks, 
   so.idle_reclaim = false;
   so.spot_eviction = false;
   so.workload = WorkloadDistribution::from_shapes(shapes);
-  Scheduler s(cluster, so, opts.registry ? *opts.registry : PlacementRegistry::builtin());
+  Scheduler s(cluster, so, opts.registry ? *opts.registry : Registry::builtin());
   FragmentationTracker frag(s.cluster(), so.workload);
   s.take_changed_nodes();
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "libsched/cluster.hpp"
-#include "libsched/placement/policy.hpp"
+#include "libsched/registry.hpp"
 #include "libsched/task.hpp"
 
 namespace sim {
@@ -22,8 +22,8 @@ struct FillOptions {
   std::string policy = "fgd";     ///< a placement policy name (in `registry`)
   std::uint64_t seed = 1;
   double target_pct = 130;        ///< stop when requested GPUs reach this % of cluster GPUs
-  /// Where `policy` is looked up; nullptr = PlacementRegistry::builtin().
-  const libsched::PlacementRegistry* registry = nullptr;
+  /// Where `policy` is looked up; nullptr = Registry::builtin().
+  const libsched::Registry* registry = nullptr;
 };
 
 /// One row of fill.csv. Percentages are of the cluster's GPUs (fractions of GPUs counted).

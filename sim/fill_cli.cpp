@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "libsched/placement/policy.hpp"
+#include "libsched/registry.hpp"
 #include "sim/convert_cli.hpp"
 #include "sim/fill.hpp"
 #include "sim/publish.hpp"
@@ -21,11 +21,11 @@ namespace sim {
 int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::ostream& out, std::ostream& err) {
   std::vector<std::string> policies = opts.policies;
   if (policies.empty()) policies.push_back(opts.policy.value_or(sc.scheduler.placement));
-  const libsched::PlacementRegistry& registry = opts.registry ? *opts.registry : libsched::PlacementRegistry::builtin();
+  const libsched::Registry& registry = opts.registry ? *opts.registry : libsched::Registry::builtin();
   for (const auto& p : policies) {
-    if (!registry.contains(p)) {
+    if (!registry.placement.contains(p)) {
       err << fmt::format("{}: --policy: {}: unknown placement policy (registered: {})\n", sc.file, p,
-                         fmt::join(registry.names(), ", "));
+                         fmt::join(registry.placement.names(), ", "));
       return 2;
     }
   }

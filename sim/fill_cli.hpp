@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <libsched/placement/policy.hpp>
+#include <libsched/registry.hpp>
 
 #include "sim/io/scenario.hpp"
 
@@ -22,8 +22,8 @@ struct FillCommandOptions {
   std::optional<double> target_pct;         ///< --target-pct: overrides fill.target_pct (default 130)
   std::vector<std::string> policies;        ///< --policies: sweep these (empty: just `policy`)
   int seeds = 0;                            ///< --seeds K: sweep seeds seed, seed+1, ..., seed+K-1
-  /// Placement policies by name; nullptr = libsched::PlacementRegistry::builtin().
-  const libsched::PlacementRegistry* registry = nullptr;
+  /// Placement policies by name; nullptr = libsched::Registry::builtin().
+  const libsched::Registry* registry = nullptr;
 };
 
 /// Runs the fill experiment(s) on a scenario whose traces are already applied. Writes, each

@@ -37,7 +37,7 @@ std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& src, std:
     err << "--until: " << fmt::format("{}", *src.until_s) << ": must be a number of seconds from 0 to 1e9\n";
     return std::nullopt;
   }
-  const libsched::PlacementRegistry& registry = src.registry ? *src.registry : libsched::PlacementRegistry::builtin();
+  const libsched::Registry& registry = src.registry ? *src.registry : libsched::Registry::builtin();
   if (!src.path.empty()) {
     label = src.path;
     r = io::load_scenario_file(src.path, src.overrides, nullptr, registry);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <libsched/placement/policy.hpp>
+#include <libsched/registry.hpp>
 
 #include "sim/io/overrides.hpp"
 #include "sim/io/scenario.hpp"
@@ -19,8 +19,8 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;   ///< --seed: overrides the scenario's seed
   std::optional<double> until_s;       ///< --until: stop the simulation at this time (seconds)
   bool progress = true;                ///< show a progress line on stderr (only if stderr is a terminal)
-  /// Placement policies by name; nullptr = libsched::PlacementRegistry::builtin().
-  const libsched::PlacementRegistry* registry = nullptr;
+  /// Placement policies by name; nullptr = libsched::Registry::builtin().
+  const libsched::Registry* registry = nullptr;
 };
 
 /// Where a run's scenario comes from and what the command line changes in it.
@@ -33,8 +33,8 @@ struct ScenarioSource {
   std::optional<double> until_s;      ///< --until: becomes the scenario's `until_s`
   bool load_traces = true;            ///< load the scenario's `traces`
   bool skip_bad_rows = false;         ///< --skip-bad-rows
-  /// Placement policies `scheduler.placement` may name; nullptr = libsched::PlacementRegistry::builtin().
-  const libsched::PlacementRegistry* registry = nullptr;
+  /// Placement policies `scheduler.placement` may name; nullptr = libsched::Registry::builtin().
+  const libsched::Registry* registry = nullptr;
 };
 
 /// A scenario ready to run and the text that reproduces it.

@@ -198,6 +198,9 @@ void Simulator::build() {
 
   SchedulerOptions so;
   so.placement = sc_.scheduler.placement;
+  so.queue_order = sc_.scheduler.queue_order;
+  so.victim_order = sc_.scheduler.victim_order;
+  so.admission = sc_.scheduler.admission;
   so.preemption = sc_.scheduler.preemption;
   so.idle_reclaim = sc_.scheduler.idle_reclaim;
   so.spot_eviction = sc_.scheduler.spot_eviction;
@@ -206,7 +209,7 @@ void Simulator::build() {
   so.idle_stability_medium = from_seconds(sc_.scheduler.idle_stability_medium_s);
   so.seed = seed_;
   so.workload = workload_;
-  sched_ = std::make_unique<Scheduler>(std::move(c), so, opt_.registry ? *opt_.registry : PlacementRegistry::builtin());
+  sched_ = std::make_unique<Scheduler>(std::move(c), so, opt_.registry ? *opt_.registry : Registry::builtin());
   for (auto& p : policies) sched_->add_node_policy(std::move(p));
   for (auto& [k, r] : quotas) sched_->quotas().set_limit(k, r);
 

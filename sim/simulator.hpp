@@ -88,9 +88,9 @@ struct SimOptions {
   std::function<void(Time, std::uint64_t)> progress;
   /// Events allowed at one simulated instant; 0 = events_per_instant_cap(scenario).
   std::uint64_t max_events_per_instant = 0;
-  /// Placement policies by name (scheduler.placement); nullptr = PlacementRegistry::builtin().
+  /// Placement policies by name (scheduler.placement); nullptr = Registry::builtin().
   /// Must outlive the Simulator's construction (policies are created then).
-  const libsched::PlacementRegistry* registry = nullptr;
+  const libsched::Registry* registry = nullptr;
 };
 
 // ------------------------------------------------------------------ runtime bounds

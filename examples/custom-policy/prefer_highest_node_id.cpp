@@ -25,9 +25,9 @@ class PreferHighestNodeId final : public libsched::PlacementPolicy {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The builtin policies plus ours; scenarios name it in `scheduler.placement`.
-  libsched::PlacementRegistry registry = libsched::PlacementRegistry::builtin();
-  registry.add("prefer-highest-node-id",
+  // The builtin plugins plus our placement policy; scenarios name it in `scheduler.placement`.
+  libsched::Registry registry = libsched::Registry::builtin();
+  registry.placement.add("prefer-highest-node-id",
                [](const libsched::PolicyContext&) { return std::make_unique<PreferHighestNodeId>(); });
   return sim::cli_main(argc, argv, registry);
 }

@@ -269,7 +269,7 @@ void attribute_diagnostics(std::vector<Diagnostic>& diagnostics, const std::vect
 }
 
 ParseResult parse_with_overrides(json& doc, const std::string& file_label, const std::vector<Override>& overrides,
-                                 const libsched::PlacementRegistry& registry) {
+                                 const libsched::Registry& registry) {
   ParseResult r;
   std::vector<std::string> resolved;
   if (!apply_overrides(doc, overrides, resolved, r.diagnostics)) return r;
@@ -279,7 +279,7 @@ ParseResult parse_with_overrides(json& doc, const std::string& file_label, const
 }
 
 ParseResult load_scenario_file(const std::string& path, const std::vector<Override>& overrides, json* document,
-                               const libsched::PlacementRegistry& registry) {
+                               const libsched::Registry& registry) {
   if (document) *document = nullptr;
   if (overrides.empty() && !document) return load_scenario_file(path, registry);
   ParseResult r;

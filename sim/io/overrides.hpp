@@ -62,7 +62,7 @@ void attribute_diagnostics(std::vector<Diagnostic>& diagnostics, const std::vect
 /// overridden scenario with every validation diagnostic, attributed as above. `doc` is left
 /// overridden (the resolved document).
 ParseResult parse_with_overrides(nlohmann::json& doc, const std::string& file_label, const std::vector<Override>& overrides,
-                                 const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+                                 const libsched::Registry& registry = libsched::Registry::builtin());
 
 /// Reads the scenario file `path` and applies `overrides` (none: exactly load_scenario_file).
 /// When `document` is given it receives the (overridden) JSON document, or null when the file
@@ -70,6 +70,6 @@ ParseResult parse_with_overrides(nlohmann::json& doc, const std::string& file_la
 /// `registry`: the placement policies `scheduler.placement` may name.
 ParseResult load_scenario_file(const std::string& path, const std::vector<Override>& overrides,
                                nlohmann::json* document = nullptr,
-                               const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+                               const libsched::Registry& registry = libsched::Registry::builtin());
 
 }  // namespace sim::io

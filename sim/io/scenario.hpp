@@ -91,6 +91,9 @@ struct NodePolicyCfg {
 
 struct SchedulerCfg {
   std::string placement = "best-fit";
+  std::string queue_order = "priority-fifo";     ///< extension: QueueOrder plugin (docs/architecture.md "Plugins")
+  std::string victim_order = "idle-spot-first";  ///< extension: VictimOrder plugin
+  std::string admission = "quota";               ///< extension: Admission plugin
   bool preemption = true;            ///< priority preemption
   bool idle_reclaim = true;          ///< extension: non-idle tasks may reclaim idle capacity
   bool spot_eviction = true;         ///< extension: non-spot tasks may evict spot tasks

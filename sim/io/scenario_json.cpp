@@ -478,14 +478,20 @@ NodePolicyCfg read_policy(Sink& sink, const json& j, const std::string& path) {
   return p;
 }
 
-/// `placements`: the names registered in the PlacementRegistry the scenario will run with.
-SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path,
-                            const std::vector<std::string_view>& placements) {
+/// `registry`: the plugins the scenario will run with; `placement`, `queue_order`,
+/// `victim_order` and `admission` must name registered ones (the error lists them).
+SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path, const libsched::Registry& registry) {
   SchedulerCfg s;
   Obj o(sink, j, path,
-        {"placement", "preemption", "idle_reclaim", "spot_eviction", "queueing", "idle_stability_high_s",
-         "idle_stability_medium_s", "retry_on"});
-  o.enumeration("placement", s.placement, placements);
+        {"placement", "queue_order", "victim_order", "admission", "preemption", "idle_reclaim", "spot_eviction",
+         "queueing", "idle_stability_high_s", "idle_stability_medium_s", "retry_on"});
+  auto plugin = [&](const char* key, std::string& value, const std::vector<std::string>& names) {
+    o.enumeration(key, value, std::vector<std::string_view>(names.begin(), names.end()));
+  };
+  plugin("placement", s.placement, registry.placement.names());
+  plugin("queue_order", s.queue_order, registry.queue_order.names());
+  plugin("victim_order", s.victim_order, registry.victim_order.names());
+  plugin("admission", s.admission, registry.admission.names());
   o.boolean("preemption", s.preemption);
   o.boolean("idle_reclaim", s.idle_reclaim);
   o.boolean("spot_eviction", s.spot_eviction);
@@ -659,7 +665,7 @@ TraceCfg read_trace(Sink& sink, const json& j, const std::string& path) {
   return t;
 }
 
-Scenario read_scenario(Sink& sink, const json& j, const libsched::PlacementRegistry& registry) {
+Scenario read_scenario(Sink& sink, const json& j, const libsched::Registry& registry) {
   Scenario s;
   Obj o(sink, j, "",
         {"schema", "name", "seed", "until_s", "timeseries_interval_s", "cluster", "quotas", "node_policies", "scheduler",
@@ -679,10 +685,7 @@ Scenario read_scenario(Sink& sink, const json& j, const libsched::PlacementRegis
   o.array("quotas", Req::optional, [&](const json& e, const std::string& p) { s.quotas.push_back(read_quota(sink, e, p)); });
   o.array("node_policies", Req::optional,
           [&](const json& e, const std::string& p) { s.node_policies.push_back(read_policy(sink, e, p)); });
-  if (const json* sc = o.find("scheduler")) {
-    const std::vector<std::string> names = registry.names();
-    s.scheduler = read_scheduler(sink, *sc, "scheduler", std::vector<std::string_view>(names.begin(), names.end()));
-  }
+  if (const json* sc = o.find("scheduler")) s.scheduler = read_scheduler(sink, *sc, "scheduler", registry);
   o.array("traces", Req::optional, [&](const json& e, const std::string& p) { s.traces.push_back(read_trace(sink, e, p)); });
   const json* tasks = o.find("tasks");
   if (!tasks && s.traces.empty())
@@ -1305,7 +1308,7 @@ std::optional<json> parse_scenario_json(std::string_view text, const std::string
 }
 
 ParseResult parse_scenario_document(const json& j, const std::string& file_label,
-                                    const libsched::PlacementRegistry& registry) {
+                                    const libsched::Registry& registry) {
   ParseResult r;
   Sink sink(file_label, r.diagnostics);
   if (!j.is_object()) {
@@ -1324,7 +1327,7 @@ ParseResult parse_scenario_document(const json& j, const std::string& file_label
 }
 
 ParseResult parse_scenario_text(std::string_view text, const std::string& file_label,
-                                const libsched::PlacementRegistry& registry) {
+                                const libsched::Registry& registry) {
   ParseResult r;
   auto j = parse_scenario_json(text, file_label, r.diagnostics);
   if (!j) return r;
@@ -1361,7 +1364,7 @@ std::optional<std::string> read_scenario_file(const std::string& path, std::vect
   return text;
 }
 
-ParseResult load_scenario_file(const std::string& path, const libsched::PlacementRegistry& registry) {
+ParseResult load_scenario_file(const std::string& path, const libsched::Registry& registry) {
   ParseResult r;
   auto text = read_scenario_file(path, r.diagnostics);
   if (!text) return r;
@@ -1492,6 +1495,9 @@ json scenario_to_json(const Scenario& s) {
 
   const auto& sc = s.scheduler;
   j["scheduler"] = {{"placement", sc.placement},
+                    {"queue_order", sc.queue_order},
+                    {"victim_order", sc.victim_order},
+                    {"admission", sc.admission},
                     {"preemption", sc.preemption},
                     {"idle_reclaim", sc.idle_reclaim},
                     {"spot_eviction", sc.spot_eviction},

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include <libsched/placement/policy.hpp>
+#include <libsched/registry.hpp>
 #include <nlohmann/json.hpp>
 
 #include "sim/io/diagnostics.hpp"
@@ -32,7 +32,7 @@ struct ParseResult {
 /// `registry` (the error lists the registered names); embedders that add policies pass their
 /// registry here and to the simulator (SimOptions::registry).
 ParseResult parse_scenario_text(std::string_view text, const std::string& file_label,
-                                const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+                                const libsched::Registry& registry = libsched::Registry::builtin());
 
 /// The two steps of parse_scenario_text. Syntax: the JSON document of `text` (a NUL byte,
 /// nesting deeper than 100 levels, malformed JSON and duplicate keys append error diagnostics and
@@ -42,7 +42,7 @@ std::optional<nlohmann::json> parse_scenario_json(std::string_view text, const s
 /// Model: reads and validates a scenario document (every rule of parse_scenario_text after the
 /// syntax). Used directly for documents built in memory (overrides, the embedded default).
 ParseResult parse_scenario_document(const nlohmann::json& document, const std::string& file_label,
-                                    const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+                                    const libsched::Registry& registry = libsched::Registry::builtin());
 
 /// Reads the text of the scenario file `path`: a directory, an unreadable file or one larger than
 /// limits::max_scenario_bytes appends one error diagnostic and gives nullopt. Reading stops just
@@ -52,7 +52,7 @@ std::optional<std::string> read_scenario_file(const std::string& path, std::vect
 /// Reads `path` and calls parse_scenario_text with `path` as the label. An unreadable file gives
 /// one error diagnostic and no scenario.
 ParseResult load_scenario_file(const std::string& path,
-                               const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+                               const libsched::Registry& registry = libsched::Registry::builtin());
 
 /// Cross-field checks on a typed scenario (references to specs/pools/policies/nodes/tasks,
 /// duplicate names, name prefix rule, block expiry window, `pool` for reserved, autoscaling

@@ -12,7 +12,7 @@ void print_diagnostics(const ParseResult& r, std::ostream& err) {
 }  // namespace
 
 int validate_command(const std::string& path, std::ostream& out, std::ostream& err,
-                     const std::vector<Override>& overrides, const libsched::PlacementRegistry& registry) {
+                     const std::vector<Override>& overrides, const libsched::Registry& registry) {
   ParseResult r = load_scenario_file(path, overrides, nullptr, registry);
   print_diagnostics(r, err);
   if (!r.ok()) return exit_invalid_input;
@@ -30,7 +30,7 @@ int validate_command(const std::string& path, std::ostream& out, std::ostream& e
 }
 
 std::optional<Scenario> load_or_report(const std::string& path, std::ostream& err,
-                                       const libsched::PlacementRegistry& registry) {
+                                       const libsched::Registry& registry) {
   ParseResult r = load_scenario_file(path, registry);
   print_diagnostics(r, err);
   if (!r.ok()) return std::nullopt;

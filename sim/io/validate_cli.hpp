@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <libsched/placement/policy.hpp>
+#include <libsched/registry.hpp>
 
 #include "sim/io/overrides.hpp"
 #include "sim/io/scenario.hpp"
@@ -23,13 +23,13 @@ inline constexpr int exit_invalid_input = 2;
 /// error, otherwise exit_invalid_input (2). `scheduler.placement` must be registered in `registry`.
 int validate_command(const std::string& path, std::ostream& out, std::ostream& err,
                      const std::vector<Override>& overrides = {},
-                     const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+                     const libsched::Registry& registry = libsched::Registry::builtin());
 
 /// Reads and validates the scenario at `path`, printing every diagnostic one per line on `err`.
 /// Returns the scenario when it has no error (warnings are printed but allowed), else nullopt;
 /// the caller then exits with exit_invalid_input without simulating. `scheduler.placement` must
 /// be registered in `registry`.
 std::optional<Scenario> load_or_report(const std::string& path, std::ostream& err,
-                                       const libsched::PlacementRegistry& registry = libsched::PlacementRegistry::builtin());
+                                       const libsched::Registry& registry = libsched::Registry::builtin());
 
 }  // namespace sim::io

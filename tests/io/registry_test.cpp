@@ -4,7 +4,7 @@
 #include <string>
 
 #include <catch2/catch.hpp>
-#include <libsched/placement/builtin.hpp>
+#include <libsched/registry.hpp>
 
 #include "scenario_builder.hpp"
 #include "sim/io/scenario_json.hpp"
@@ -13,9 +13,17 @@ using sim::io::test::valid_scenario;
 
 namespace {
 
-libsched::PlacementRegistry with_custom_policy() {
-  libsched::PlacementRegistry r = libsched::PlacementRegistry::builtin();
-  r.add("my-first-fit", [](const libsched::PolicyContext&) { return std::make_unique<libsched::placement::FirstFit>(); });
+/// Takes waiting tasks by name, whatever their priority.
+class ByName final : public libsched::QueueOrder {
+ public:
+  std::string_view name() const override { return "by-name"; }
+  libsched::Rank rank(const libsched::TaskSpec&, libsched::TaskId) const override { return {0, 0, 0}; }
+};
+
+libsched::Registry with_custom_policy() {
+  libsched::Registry r = libsched::Registry::builtin();
+  r.queue_order.add("by-name", [](const libsched::PolicyContext&) { return std::make_unique<ByName>(); });
+  r.placement.add("my-first-fit", [](const libsched::PolicyContext&) { return std::make_unique<libsched::placement::FirstFit>(); });
   return r;
 }
 
@@ -49,4 +57,23 @@ TEST_CASE("the error for an unknown placement lists every registered name, custo
   REQUIRE(r.diagnostics.size() == 1);
   CHECK_THAT(r.diagnostics[0].str(), Catch::Contains("`my-first-fit`") && Catch::Contains("`best-fit`") &&
                                          Catch::StartsWith("s.json: scheduler.placement: \"last-fit\": must be one of"));
+}
+
+TEST_CASE("queue_order, victim_order and admission accept the registered plugin names and refuse others") {
+  auto j = valid_scenario();
+  j["scheduler"]["queue_order"] = "by-name";
+  j["scheduler"]["victim_order"] = "idle-spot-first";
+  j["scheduler"]["admission"] = "quota";
+  const auto ok = sim::io::parse_scenario_text(j.dump(), "s.json", with_custom_policy());
+  CHECK(ok.diagnostics.empty());
+  REQUIRE(ok.ok());
+  CHECK(ok.scenario->scheduler.queue_order == "by-name");
+  const auto refused = sim::io::parse_scenario_text(j.dump(), "s.json");
+  REQUIRE(refused.diagnostics.size() == 1);
+  CHECK(refused.diagnostics[0].str() == "s.json: scheduler.queue_order: \"by-name\": must be one of `priority-fifo`");
+  j["scheduler"]["queue_order"] = "priority-fifo";
+  j["scheduler"]["admission"] = "none";
+  const auto bad = sim::io::parse_scenario_text(j.dump(), "s.json");
+  REQUIRE(bad.diagnostics.size() == 1);
+  CHECK(bad.diagnostics[0].str() == "s.json: scheduler.admission: \"none\": must be one of `quota`");
 }

@@ -31,15 +31,15 @@ class HighestId final : public libsched::PlacementPolicy {
   }
 };
 
-libsched::PlacementRegistry registry() {
-  libsched::PlacementRegistry r = libsched::PlacementRegistry::builtin();
-  r.add("highest-id", [](const libsched::PolicyContext&) { return std::make_unique<HighestId>(); });
+libsched::Registry registry() {
+  libsched::Registry r = libsched::Registry::builtin();
+  r.placement.add("highest-id", [](const libsched::PolicyContext&) { return std::make_unique<HighestId>(); });
   return r;
 }
 
 /// Nodes of the first attempt of each task after running `sc` with `placement`.
 std::vector<std::vector<std::string>> placements(sim::io::Scenario sc, const std::string& placement,
-                                                 const libsched::PlacementRegistry& reg) {
+                                                 const libsched::Registry& reg) {
   sc.scheduler.placement = placement;
   sim::SimOptions o;
   o.registry = &reg;
@@ -128,4 +128,24 @@ TEST_CASE("sim::cli_main validates scenarios against the registry it is given") 
   CHECK(custom == 0);
   CHECK(builtin == 2);
   CHECK_THAT(sink.str(), Catch::Contains("scheduler.placement: \"highest-id\": must be one of"));
+}
+
+TEST_CASE("the scenario's queue_order, victim_order and admission reach the scheduler by name") {
+  class Reverse final : public libsched::QueueOrder {
+   public:
+    std::string_view name() const override { return "reverse"; }
+    libsched::Rank rank(const libsched::TaskSpec& s, libsched::TaskId) const override { return {-s.submit, 0, 0}; }
+  };
+  libsched::Registry reg = registry();
+  reg.queue_order.add("reverse", [](const libsched::PolicyContext&) { return std::make_unique<Reverse>(); });
+  auto sc = three_small_gangs();
+  sc.scheduler.queue_order = "reverse";
+  sim::SimOptions o;
+  o.registry = &reg;
+  sim::Simulator s(sc, std::move(o));
+  CHECK(s.scheduler().options().queue_order == "reverse");
+  CHECK(s.scheduler().options().victim_order == "idle-spot-first");
+  CHECK(s.scheduler().options().admission == "quota");
+  sc.scheduler.queue_order = "no-such-order";
+  CHECK_THROWS_AS(sim::Simulator(sc, sim::SimOptions{}), libsched::UnknownName);
 }
