@@ -2,6 +2,8 @@
 // CLI (docs/scenario-format.md "Overrides", docs/outputs.md "scenario.resolved.json").
 #include <catch2/catch.hpp>
 
+#include "tests/common/files.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,12 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using testutil::slurp;
 
 struct Result {
   int status = -1;

@@ -3,6 +3,8 @@
 // failures are injected with an LD_PRELOAD shim (tests/failshim) so no mount is needed.
 #include <catch2/catch.hpp>
 
+#include "tests/common/files.hpp"
+
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -22,12 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using testutil::slurp;
 
 /// Every entry under `d` (relative path -> content, "<dir>" for directories), recursively.
 std::map<std::string, std::string> tree(const fs::path& d) {

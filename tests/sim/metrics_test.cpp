@@ -2,6 +2,8 @@
 // end_reason / preemptor, node records in events.jsonl and the unfinished-run warning.
 #include <catch2/catch.hpp>
 
+#include "tests/common/files.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,12 +93,7 @@ sim::io::Scenario teams(double alice_gpus, double bob_gpus) {
   return sc;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using testutil::slurp;
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 // The default scenario, determinism and the run command's outputs.
 #include <catch2/catch.hpp>
 
+#include "tests/common/files.hpp"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -17,17 +19,8 @@
 namespace fs = std::filesystem;
 
 namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / fmt::format("schedsim-test-{}-{}", name, ::getpid());
-  fs::remove_all(d);
-  return d;
-}
+using testutil::slurp;
+using testutil::fresh_dir;
 const char* kFiles[] = {"tasks.csv",      "summary.json", "groups.csv", "events.jsonl",
                         "timeseries.csv", "metrics.prom", "scenario.resolved.json"};
 }  // namespace

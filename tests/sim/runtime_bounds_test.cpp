@@ -3,6 +3,8 @@
 // a library user gets the same guarantees as the CLI.
 #include <catch2/catch.hpp>
 
+#include "tests/common/files.hpp"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -17,17 +19,8 @@
 namespace fs = std::filesystem;
 
 namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / fmt::format("schedsim-bounds-{}-{}", name, ::getpid());
-  fs::remove_all(d);
-  return d;
-}
+using testutil::slurp;
+fs::path fresh_dir(const std::string& name) { return testutil::fresh_dir("bounds-" + name); }
 /// Runs and returns the SimulationLimitError message ("" when the run ended normally).
 std::string limit_message(const sim::io::Scenario& sc, sim::SimOptions o = {}) {
   sim::Simulator s(sc, std::move(o));
