@@ -13,12 +13,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   TraceCfg cfg;
   cfg.format = "swf";
   cfg.path = path;
-  fuzz::load_both_ways(cfg);
+  const bool huge = fuzz::load_both_ways(cfg).nodes.size() > fuzz::kMaxFuzzNodes;
   cfg.procs_per_node = 1 + static_cast<int>(size % 64);
   cfg.nodes = "none";
   cfg.limit = 16;
   cfg.time_scale = 0.001;
   fuzz::load_both_ways(cfg);
+  if (huge) return 0;
   TraceCfg sim_cfg;
   sim_cfg.format = "swf";
   sim_cfg.path = path;

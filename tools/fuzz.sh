@@ -10,7 +10,9 @@
 # Exit status: 0 when every harness ran clean; 1 on any crash, timeout, OOM or sanitizer report
 # (the input that caused it is kept under build-fuzz/artifacts/<harness>/ and its path printed).
 # Environment: JOBS (build parallelism, default 2), FUZZ_SEED (libFuzzer -seed, default random),
-# FUZZ_NICE (nice level of the fuzzer runs, default 0), FUZZ_ARGS (extra libFuzzer flags).
+# FUZZ_NICE (nice level of the fuzzer runs, default 0), FUZZ_TIMEOUT (seconds one input may take
+# before it counts as a hang, default 10; libFuzzer measures wall time, so raise it when the
+# machine is also busy with other work), FUZZ_ARGS (extra libFuzzer flags).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
@@ -94,7 +96,7 @@ for h in "${HARNESSES[@]}"; do
   log="$BUILD/fuzz-$h.log"
   mkdir -p "$corpus" "$artifacts"
   if [ -d "fuzz/corpus/$h" ]; then cp -r "fuzz/corpus/$h/." "$corpus/"; fi
-  args=(-max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len="$(max_len "$h")"
+  args=(-max_total_time="$SECONDS_EACH" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len="$(max_len "$h")"
         -print_final_stats=1 -artifact_prefix="$artifacts/")
   dict="$h"
   [ "$h" = run ] && dict=scenario
