@@ -415,23 +415,13 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
 }
 
 int decide_command(std::istream& in, std::ostream& out, std::ostream& err, const libsched::Registry& registry) {
-  std::string text;
-  std::vector<char> buf(1 << 16);
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (got == 0) break;
-    if (text.size() + got > io::limits::max_scenario_bytes) {
-      err << fmt::format("<stdin>: larger than {} bytes, the limit for a snapshot\n", io::limits::max_scenario_bytes);
-      return io::exit_invalid_input;
-    }
-    text.append(buf.data(), got);
+  std::vector<io::Diagnostic> diagnostics;
+  const auto text = io::read_scenario_stream(in, "<stdin>", "a snapshot", diagnostics);
+  if (!text) {
+    for (const auto& diag : diagnostics) err << diag.str() << '\n';
+    return in.bad() ? 1 : io::exit_invalid_input;
   }
-  if (in.bad()) {
-    err << "<stdin>: cannot read standard input\n";
-    return 1;
-  }
-  DecideResult r = decide(text, "<stdin>", registry);
+  DecideResult r = decide(*text, "<stdin>", registry);
   for (const auto& diag : r.diagnostics) err << diag.str() << '\n';
   if (!r.decision) return io::exit_invalid_input;
   out << render(*r.decision);

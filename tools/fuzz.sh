@@ -107,10 +107,13 @@ for h in "${HARNESSES[@]}"; do
   # shellcheck disable=SC2206
   [ -n "${FUZZ_ARGS:-}" ] && args+=(${FUZZ_ARGS})
   echo "== fuzz_$h: ${SECONDS_EACH} s (log: ${log#"$ROOT"/})"
-  before=$(ls "$artifacts" | wc -l)
+  # Findings only: libFuzzer also saves inputs slower than -report_slow_units as slow-unit-*,
+  # which are not failures (a hang is a timeout-* once it passes -timeout).
+  count_findings() { find "$artifacts" -maxdepth 1 \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l; }
+  before=$(count_findings)
   rc=0
   nice -n "${FUZZ_NICE:-0}" "$BUILD/fuzz/fuzz_$h" "${args[@]}" "$corpus" >"$log" 2>&1 || rc=$?
-  after=$(ls "$artifacts" | wc -l)
+  after=$(count_findings)
   execs=$(grep -a -m1 -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   [ -z "$execs" ] || [ "$execs" = 0 ] && execs=$(grep -a -o -E '^#[0-9]+' "$log" | tail -1 | tr -d '#' || echo 0)
   rate=$(grep -a -m1 -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)

@@ -1334,16 +1334,13 @@ ParseResult parse_scenario_text(std::string_view text, const std::string& file_l
   return parse_scenario_document(*j, file_label, registry);
 }
 
-std::optional<std::string> read_scenario_file(const std::string& path, std::vector<Diagnostic>& diagnostics) {
+std::optional<std::string> read_scenario_stream(std::istream& in, const std::string& label, std::string_view what,
+                                                std::vector<Diagnostic>& diagnostics) {
   auto fail = [&](std::string rule) -> std::optional<std::string> {
-    diagnostics.push_back({Diagnostic::Severity::error, path, "", "", std::move(rule)});
+    diagnostics.push_back({Diagnostic::Severity::error, label, "", "", std::move(rule)});
     return std::nullopt;
   };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return fail("is a directory, not a scenario file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("cannot read file");
-  // Read in chunks: stop at the first NUL byte (reported with its position) and refuse a file
+  // Read in chunks: stop at the first NUL byte (reported with its position) and refuse input
   // larger than the limit (so /dev/zero or an endless stream is refused, not read forever).
   std::string text;
   std::vector<char> buf(1 << 16);
@@ -1357,11 +1354,25 @@ std::optional<std::string> read_scenario_file(const std::string& path, std::vect
       break;
     }
     if (text.size() + got > limits::max_scenario_bytes)
-      return fail(fmt::format("larger than {} bytes, the limit for a scenario file", limits::max_scenario_bytes));
+      return fail(fmt::format("larger than {} bytes, the limit for {}", limits::max_scenario_bytes, what));
     text.append(buf.data(), got);
   }
-  if (in.bad()) return fail("cannot read file");
+  if (in.bad()) return fail("cannot read " + std::string(what));
   return text;
+}
+
+std::optional<std::string> read_scenario_file(const std::string& path, std::vector<Diagnostic>& diagnostics) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    diagnostics.push_back({Diagnostic::Severity::error, path, "", "", "is a directory, not a scenario file"});
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diagnostics.push_back({Diagnostic::Severity::error, path, "", "", "cannot read file"});
+    return std::nullopt;
+  }
+  return read_scenario_stream(in, path, "a scenario file", diagnostics);
 }
 
 ParseResult load_scenario_file(const std::string& path, const libsched::Registry& registry) {

@@ -1,6 +1,7 @@
 // Scenario JSON <-> sim::io::Scenario, with validation (contract v1, docs/scenario-format.md).
 #pragma once
 
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,6 +44,14 @@ std::optional<nlohmann::json> parse_scenario_json(std::string_view text, const s
 /// syntax). Used directly for documents built in memory (overrides, the embedded default).
 ParseResult parse_scenario_document(const nlohmann::json& document, const std::string& file_label,
                                     const libsched::Registry& registry = libsched::Registry::builtin());
+
+/// Reads a scenario (or `decide` snapshot) text from `in` in chunks: input larger than
+/// limits::max_scenario_bytes or a read error appends one error diagnostic (FILE part `label`,
+/// rule naming `what`, e.g. "a scenario file") and gives nullopt; reading stops just after a NUL
+/// byte (which parse_scenario_json then reports with its position). On a read error `in.bad()`
+/// is true afterwards (an environment failure, not bad input).
+std::optional<std::string> read_scenario_stream(std::istream& in, const std::string& label, std::string_view what,
+                                                std::vector<Diagnostic>& diagnostics);
 
 /// Reads the text of the scenario file `path`: a directory, an unreadable file or one larger than
 /// limits::max_scenario_bytes appends one error diagnostic and gives nullopt. Reading stops just

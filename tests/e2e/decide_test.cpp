@@ -291,6 +291,15 @@ TEST_CASE("decide refuses malformed JSON with its line and column") {
   CHECK(r.err.find("<stdin>: line 1, column") != std::string::npos);
 }
 
+TEST_CASE("decide refuses a NUL byte on stdin like a scenario file does, naming its position") {
+  // The bytes after the NUL would be ignored by the JSON parser: a snapshot is text.
+  Run r = decide(std::string("{\"now_s\": 1}\0{\"tasks\": []}", 26), "nul");
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("<stdin>: line 1, column 13") != std::string::npos);
+  CHECK(r.err.find("NUL byte") != std::string::npos);
+}
+
 TEST_CASE("decide accepts a snapshot with no task and answers with empty lists") {
   Run r = decide(snapshot(R"("now_s": 0)"), "empty");
   INFO(r.err);
