@@ -9,6 +9,7 @@
 #include <new>
 #include <optional>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include <boost/math/distributions/students_t.hpp>
@@ -179,14 +180,19 @@ void parallel_for(std::size_t n, unsigned jobs, const std::function<void(std::si
       }
     }
   };
-  if (threads == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(threads);
-    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
+  // threads - 1 helpers plus the calling thread. A helper that cannot be created (std::system_error)
+  // leaves its share to the others: the results are the same.
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (std::size_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;
+    }
   }
+  worker();
+  for (auto& t : pool) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 }

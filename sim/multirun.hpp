@@ -100,8 +100,8 @@ RunMetrics simulate_seed(const ScenarioSource& source, std::uint64_t seed);
 /// Largest --jobs value.
 inline constexpr unsigned kMaxJobs = 256;
 
-/// Calls body(i) for i = 0 .. n-1 on min(jobs, n) std::threads (jobs 0 counts as 1; 1 runs
-/// on the calling thread). Indices are handed out in increasing order; the body must write its
+/// Calls body(i) for i = 0 .. n-1 on min(jobs, n) threads: the calling thread and
+/// min(jobs, n) - 1 std::threads (jobs 0 counts as 1: everything on the calling thread). Indices are handed out in increasing order; the body must write its
 /// result only to slot i of a pre-sized container, so results never depend on scheduling.
 /// `done` (optional) is called after each body(i) returns, serialised by a mutex, with the
 /// number of bodies finished so far. When bodies throw, no new index is started and the

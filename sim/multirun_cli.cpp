@@ -471,6 +471,7 @@ int compare_command(const ScenarioSource& a, const ScenarioSource& b, const Mult
   const auto s0 = first_seed(a.seed, ra->scenario.seed, opts.seeds, err);
   if (!s0) return io::exit_invalid_input;
   const std::size_t k = std::size_t(opts.seeds);
+  if (k == 1) err << "schedsim compare: note: one seed: every interval has width 0 (use --seeds 5 or more)\n";
 
   InterruptGuard interrupts;
   std::optional<OutputDir> od;
@@ -612,7 +613,7 @@ int sweep_command(const ScenarioSource& source, const std::vector<std::string>& 
   csv += "\n";
   std::string summary = "point" + paths + ",metric,n,mean,std,ci95_low,ci95_high\n";
   std::string table = fmt::format("schedsim sweep: {} points x {} seeds ({} .. {})\n  {:>5}", points, k, *s0, *s0 + k - 1, "point");
-  for (const auto& ax : axes) table += fmt::format(" {:>14}", ax.path.size() > 14 ? "..." + ax.path.substr(ax.path.size() - 11) : ax.path);
+  for (const auto& ax : axes) table += fmt::format(" {:>16}", ax.path.size() > 16 ? "..." + ax.path.substr(ax.path.size() - 13) : ax.path);
   const char* shown[] = {"mean_wait_s", "p95_wait_s", "mean_jct_s", "gpu_allocation_ratio"};
   for (const char* m : shown) table += fmt::format(" {:>20}", m);
   table += "\n";
@@ -626,7 +627,7 @@ int sweep_command(const ScenarioSource& source, const std::vector<std::string>& 
       csv += "\n";
     }
     table += fmt::format("  {:>5}", p);
-    for (std::size_t a = 0; a < axes.size(); ++a) table += fmt::format(" {:>14}", axes[a].values[idx[p][a]]);
+    for (std::size_t a = 0; a < axes.size(); ++a) table += fmt::format(" {:>16}", axes[a].values[idx[p][a]]);
     for (const auto& m : names) {
       const Stats s = summarize(column(res, p * k, p * k + k, m));
       summary += fmt::format("{}{},{},{},{},{},{},{}\n", p, vals, csv_cell(m), s.n, num(s.mean), num(s.std), num(s.ci95_low),
@@ -706,6 +707,7 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
   const auto s0 = first_seed(source.seed, point0_seed.value_or(0), opts.seeds, err);
   if (!s0) return io::exit_invalid_input;
   const std::size_t k = std::size_t(opts.seeds);
+  if (k == 1) err << "schedsim plan: note: one seed: every interval has width 0 (use --seeds 5 or more)\n";
 
   InterruptGuard interrupts;
   std::optional<OutputDir> od;

@@ -94,7 +94,7 @@ const char* const k_count = "cluster.pools[p].node_groups[0].count";
 
 }  // namespace
 
-TEST_CASE("run --seeds 5 on the default scenario: the seeds differ, so some CI has a positive width") {
+TEST_CASE("run --seeds 5 on the default scenario: the seeds differ, so some CI has a positive width", "[planning]") {
   const fs::path w = work_dir("seeds-default");
   const auto r = schedsim("run --seeds 5 --jobs 2 --until 20000 --no-progress --out " + (w / "o").string());
   INFO(r.err);
@@ -120,7 +120,7 @@ TEST_CASE("run --seeds 5 on the default scenario: the seeds differ, so some CI h
   fs::remove_all(w);
 }
 
-TEST_CASE("run --seeds 5 on a deterministic scenario: every CI has width 0") {
+TEST_CASE("run --seeds 5 on a deterministic scenario: every CI has width 0", "[planning]") {
   const fs::path w = work_dir("seeds-det");
   const fs::path s = write_scenario(w, one_node_tasks(6, 4));
   const auto r = schedsim("run " + s.string() + " --seeds 5 --no-progress --out " + (w / "o").string());
@@ -143,7 +143,7 @@ TEST_CASE("run --seeds 5 on a deterministic scenario: every CI has width 0") {
   fs::remove_all(w);
 }
 
-TEST_CASE("run without --seeds or with --seeds 1 writes the usual outputs") {
+TEST_CASE("run without --seeds or with --seeds 1 writes the usual outputs", "[planning]") {
   const fs::path w = work_dir("seeds-one");
   const fs::path s = write_scenario(w, one_node_tasks(2, 2));
   const auto r = schedsim("run " + s.string() + " --seeds 1 --no-progress --out " + (w / "o").string());
@@ -153,7 +153,7 @@ TEST_CASE("run without --seeds or with --seeds 1 writes the usual outputs") {
   fs::remove_all(w);
 }
 
-TEST_CASE("plan finds exactly the node count that lets N one-node tasks start at once") {
+TEST_CASE("plan finds exactly the node count that lets N one-node tasks start at once", "[planning]") {
   const fs::path w = work_dir("plan");
   const fs::path s = write_scenario(w, one_node_tasks(6, 1));
   const auto r = schedsim("plan " + s.string() + " --vary '" + k_count + "=1..20' --slo 'p95_wait_s<=0' --seeds 2 --no-progress --out " +
@@ -185,7 +185,7 @@ TEST_CASE("plan finds exactly the node count that lets N one-node tasks start at
   fs::remove_all(w);
 }
 
-TEST_CASE("plan reports not met when even hi fails") {
+TEST_CASE("plan reports not met when even hi fails", "[planning]") {
   const fs::path w = work_dir("plan-unmet");
   const fs::path s = write_scenario(w, one_node_tasks(6, 1));
   const auto r = schedsim("plan " + s.string() + " --vary '" + k_count + "=1..4' --slo 'p95_wait_s<=0' --no-progress --out " +
@@ -199,7 +199,7 @@ TEST_CASE("plan reports not met when even hi fails") {
   fs::remove_all(w);
 }
 
-TEST_CASE("compare of a scenario with itself: every difference and CI bound is exactly 0") {
+TEST_CASE("compare of a scenario with itself: every difference and CI bound is exactly 0", "[planning]") {
   const fs::path w = work_dir("compare-self");
   const auto r = schedsim("compare " + std::string(SCHEDSIM_SOURCE_DIR) + "/scenarios/what-if-capacity.json " + SCHEDSIM_SOURCE_DIR +
                           "/scenarios/what-if-capacity.json --seeds 3 --jobs 2 --no-progress --out " + (w / "o").string());
@@ -232,7 +232,7 @@ TEST_CASE("compare of a scenario with itself: every difference and CI bound is e
   fs::remove_all(w);
 }
 
-TEST_CASE("compare against more nodes: the wait difference is negative") {
+TEST_CASE("compare against more nodes: the wait difference is negative", "[planning]") {
   const fs::path w = work_dir("compare-more");
   const fs::path s = write_scenario(w, one_node_tasks(6, 3));
   const auto r = schedsim("compare " + s.string() + " " + s.string() + " --set-b '" + k_count + "=6' --seeds 2 --no-progress --out " +
@@ -256,7 +256,7 @@ TEST_CASE("compare against more nodes: the wait difference is negative") {
   fs::remove_all(w);
 }
 
-TEST_CASE("sweep: rows, headers, and --jobs 2 writes the same bytes as --jobs 1") {
+TEST_CASE("sweep: rows, headers, and --jobs 2 writes the same bytes as --jobs 1", "[planning]") {
   const fs::path w = work_dir("sweep");
   const fs::path s = write_scenario(w, one_node_tasks(4, 2));
   const std::string grid = std::string(" --vary '") + k_count + "=1..3' --vary 'scheduler.placement=best-fit,first-fit' --seeds 2 --no-progress";
@@ -284,7 +284,7 @@ TEST_CASE("sweep: rows, headers, and --jobs 2 writes the same bytes as --jobs 1"
   fs::remove_all(w);
 }
 
-TEST_CASE("sweep refuses a bad --vary path before simulating, and writes nothing") {
+TEST_CASE("sweep refuses a bad --vary path before simulating, and writes nothing", "[planning]") {
   const fs::path w = work_dir("sweep-bad-path");
   const fs::path s = write_scenario(w, one_node_tasks(2, 2));
   const auto r = schedsim("sweep " + s.string() + " --vary 'cluster.pools[9].node_groups[0].count=1,2' --seeds 1 --out " +
@@ -297,7 +297,7 @@ TEST_CASE("sweep refuses a bad --vary path before simulating, and writes nothing
   fs::remove_all(w);
 }
 
-TEST_CASE("sweep refuses a bad --vary value and names the point") {
+TEST_CASE("sweep refuses a bad --vary value and names the point", "[planning]") {
   const fs::path w = work_dir("sweep-bad-value");
   const fs::path s = write_scenario(w, one_node_tasks(2, 2));
   const auto r = schedsim("sweep " + s.string() + " --vary '" + k_count + "=2,-1' --seeds 1 --out " + (w / "o").string());
@@ -317,7 +317,7 @@ TEST_CASE("sweep refuses a bad --vary value and names the point") {
   fs::remove_all(w);
 }
 
-TEST_CASE("plan refuses a bad --slo, naming the option and the value, and writes nothing") {
+TEST_CASE("plan refuses a bad --slo, naming the option and the value, and writes nothing", "[planning]") {
   const fs::path w = work_dir("plan-bad-slo");
   const fs::path s = write_scenario(w, one_node_tasks(2, 2));
   const std::string base = "plan " + s.string() + " --vary '" + k_count + "=1..3' --out " + (w / "o").string();
@@ -337,7 +337,7 @@ TEST_CASE("plan refuses a bad --slo, naming the option and the value, and writes
   fs::remove_all(w);
 }
 
-TEST_CASE("plan --complement moves the rest of a total to another path") {
+TEST_CASE("plan --complement moves the rest of a total to another path", "[planning]") {
   // Two node groups sharing 6 nodes: the first gets `value`, the second 6 - value. Tasks need
   // the first group's prefix... any node fits, so every split of 6 nodes meets the SLO; the
   // complement is checked through the plan's validation: a value above TOTAL gives a negative

@@ -12,7 +12,7 @@
 #include "sim/multirun.hpp"
 #include "sim/multirun_cli.hpp"
 
-TEST_CASE("student_t_975 matches the tables") {
+TEST_CASE("student_t_975 matches the tables", "[multirun]") {
   CHECK(sim::student_t_975(1) == Approx(12.706205).epsilon(1e-6));
   CHECK(sim::student_t_975(4) == Approx(2.7764451).epsilon(1e-7));
   CHECK(sim::student_t_975(9) == Approx(2.2621572).epsilon(1e-7));
@@ -20,7 +20,7 @@ TEST_CASE("student_t_975 matches the tables") {
   CHECK_THROWS_AS(sim::student_t_975(0), std::invalid_argument);
 }
 
-TEST_CASE("summarize: mean, sample std and the t-based 95 % interval") {
+TEST_CASE("summarize: mean, sample std and the t-based 95 % interval", "[multirun]") {
   const std::vector<double> v{1, 2, 3, 4, 5};
   const auto s = sim::summarize(v);
   CHECK(s.n == 5);
@@ -31,7 +31,7 @@ TEST_CASE("summarize: mean, sample std and the t-based 95 % interval") {
   CHECK(s.ci95_high == Approx(3 + half).epsilon(1e-7));
 }
 
-TEST_CASE("summarize: one value or equal values give an interval of width exactly 0") {
+TEST_CASE("summarize: one value or equal values give an interval of width exactly 0", "[multirun]") {
   const std::vector<double> one{4.25};
   const auto s1 = sim::summarize(one);
   CHECK(s1.std == 0);
@@ -47,7 +47,7 @@ TEST_CASE("summarize: one value or equal values give an interval of width exactl
   CHECK_THROWS_AS(sim::summarize(std::vector<double>{1, NAN}), std::invalid_argument);
 }
 
-TEST_CASE("summarize_paired: the CI of the mean difference b - a") {
+TEST_CASE("summarize_paired: the CI of the mean difference b - a", "[multirun]") {
   const std::vector<double> a{10, 12, 14}, b{8, 11, 11};  // differences -2, -1, -3
   const auto p = sim::summarize_paired(a, b);
   CHECK(p.a == 12);
@@ -63,7 +63,7 @@ TEST_CASE("summarize_paired: the CI of the mean difference b - a") {
   CHECK_THROWS_AS(sim::summarize_paired(a, std::vector<double>{1}), std::invalid_argument);
 }
 
-TEST_CASE("metrics_from_summary: every numeric top-level key but seed, in the documented order") {
+TEST_CASE("metrics_from_summary: every numeric top-level key but seed, in the documented order", "[multirun]") {
   const auto j = nlohmann::json::parse(R"({"scenario": "x", "seed": 3, "events": 9, "tasks": 2, "mean_wait_s": 1.5,
     "wait_split_s": {"quota": 1}, "new_metric": 4,
     "groups": {"tenant": {"a": {"tasks": 2, "mean_wait_s": 1.5}}, "user": {"u": {"tasks": 2}}}})");
@@ -83,7 +83,7 @@ TEST_CASE("metrics_from_summary: every numeric top-level key but seed, in the do
   CHECK(a[5].second == 1.5);
 }
 
-TEST_CASE("parallel_for fills every slot and rethrows the smallest failing index") {
+TEST_CASE("parallel_for fills every slot and rethrows the smallest failing index", "[multirun]") {
   std::vector<int> out(100, -1);
   sim::parallel_for(out.size(), 4, [&](std::size_t i) { out[i] = int(i * i); });
   for (std::size_t i = 0; i < out.size(); ++i) CHECK(out[i] == int(i * i));
@@ -97,7 +97,7 @@ TEST_CASE("parallel_for fills every slot and rethrows the smallest failing index
   }
 }
 
-TEST_CASE("parse_vary: lists, integer and decimal ranges") {
+TEST_CASE("parse_vary: lists, integer and decimal ranges", "[multirun]") {
   std::string e;
   auto l = sim::parse_vary(R"(tasks[x].specs=["a","b"],["c"],fgd)", 100, e);
   REQUIRE(l);
@@ -125,7 +125,7 @@ TEST_CASE("parse_vary: lists, integer and decimal ranges") {
   CHECK(e == "--vary: a.x=1,,2: value 2 is empty");
 }
 
-TEST_CASE("parse_slo and slo_met: the CI bound on the side of the operator") {
+TEST_CASE("parse_slo and slo_met: the CI bound on the side of the operator", "[multirun]") {
   std::string e;
   auto s = sim::parse_slo("p95_wait_s<=3600", e);
   REQUIRE(s);
