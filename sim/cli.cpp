@@ -275,9 +275,9 @@ struct MultirunArgs {
   CLI::Option* until_opt = nullptr;
   sim::MultirunOptions run;
 
-  void add_to(CLI::App* cmd, const char* seeds_help) {
+  void add_to(CLI::App* cmd, const char* seeds_help, bool seeds_required = false) {
     cmd->add_option("--out", run.out_dir, "Output directory")->required();
-    cmd->add_option("--seeds", run.seeds, seeds_help)->check(k_seeds_check);
+    cmd->add_option("--seeds", run.seeds, seeds_help)->check(k_seeds_check)->required(seeds_required);
     cmd->add_option("--jobs", run.jobs, "Simulations run in parallel (default 1)")->check(k_jobs_check);
     seed_opt = cmd->add_option("--seed", seed, "First seed (default: the scenario's seed)")->check(k_seed_check);
     until_opt = cmd->add_option("--until", until, "Stop every simulation at this time (seconds)")->check(k_until_check);
@@ -345,7 +345,7 @@ void add_sweep_command(CLI::App& app, int& exit_code, const libsched::Registry& 
   cmd->add_option("--vary", a->vary, "PATH=v1,v2,... or PATH=lo..hi[:step] (repeatable: the cartesian grid)")
       ->required()
       ->allow_extra_args(false);
-  a->m.add_to(cmd, "Seeds s..s+K-1 per grid point");
+  a->m.add_to(cmd, "Seeds s..s+K-1 per grid point", true);
   a->ov.add_to(cmd, true);
   cmd->callback([a, &exit_code, &registry] {
     const auto overrides = a->ov.get();
