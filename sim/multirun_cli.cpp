@@ -719,8 +719,8 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
   };
   std::map<std::size_t, Eval> evals;  // grid index -> evaluation
   const bool tty = opts.progress && ::isatty(STDERR_FILENO) == 1;
-  out << fmt::format("schedsim plan: {} in [{}, {}] ({} values), {} seeds ({} .. {}) per value\n", axis->path, axis->values.front(),
-                     axis->values.back(), n, k, *s0, *s0 + k - 1);
+  out << fmt::format("schedsim plan: {} in [{}, {}] ({} values), {} seed{} ({} .. {}) per value\n", axis->path, axis->values.front(),
+                     axis->values.back(), n, k, k == 1 ? "" : "s", *s0, *s0 + k - 1);
   // Evaluates the grid indices `want` (those not evaluated yet) in one parallel batch.
   auto evaluate = [&](std::vector<std::size_t> want) -> std::optional<int> {
     want.erase(std::remove_if(want.begin(), want.end(), [&](std::size_t i) { return evals.count(i) > 0; }), want.end());

@@ -362,3 +362,54 @@ TEST_CASE("plan --complement moves the rest of a total to another path", "[plann
   CHECK_FALSE(fs::exists(w / "o2"));
   fs::remove_all(w);
 }
+
+TEST_CASE("plan reports a non-monotone metric: a value below the answer also meets the SLO", "[planning]") {
+  // 4 one-node tasks of 600 s: the GPU allocation ratio is 4 / (nodes x ceil(4 / nodes)):
+  // 1 with 2 nodes, 2/3 with 3, 1 with 4, 0.8 with 5. Bisection over 2..5 finds 4; 2 also meets.
+  const fs::path w = work_dir("plan-nonmonotone");
+  const fs::path s = write_scenario(w, one_node_tasks(4, 1));
+  const auto r = schedsim("plan " + s.string() + " --vary '" + k_count + "=2..5' --slo 'gpu_allocation_ratio>=0.8' --no-progress --out " +
+                          (w / "o").string());
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(slurp(w / "o" / "plan.json"));
+  CHECK(j["answer"] == 4);
+  CHECK(j["met"] == true);
+  CHECK(j["monotone"] == false);
+  REQUIRE(j["points"].size() == 4);
+  CHECK(j["points"][0]["value"] == 2);
+  CHECK(j["points"][0]["met"] == true);
+  CHECK(j["points"][1]["met"] == false);
+  CHECK(r.err.find("warning: the SLOs are not monotone") != std::string::npos);
+  CHECK(last_line(r.out) == std::string("answer: ") + k_count + "=4");
+  fs::remove_all(w);
+}
+
+TEST_CASE("compare refuses a bad --set-b naming the option, and writes nothing", "[planning]") {
+  const fs::path w = work_dir("compare-bad");
+  const fs::path s = write_scenario(w, one_node_tasks(2, 2));
+  const auto r = schedsim("compare " + s.string() + " " + s.string() + " --set-b 'tasks[zz].priority=3' --out " + (w / "o").string());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--set-b: tasks[zz].priority: 3: tasks[zz]: no such element") != std::string::npos);
+  const auto n = schedsim("compare " + s.string() + " " + s.string() + " --set-a nope --out " + (w / "o").string());
+  CHECK(n.status == 2);
+  CHECK(n.err.find("--set-a: nope: expected PATH=VALUE") != std::string::npos);
+  CHECK_FALSE(fs::exists(w / "o"));
+  fs::remove_all(w);
+}
+
+TEST_CASE("run --seeds refuses seeds past 2^64 - 1 and bad --seeds / --jobs values", "[planning]") {
+  const fs::path w = work_dir("seeds-bad");
+  const fs::path s = write_scenario(w, one_node_tasks(2, 2));
+  const auto r = schedsim("run " + s.string() + " --seed 18446744073709551615 --seeds 2 --out " + (w / "o").string());
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--seeds: 2: the seeds 18446744073709551615 .. 18446744073709551615 + 2 - 1 do not fit") != std::string::npos);
+  const auto z = schedsim("run " + s.string() + " --seeds 0 --out " + (w / "o").string());
+  CHECK(z.status == 2);
+  CHECK(z.err.find("--seeds: 0: must be an integer from 1 to 10000") != std::string::npos);
+  const auto j = schedsim("run " + s.string() + " --seeds 2 --jobs 0 --out " + (w / "o").string());
+  CHECK(j.status == 2);
+  CHECK(j.err.find("--jobs: 0: must be an integer from 1 to 256") != std::string::npos);
+  CHECK_FALSE(fs::exists(w / "o"));
+  fs::remove_all(w);
+}
