@@ -1,5 +1,5 @@
 // schedsim: command-line entry point (CLI11), sim::cli_main (sim/cli.hpp). Subcommands: run,
-// validate, convert, fill, decide, show-default. Each is one add_<name>_command function that
+// validate, convert, fill, decide, show-default, compare, sweep, plan. Each is one add_<name>_command function that
 // registers the subcommand and sets `exit_code` in its callback, plus one line in cli_main().
 #include <charconv>
 #include <cmath>
@@ -24,6 +24,8 @@
 #include "sim/io/traces.hpp"
 #include "sim/run_cli.hpp"
 #include "sim/io/validate_cli.hpp"
+#include "sim/multirun.hpp"
+#include "sim/multirun_cli.hpp"
 #include "sim/version.hpp"
 
 namespace {
@@ -60,6 +62,28 @@ const CLI::Validator k_limit_check(
       return {};
     },
     "JOBS");
+
+/// --seeds K (run, compare, sweep, plan): an integer from 1 to 10000.
+const CLI::Validator k_seeds_check(
+    [](std::string& v) -> std::string {
+      int x = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || x < 1 || x > 10000)
+        return v + ": must be an integer from 1 to 10000 (a number of seeds)";
+      return {};
+    },
+    "K");
+
+/// --jobs N: an integer from 1 to sim::kMaxJobs.
+const CLI::Validator k_jobs_check(
+    [](std::string& v) -> std::string {
+      unsigned x = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || x < 1 || x > sim::kMaxJobs)
+        return v + ": must be an integer from 1 to " + std::to_string(sim::kMaxJobs) + " (simulations run in parallel)";
+      return {};
+    },
+    "N");
 
 /// --set PATH=VALUE (repeatable), and with `shortcuts` also --placement NAME and --queueing MODE
 /// (docs/scenario-format.md "Overrides").
@@ -156,7 +180,16 @@ std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool 
 /// embedded default scenario.
 void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("run", "Simulate a scenario (default: the embedded default scenario) and write outputs");
-  struct Args { std::string path; sim::RunOptions run; bool skip_bad_rows = false; std::uint64_t seed = 0; double until = 0; OverrideArgs ov; };
+  struct Args {
+    std::string path;
+    sim::RunOptions run;
+    bool skip_bad_rows = false;
+    std::uint64_t seed = 0;
+    double until = 0;
+    int seeds = 1;
+    unsigned jobs = 1;
+    OverrideArgs ov;
+  };
   auto a = std::make_shared<Args>();
   a->run.out_dir = "out";
   a->run.registry = &registry;
@@ -166,11 +199,26 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
   auto* until = cmd->add_option("--until", a->until, "Stop the simulation at this time (seconds)")->check(k_until_check);
   cmd->add_flag("--skip-bad-rows", a->skip_bad_rows, "Skip and count malformed trace rows instead of failing");
   cmd->add_flag("!--no-progress", a->run.progress, "Do not show the progress line");
+  cmd->add_option("--seeds", a->seeds, "Run K seeds s..s+K-1 (s = --seed or the scenario's) and write seeds_summary.json, seeds.csv")
+      ->check(k_seeds_check);
+  cmd->add_option("--jobs", a->jobs, "With --seeds: simulations run in parallel (default 1)")->check(k_jobs_check);
   a->ov.add_to(cmd, true);
   cmd->callback([a, seed, until, &exit_code, &registry] {
     if (*seed) a->run.seed = a->seed;
     if (*until) a->run.until_s = a->until;
     const auto overrides = a->ov.get();
+    if (overrides && a->seeds > 1) {  // K runs summarised (sim/multirun_cli.hpp); K = 1: a plain run
+      sim::ScenarioSource src;
+      src.path = a->path;
+      src.overrides = *overrides;
+      src.seed = a->run.seed;
+      src.until_s = a->run.until_s;
+      src.skip_bad_rows = a->skip_bad_rows;
+      src.registry = &registry;
+      const sim::MultirunOptions mo{a->run.out_dir, a->seeds, a->jobs, a->run.progress};
+      exit_code = sim::seeds_command(src, mo, std::cout, std::cerr);
+      return;
+    }
     std::optional<sim::ResolvedScenario> r;
     if (overrides) {
       sim::ScenarioSource src;
@@ -218,6 +266,119 @@ void add_fill_command(CLI::App& app, int& exit_code, const libsched::Registry& r
   });
 }
 
+/// Options every multi-run command (compare, sweep, plan) takes besides its own.
+struct MultirunArgs {
+  std::uint64_t seed = 0;
+  double until = 0;
+  bool skip_bad_rows = false;
+  CLI::Option* seed_opt = nullptr;
+  CLI::Option* until_opt = nullptr;
+  sim::MultirunOptions run;
+
+  void add_to(CLI::App* cmd, const char* seeds_help, bool seeds_required = false) {
+    cmd->add_option("--out", run.out_dir, "Output directory")->required();
+    cmd->add_option("--seeds", run.seeds, seeds_help)->check(k_seeds_check)->required(seeds_required);
+    cmd->add_option("--jobs", run.jobs, "Simulations run in parallel (default 1)")->check(k_jobs_check);
+    seed_opt = cmd->add_option("--seed", seed, "First seed (default: the scenario's seed)")->check(k_seed_check);
+    until_opt = cmd->add_option("--until", until, "Stop every simulation at this time (seconds)")->check(k_until_check);
+    cmd->add_flag("--skip-bad-rows", skip_bad_rows, "Skip and count malformed trace rows instead of failing");
+    cmd->add_flag("!--no-progress", run.progress, "Do not show the progress line");
+  }
+  /// The scenario source of `path` with these options and `overrides`.
+  sim::ScenarioSource source(const std::string& path, std::vector<sim::io::Override> overrides, const libsched::Registry& registry) const {
+    sim::ScenarioSource src;
+    src.path = path;
+    src.overrides = std::move(overrides);
+    if (*seed_opt) src.seed = seed;
+    if (*until_opt) src.until_s = until;
+    src.skip_bad_rows = skip_bad_rows;
+    src.registry = &registry;
+    return src;
+  }
+};
+
+/// `schedsim compare A B --out DIR [--seeds K] [--set ...] [--set-a ...] [--set-b ...]`.
+void add_compare_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
+  auto* cmd = app.add_subcommand("compare", "Paired runs of two scenarios with the same seeds: differences with 95 % CIs");
+  struct Args { std::string a, b; MultirunArgs m; OverrideArgs ov; std::vector<std::string> set_a, set_b; };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("A", a->a, "Scenario A (JSON file)")->required();
+  cmd->add_option("B", a->b, "Scenario B (JSON file; may be A with other --set-b overrides)")->required();
+  a->m.add_to(cmd, "Paired runs with seeds s..s+K-1 (default 1)");
+  a->ov.add_to(cmd, true);
+  cmd->add_option("--set-a", a->set_a, "Override a value of A only: PATH=VALUE (repeatable, after --set)")->allow_extra_args(false);
+  cmd->add_option("--set-b", a->set_b, "Override a value of B only: PATH=VALUE (repeatable, after --set)")->allow_extra_args(false);
+  cmd->callback([a, &exit_code, &registry] {
+    auto both = a->ov.get();
+    std::vector<sim::io::Diagnostic> diags;
+    auto side = [&](const std::vector<std::string>& args, const char* option) {
+      std::vector<sim::io::Override> out = both ? *both : std::vector<sim::io::Override>{};
+      for (const auto& s : args) {
+        std::vector<sim::io::Diagnostic> d;
+        if (auto o = sim::io::parse_set_argument(s, d)) {
+          o->option = option;
+          out.push_back(std::move(*o));
+        }
+        for (auto& x : d) x.file = option;
+        diags.insert(diags.end(), d.begin(), d.end());
+      }
+      return out;
+    };
+    auto oa = side(a->set_a, "--set-a");
+    auto ob = side(a->set_b, "--set-b");
+    for (const auto& d : diags) std::cerr << d.str() << "\n";
+    if (!both || !diags.empty()) {
+      exit_code = sim::io::exit_invalid_input;
+      return;
+    }
+    exit_code = sim::compare_command(a->m.source(a->a, std::move(oa), registry), a->m.source(a->b, std::move(ob), registry), a->m.run,
+                                     std::cout, std::cerr);
+  });
+}
+
+/// `schedsim sweep SCENARIO --vary PATH=VALUES [--vary ...] --seeds K --out DIR [--set ...]`.
+void add_sweep_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
+  auto* cmd = app.add_subcommand("sweep", "Run a grid of overrides (--vary), K seeds each: sweep.csv and sweep_summary.csv");
+  struct Args { std::string path; MultirunArgs m; OverrideArgs ov; std::vector<std::string> vary; };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("SCENARIO", a->path, "Scenario JSON file")->required();
+  cmd->add_option("--vary", a->vary, "PATH=v1,v2,... or PATH=lo..hi[:step] (repeatable: the cartesian grid)")
+      ->required()
+      ->allow_extra_args(false);
+  a->m.add_to(cmd, "Seeds s..s+K-1 per grid point", true);
+  a->ov.add_to(cmd, true);
+  cmd->callback([a, &exit_code, &registry] {
+    const auto overrides = a->ov.get();
+    if (!overrides) {
+      exit_code = sim::io::exit_invalid_input;
+      return;
+    }
+    exit_code = sim::sweep_command(a->m.source(a->path, *overrides, registry), a->vary, a->m.run, std::cout, std::cerr);
+  });
+}
+
+/// `schedsim plan SCENARIO --vary PATH=lo..hi[:step] --slo 'METRIC<=V' ... --out DIR`.
+void add_plan_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
+  auto* cmd = app.add_subcommand("plan", "Smallest value of PATH in [lo, hi] meeting every SLO with 95 % confidence");
+  struct Args { std::string path; MultirunArgs m; OverrideArgs ov; sim::PlanArgs plan; std::string complement; };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("SCENARIO", a->path, "Scenario JSON file")->required();
+  cmd->add_option("--vary", a->plan.vary, "PATH=lo..hi[:step] (step default 1)")->required();
+  cmd->add_option("--slo", a->plan.slos, "METRIC<=VALUE (also <, >=, >; repeatable)")->required()->allow_extra_args(false);
+  auto* comp = cmd->add_option("--complement", a->complement, "PATH2=TOTAL: set PATH2 to TOTAL - value at every point");
+  a->m.add_to(cmd, "Seeds s..s+K-1 per evaluated value (default 1)");
+  a->ov.add_to(cmd, true);
+  cmd->callback([a, comp, &exit_code, &registry] {
+    const auto overrides = a->ov.get();
+    if (!overrides) {
+      exit_code = sim::io::exit_invalid_input;
+      return;
+    }
+    if (*comp) a->plan.complement = a->complement;
+    exit_code = sim::plan_command(a->m.source(a->path, *overrides, registry), a->plan, a->m.run, std::cout, std::cerr);
+  });
+}
+
 /// `schedsim decide < SNAPSHOT.json`: one scheduling decision as JSON (docs/decide.md).
 void add_decide_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("decide", "Read a cluster snapshot (JSON) on stdin and print one scheduling decision (JSON)");
@@ -238,6 +399,9 @@ int sim::cli_main(int argc, char** argv, const libsched::Registry& registry) {
   add_fill_command(app, exit_code, registry);
   add_decide_command(app, exit_code, registry);
   add_show_default_command(app, exit_code);
+  add_compare_command(app, exit_code, registry);
+  add_sweep_command(app, exit_code, registry);
+  add_plan_command(app, exit_code, registry);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
