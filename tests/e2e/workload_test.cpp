@@ -115,3 +115,25 @@ TEST_CASE("workload e2e: a bad workload value exits 2 with one diagnostic line",
   CHECK(s.status == 2);
   CHECK(s.err.find("workload.classes[0].specs[0]: \"nope\": unknown spec (not in cluster.instance_specs)") != std::string::npos);
 }
+
+TEST_CASE("convert --arrival-scale scales the gaps, keeps durations, refuses 0", "[workload][e2e][convert]") {
+  const fs::path d = work_dir("convert");
+  const std::string jobs = (d / "jobs.csv").string();
+  std::ofstream(jobs) << "#job id,arrival time (sec),topology,shape,size,duration (sec)\n"
+                         "0,100.0,CLOS,1,1,50\n1,300.0,CLOS,1,1,60\n";
+  const auto plain = schedsim("convert --format philly --path " + jobs + " --out " + (d / "a.json").string());
+  REQUIRE(plain.status == 0);
+  const auto fast =
+      schedsim("convert --format philly --path " + jobs + " --arrival-scale 0.5 --out " + (d / "b.json").string());
+  REQUIRE(fast.status == 0);
+  const auto a = nlohmann::json::parse(slurp(d / "a.json")).at("tasks");
+  const auto b = nlohmann::json::parse(slurp(d / "b.json")).at("tasks");
+  CHECK(a[1].at("submit_s") == 300.0);
+  CHECK(b[1].at("submit_s") == 200.0);
+  CHECK(a[1].at("duration_s") == b[1].at("duration_s"));
+  const auto bad = schedsim("convert --format philly --path " + jobs + " --arrival-scale 0 --out " + (d / "c.json").string());
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--arrival-scale: 0: must be a number > 0 and <= 1000") != std::string::npos);
+  CHECK_FALSE(fs::exists(d / "c.json"));
+  fs::remove_all(d);
+}
