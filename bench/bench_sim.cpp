@@ -23,6 +23,7 @@
 #include "sim/run_cli.hpp"
 #include "sim/simulator.hpp"
 #include "sim/synthetic.hpp"
+#include "sim/io/workload.hpp"
 
 namespace {
 
@@ -58,6 +59,7 @@ sim::io::Scenario load(const std::string& file) {
     std::exit(2);
   }
   sim::io::apply_traces(*r.scenario);
+  sim::io::apply_workload(*r.scenario);
   return *r.scenario;
 }
 

@@ -52,6 +52,17 @@ const CLI::Validator k_until_check(
     },
     "SECONDS");
 
+/// --arrival-scale: a number > 0 and <= 1000 (traces[i].arrival_scale).
+const CLI::Validator k_arrival_scale_check(
+    [](std::string& v) -> std::string {
+      double x = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !std::isfinite(x) || !(x > 0) || x > 1000)
+        return v + ": must be a number > 0 and <= 1000 (the factor on the gaps between arrivals)";
+      return {};
+    },
+    "FACTOR");
+
 /// --limit: a decimal integer >= 0 (CLI11 alone turns `-1` into 2^64-1, i.e. "unlimited").
 const CLI::Validator k_limit_check(
     [](std::string& v) -> std::string {
@@ -152,6 +163,9 @@ void add_convert_command(CLI::App& app, int& exit_code, const libsched::Registry
   cmd->add_option("--nodes", o->trace.nodes, "Node/machine list (openb, philly), absolute or relative to $SCHEDSIM_DATA");
   cmd->add_option("--limit", o->trace.limit, "Read at most this many jobs")->check(k_limit_check);
   cmd->add_option("--procs-per-node", o->trace.procs_per_node, "SWF: processors per node")->check(CLI::PositiveNumber);
+  cmd->add_option("--arrival-scale", o->trace.arrival_scale,
+                  "Multiply the gaps between arrivals (durations kept; 0.5 = twice the arrival rate)")
+      ->check(k_arrival_scale_check);
   cmd->add_option("--pool", o->trace.pool, "Pool of the trace's nodes (default: the format name)");
   cmd->add_option("--resource-type", o->trace.resource_type, "Resource type of the tasks")
       ->check(CLI::IsMember({"reserved", "pay_as_you_go", "spot", "idle"}));

@@ -19,6 +19,7 @@
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
+#include "sim/io/workload.hpp"
 #include "sim/publish.hpp"
 #include "sim/simulator.hpp"
 
@@ -66,6 +67,13 @@ std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& src, std:
       const std::size_t skipped = io::apply_traces(out.scenario, io::TraceOptions{src.skip_bad_rows});
       if (skipped) err << io::escape_for_diagnostic(label) << ": skipped " << skipped << " malformed trace rows (--skip-bad-rows)\n";
     } catch (const io::TraceError& e) {
+      err << io::escape_for_diagnostic(label) << ": " << io::escape_for_diagnostic(e.what()) << "\n";
+      return std::nullopt;
+    }
+    // The workload section's tasks, after the inline and trace tasks, from the run's seed.
+    try {
+      io::apply_workload(out.scenario, io::TraceOptions{src.skip_bad_rows});
+    } catch (const io::WorkloadError& e) {
       err << io::escape_for_diagnostic(label) << ": " << io::escape_for_diagnostic(e.what()) << "\n";
       return std::nullopt;
     }
@@ -161,6 +169,7 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
         effective.seed = s.seed();
         if (opts.until_s) effective.until_s = opts.until_s;
         effective.traces.clear();  // their nodes and tasks are inline now
+        effective.workload.reset();  // so are the generated tasks
       }
       write_file_checked((fs::path(outdir->staging()) / "scenario.resolved.json").string(),
                          resolved_scenario.empty() ? resolved_scenario_json(effective) : resolved_scenario);

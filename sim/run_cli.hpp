@@ -44,7 +44,8 @@ struct ResolvedScenario {
 };
 
 /// Reads (or generates) the scenario, applies the overrides, validates it, applies `seed` and
-/// `until_s` and loads its traces. Prints every diagnostic (warnings too) one per line on `err`;
+/// `until_s`, loads its traces and generates its `workload` tasks (io::apply_workload, from the
+/// resolved seed). Prints every diagnostic (warnings too) one per line on `err`;
 /// returns nullopt when there was an error (the caller exits with io::exit_invalid_input).
 std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& source, std::ostream& err);
 

@@ -46,6 +46,16 @@ inline constexpr double min_mtbf_s = 3600;
 inline constexpr double max_transient_rate_per_h = 3600;
 /// Rows of timeseries.csv: estimated horizon / timeseries_interval_s.
 inline constexpr std::int64_t max_timeseries_rows = 1000000;
+/// Trace `arrival_scale`: in (0, this].
+inline constexpr double max_arrival_scale = 1000;
+/// `workload.arrival.rate_per_hour` (1,000 arrivals per second).
+inline constexpr double max_arrival_rate_per_hour = 3.6e6;
+/// A share (relative weight) or a profile weight of the workload section.
+inline constexpr double max_share = 1e12;
+/// `sigma` of a lognormal duration (also derived from mean_s / median_s).
+inline constexpr double max_lognormal_sigma = 10;
+/// `runtime_estimate_factor` of a workload class.
+inline constexpr double max_estimate_factor = 1000;
 /// Bytes of a scenario file.
 inline constexpr std::uint64_t max_scenario_bytes = std::uint64_t{1} << 28;  // 256 MiB
 /// Bytes of a trace file, and bytes after gzip decompression.

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sim::io {
@@ -185,6 +186,68 @@ struct TraceCfg {
   std::string pool;                  ///< pool the trace's nodes/tasks go to (default: first pool or "trace")
   std::string resource_type = "pay_as_you_go";
   double time_scale = 1.0;           ///< multiply all trace times
+  /// Multiply the gaps between arrivals (after time_scale): submit_s' = first + (submit_s - first) x
+  /// arrival_scale, `first` the earliest submit_s of the loaded tasks; durations are kept.
+  double arrival_scale = 1.0;
+};
+
+// ------------------------------------------------------------------ workload generator (extension)
+
+/// A discrete distribution over `values` with relative weights `shares` (same length, each > 0);
+/// a fixed value is one value with share 1.
+template <class T>
+struct ChoiceCfg {
+  std::vector<T> values;
+  std::vector<double> shares;
+  bool fixed() const { return values.size() == 1; }
+};
+
+/// `workload.duration` / `workload.classes[i].duration`: how long a generated task runs (s).
+struct DurationCfg {
+  std::string distribution;           ///< "lognormal" | "exponential" | "empirical"
+  std::optional<double> median_s;     ///< lognormal: median
+  std::optional<double> sigma;        ///< lognormal: sigma of the underlying normal (or give mean_s)
+  std::optional<double> mean_s;       ///< lognormal (with median_s) or exponential: mean
+  std::vector<double> values;         ///< empirical: values drawn uniformly
+  std::optional<TraceCfg> trace;      ///< empirical: also the duration_s of this trace's tasks
+  double min_s = 1;                   ///< draws are clamped to [min_s, max_s]
+  double max_s = 1e9;
+};
+
+/// `workload.users[i]` / `workload.tenants[i]`.
+struct NamedShareCfg {
+  std::string name;
+  double share = 1;
+};
+
+/// `workload.classes[i]`: a partial task (every task key but name, user, tenant, submit_s,
+/// duration_s, workers) chosen with probability share / sum of shares.
+struct WorkloadClassCfg {
+  std::string name;                   ///< label (documentation only)
+  double share = 1;
+  TaskCfg task;                       ///< the task keys of the class (`workers` is the largest choice)
+  ChoiceCfg<int> workers{{0}, {1}};
+  std::optional<ChoiceCfg<int>> priority;   ///< a distribution; absent: task.priority
+  std::optional<DurationCfg> duration;      ///< absent: the section's
+  /// runtime_estimate_s = duration_s x a factor drawn uniformly from [min, max] (absent: none).
+  std::optional<std::pair<double, double>> runtime_estimate_factor;
+};
+
+/// `workload`: tasks drawn from distributions, appended after the inline and trace tasks when the
+/// scenario is resolved (sim/io/workload.hpp), from the scenario's `seed`.
+struct WorkloadCfg {
+  std::optional<std::int64_t> tasks;       ///< stop after this many tasks
+  std::optional<double> until_s;           ///< stop at this arrival time (s)
+  std::string name_prefix = "gen-";
+  std::string process = "poisson";
+  double rate_per_hour = 0;                ///< arrivals per hour (before the profiles)
+  double start_s = 0;                      ///< first possible arrival time
+  std::vector<double> daily_profile;       ///< 24 hour-of-day multipliers; empty = all 1
+  std::vector<double> weekly_profile;      ///< 7 day-of-week multipliers; empty = all 1
+  std::optional<DurationCfg> duration;     ///< default of the classes
+  std::vector<NamedShareCfg> users;        ///< empty: one user "workload"
+  std::vector<NamedShareCfg> tenants;      ///< empty: tenant "default"
+  std::vector<WorkloadClassCfg> classes;
 };
 
 /// Fill mode (FGD workload inflation), scenario key `fill`.
@@ -206,6 +269,7 @@ struct Scenario {
   std::vector<TaskCfg> tasks;
   std::vector<EventCfg> events;
   std::vector<TraceCfg> traces;
+  std::optional<WorkloadCfg> workload;  ///< extension: generated tasks (sim/io/workload.hpp)
   FillCfg fill;
 };
 

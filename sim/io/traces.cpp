@@ -4,6 +4,7 @@
 #include <boost/iostreams/copy.hpp>
 #include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/filtering_streambuf.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -147,6 +148,9 @@ void check_cfg(const TraceCfg& cfg) {
   if (!(cfg.time_scale > 0))
     throw TraceError("trace '" + cfg.path + "': time_scale must be > 0, got " +
                      std::to_string(cfg.time_scale));
+  if (!(cfg.arrival_scale > 0 && cfg.arrival_scale <= limits::max_arrival_scale))
+    throw TraceError("trace '" + cfg.path + "': arrival_scale must be > 0 and <= " +
+                     fmt::format("{}", limits::max_arrival_scale) + ", got " + fmt::format("{}", cfg.arrival_scale));
   static const std::set<std::string, std::less<>> kTypes = {"reserved", "pay_as_you_go", "spot",
                                                             "idle"};
   if (!kTypes.count(cfg.resource_type))
@@ -181,6 +185,17 @@ TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts) {
   } else {
     throw TraceError("trace '" + cfg.path + "': unknown format '" + cfg.format +
                      "' (expected openb, philly or swf)");
+  }
+  if (cfg.arrival_scale != 1.0 && !load.tasks.empty()) {
+    // Gaps between arrivals scaled from the earliest one; durations kept.
+    double first = load.tasks.front().submit_s;
+    for (const auto& t : load.tasks) first = std::min(first, t.submit_s);
+    for (auto& t : load.tasks) {
+      t.submit_s = first + (t.submit_s - first) * cfg.arrival_scale;
+      if (t.submit_s > limits::max_time_s)
+        throw TraceError("trace '" + cfg.path + "': task '" + t.name + "': submit_s: " + fmt::format("{}", t.submit_s) +
+                         ": must be <= 1e9 after arrival_scale " + fmt::format("{}", cfg.arrival_scale));
+    }
   }
   return load;
 }

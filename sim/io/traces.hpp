@@ -68,7 +68,9 @@ struct TraceLoad {
 
 /// Reads one trace entry. Paths in `cfg.path` / `cfg.nodes` go through resolve_data_path.
 /// Honours cfg.limit (first N tasks in file order; reading stops there), cfg.time_scale (> 0;
-/// multiplies submit_s, duration_s and runtime_estimate_s), cfg.resource_type (see
+/// multiplies submit_s, duration_s and runtime_estimate_s), cfg.arrival_scale (in (0, 1000]; then
+/// submit_s' = first + (submit_s - first) x arrival_scale over the loaded tasks, `first` their
+/// earliest submit_s; durations kept), cfg.resource_type (see
 /// docs/traces.md: for openb, "pay_as_you_go" sends qos=BE pods to "spot") and cfg.pool (set on
 /// the tasks when resource_type is "reserved"). Throws TraceError.
 TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts = {});

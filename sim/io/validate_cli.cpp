@@ -2,6 +2,7 @@
 
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
+#include "sim/io/workload.hpp"
 
 namespace sim::io {
 
@@ -21,6 +22,13 @@ int validate_command(const std::string& path, std::ostream& out, std::ostream& e
   try {
     apply_traces(*r.scenario);
   } catch (const TraceError& e) {
+    err << escape_for_diagnostic(path) << ": " << escape_for_diagnostic(e.what()) << '\n';
+    return exit_invalid_input;
+  }
+  // So are the generated tasks (with the scenario's seed): the counts include them.
+  try {
+    apply_workload(*r.scenario);
+  } catch (const WorkloadError& e) {
     err << escape_for_diagnostic(path) << ": " << escape_for_diagnostic(e.what()) << '\n';
     return exit_invalid_input;
   }

@@ -1,0 +1,42 @@
+// The workload generator (scenario key `workload`, docs/scenario-format.md "Workload generator"):
+// tasks drawn from distributions (a Poisson arrival process with hour-of-day and day-of-week
+// profiles, task classes chosen by share, gang sizes, durations, users and tenants), appended to
+// a scenario when it is resolved, after its inline and trace tasks.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "sim/io/scenario.hpp"
+#include "sim/io/traces.hpp"
+
+namespace sim::io {
+
+/// A workload that cannot be generated: an empirical duration trace that cannot be read or has no
+/// task, a generated task that breaks a limit (the scenario totals with the generated tasks). The
+/// message is one diagnostic line `workload.PATH: VALUE: RULE` (without the file).
+class WorkloadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The tasks of `scenario.workload` (empty when there is none), drawn from `scenario.seed`.
+/// Arrivals come from one Boost.Random mt19937_64 stream and the task attributes (class, user,
+/// tenant, workers, priority, duration, runtime estimate) from a second one, both seeded from
+/// `seed` only, so failure models (their own streams) never change the workload and the same
+/// seed gives the same tasks on every platform. Tasks are in arrival order; submit_s, duration_s
+/// and runtime_estimate_s are rounded to milliseconds. Names are name_prefix + a 6-digit index
+/// (`gen-000000`); a name already in `taken` gets `-2`, `-3`, ... Throws WorkloadError (an
+/// empirical trace is read through load_trace with `opts`; its TraceError becomes a WorkloadError).
+std::vector<TaskCfg> generate_workload(const Scenario& scenario, const std::vector<std::string>& taken = {},
+                                       const TraceOptions& opts = {});
+
+/// Appends generate_workload(scenario) to scenario.tasks (names unique against the tasks already
+/// there, inline and from traces) and checks every generated task (limits.hpp check_task_values)
+/// and the scenario totals. The `workload` section is kept (scenario_to_json writes it; clear it
+/// before serialising a scenario whose generated tasks should be written inline). Returns the
+/// number of generated tasks. Throws WorkloadError.
+std::size_t apply_workload(Scenario& scenario, const TraceOptions& opts = {});
+
+}  // namespace sim::io
