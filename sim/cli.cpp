@@ -1,5 +1,5 @@
 // schedsim: command-line entry point (CLI11), sim::cli_main (sim/cli.hpp). Subcommands: run,
-// validate, convert, fill, decide, show-default, compare, sweep, plan. Each is one add_<name>_command function that
+// validate, convert, fill, decide, report, show-default, compare, sweep, plan. Each is one add_<name>_command function that
 // registers the subcommand and sets `exit_code` in its callback, plus one line in cli_main().
 #include <charconv>
 #include <cmath>
@@ -22,6 +22,7 @@
 #include "sim/io/overrides.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
+#include "sim/report.hpp"
 #include "sim/run_cli.hpp"
 #include "sim/io/validate_cli.hpp"
 #include "sim/multirun.hpp"
@@ -202,6 +203,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
     double until = 0;
     int seeds = 1;
     unsigned jobs = 1;
+    std::string outputs;
     OverrideArgs ov;
   };
   auto a = std::make_shared<Args>();
@@ -216,10 +218,23 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
   cmd->add_option("--seeds", a->seeds, "Run K seeds s..s+K-1 (s = --seed or the scenario's) and write seeds_summary.json, seeds.csv")
       ->check(k_seeds_check);
   cmd->add_option("--jobs", a->jobs, "With --seeds: simulations run in parallel (default 1)")->check(k_jobs_check);
+  auto* outputs = cmd->add_option("--outputs", a->outputs,
+                                  "Files to write, comma-separated: tasks, summary, groups, events, timeseries, metrics, "
+                                  "resolved, timeline, or all (default: all but timeline)");
   a->ov.add_to(cmd, true);
-  cmd->callback([a, seed, until, &exit_code, &registry] {
+  cmd->callback([a, seed, until, outputs, &exit_code, &registry] {
     if (*seed) a->run.seed = a->seed;
     if (*until) a->run.until_s = a->until;
+    if (*outputs) {
+      std::string error;
+      auto sel = sim::parse_outputs(a->outputs, error);
+      if (!sel) {
+        std::cerr << "schedsim run: " << error << "\n";
+        exit_code = sim::io::exit_invalid_input;
+        return;
+      }
+      a->run.outputs = *sel;
+    }
     const auto overrides = a->ov.get();
     if (overrides && a->seeds > 1) {  // K runs summarised (sim/multirun_cli.hpp); K = 1: a plain run
       sim::ScenarioSource src;
@@ -393,6 +408,15 @@ void add_plan_command(CLI::App& app, int& exit_code, const libsched::Registry& r
   });
 }
 
+/// `schedsim report DIR`: DIR/report.html, a self-contained page of charts (docs/report.md).
+void add_report_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("report",
+                                 "Write DIR/report.html: charts and tables of a run, --seeds, compare, sweep or plan folder");
+  auto dir = std::make_shared<std::string>();
+  cmd->add_option("DIR", *dir, "Output folder of schedsim run, run --seeds, compare, sweep or plan")->required();
+  cmd->callback([dir, &exit_code] { exit_code = sim::report_command(*dir, std::cout, std::cerr); });
+}
+
 /// `schedsim decide < SNAPSHOT.json`: one scheduling decision as JSON (docs/decide.md).
 void add_decide_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("decide", "Read a cluster snapshot (JSON) on stdin and print one scheduling decision (JSON)");
@@ -412,6 +436,7 @@ int sim::cli_main(int argc, char** argv, const libsched::Registry& registry) {
   add_run_command(app, exit_code, registry);
   add_fill_command(app, exit_code, registry);
   add_decide_command(app, exit_code, registry);
+  add_report_command(app, exit_code);
   add_show_default_command(app, exit_code);
   add_compare_command(app, exit_code, registry);
   add_sweep_command(app, exit_code, registry);

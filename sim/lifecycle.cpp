@@ -104,6 +104,7 @@ void Simulator::on_started(TaskId id, Time now) {
   a.gpu_milli = 0;
   for (const auto& rep : p->replicas) {
     a.nodes.push_back(cl.node(rep.node).name);
+    a.replica_gpu_milli.push_back(rep.total_gpu_milli());
     a.gpu_milli += rep.total_gpu_milli();
     a.cpu_milli += rep.cpu_milli;
   }

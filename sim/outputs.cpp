@@ -322,11 +322,25 @@ std::string Simulator::summary_json() const {
 }
 
 void Simulator::write_outputs(const std::string& dir) const {
+  OutputSelection which;  // the default files; scenario.resolved.json is run_command's
+  which.set(Output::resolved, false);
+  write_outputs(dir, which);
+}
+
+void Simulator::write_outputs(const std::string& dir, const OutputSelection& which) const {
   // Checked write, fsync and close of each file (sim/publish.hpp); throws OutputError.
   auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
-  write("tasks.csv", tasks_csv());
-  write("summary.json", summary_json());
-  write("groups.csv", groups_csv());
+  if (which.has(Output::tasks)) write("tasks.csv", tasks_csv());
+  if (which.has(Output::summary)) write("summary.json", summary_json());
+  if (which.has(Output::groups)) write("groups.csv", groups_csv());
+  if (which.has(Output::events)) write_events(dir);
+  if (which.has(Output::timeseries)) write_timeseries(dir);
+  if (which.has(Output::metrics)) write_metrics_prom(dir);
+  if (which.has(Output::timeline)) write("timeline.json", timeline_json());
+}
+
+void Simulator::write_events(const std::string& dir) const {
+  auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
 
   // Task state changes merged with node state changes (a node change comes before the task
   // changes it caused).
@@ -357,6 +371,10 @@ void Simulator::write_outputs(const std::string& dir) const {
   }
   node_records(changes().size());
   write("events.jsonl", ev);
+}
+
+void Simulator::write_timeseries(const std::string& dir) const {
+  auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
 
   // timeseries.csv: value of the last change point at or before each sample time.
   // At least 1 ms: a sub-millisecond interval would never advance (scenario files refuse < 1 s).
@@ -374,6 +392,10 @@ void Simulator::write_outputs(const std::string& dir) const {
     if (t >= makespan_) break;
   }
   write("timeseries.csv", ts);
+}
+
+void Simulator::write_metrics_prom(const std::string& dir) const {
+  auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
 
   // metrics.prom
   std::string m;

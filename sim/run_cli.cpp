@@ -89,8 +89,7 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
   }
   // Refuse an output path that cannot receive the six files before simulating anything, so a
   // run never fails half-way through moving its files into place (partial outputs).
-  static constexpr const char* k_files[] = {"tasks.csv",      "summary.json", "groups.csv", "events.jsonl",
-                                            "timeseries.csv", "metrics.prom", "scenario.resolved.json"};
+  const std::vector<std::string> k_files = opts.outputs.files();
   {
     std::error_code ec;
     const fs::path d(opts.out_dir);
@@ -99,7 +98,7 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
       return io::exit_invalid_input;
     }
     if (fs::is_directory(d, ec)) {
-      for (const char* f : k_files) {
+      for (const std::string& f : k_files) {
         if (fs::is_directory(d / f, ec)) {
           err << "schedsim run: --out: " << (d / f).string() << ": is a directory; cannot write the output file\n";
           return io::exit_invalid_input;
@@ -151,7 +150,7 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
   InterruptGuard interrupts;  // SIGINT/SIGTERM: stop, remove the staging directory, exit 130/143
   std::optional<OutputDir> outdir;
   try {
-    outdir.emplace(opts.out_dir, std::vector<std::string>(std::begin(k_files), std::end(k_files)));
+    outdir.emplace(opts.out_dir, k_files);
   } catch (const OutputError& e) {
     err << "schedsim run: --out: " << e.what() << "\n";
     return exit_environment;
@@ -160,8 +159,8 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
     Simulator& s = *sim;
     s.run();
     if (tty) err << "\n";
-    s.write_outputs(outdir->staging());
-    {
+    s.write_outputs(outdir->staging(), opts.outputs);
+    if (opts.outputs.has(Output::resolved)) {
       // What reproduces this run: the scenario with every override, the seed and until_s.
       io::Scenario effective;
       if (resolved_scenario.empty()) {

@@ -11,6 +11,7 @@
 
 #include "sim/io/overrides.hpp"
 #include "sim/io/scenario.hpp"
+#include "sim/output_names.hpp"
 
 namespace sim {
 
@@ -19,6 +20,8 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;   ///< --seed: overrides the scenario's seed
   std::optional<double> until_s;       ///< --until: stop the simulation at this time (seconds)
   bool progress = true;                ///< show a progress line on stderr (only if stderr is a terminal)
+  /// --outputs: the files written (default: the seven default files; sim/output_names.hpp).
+  OutputSelection outputs;
   /// Placement policies by name; nullptr = libsched::Registry::builtin().
   const libsched::Registry* registry = nullptr;
 };
@@ -55,8 +58,9 @@ std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& source, s
 /// its trace nodes and tasks inline and no `traces`).
 std::string resolved_scenario_json(const io::Scenario& sc);
 
-/// Runs `sc` and writes tasks.csv, summary.json, groups.csv, events.jsonl, timeseries.csv, metrics.prom
-/// and scenario.resolved.json into opts.out_dir, completely or not at all: the files are written to a staging directory
+/// Runs `sc` and writes the files of opts.outputs (by default tasks.csv, summary.json, groups.csv,
+/// events.jsonl, timeseries.csv, metrics.prom and scenario.resolved.json; timeline.json on
+/// request) into opts.out_dir, completely or not at all: the files are written to a staging directory
 /// on out_dir's file system (next to it when it does not exist, inside it when it does) and
 /// published only when all were written and synced (sim/publish.hpp, docs/outputs.md
 /// "Publishing"). Prints a readable

@@ -47,6 +47,7 @@
 #include "sim/event_queue.hpp"
 #include "sim/faults.hpp"
 #include "sim/metrics.hpp"
+#include "sim/output_names.hpp"
 #include "sim/io/scenario.hpp"
 
 namespace sim {
@@ -70,6 +71,7 @@ struct AttemptRecord {
   Time run_start = -1;            ///< when the entrypoint started (after start-up costs)
   std::string spec;               ///< chosen option label (spec name), "" for inline shapes
   std::vector<std::string> nodes; ///< node names of the replicas, master/head first
+  std::vector<std::int64_t> replica_gpu_milli;  ///< milli-GPU of each replica (same order as nodes)
   std::string reason;             ///< empty on success
   std::string capacity;           ///< capacity class it ran on (reserved, pay_as_you_go, spot, idle)
   std::int64_t gpu_milli = 0;     ///< GPUs of the gang at placement, milli-GPU
@@ -159,6 +161,16 @@ class Simulator {
   /// `dir` (which must exist), each with a checked write, fsync and close (throws
   /// sim::OutputError). Not atomic as a set; run_command stages and publishes them atomically.
   void write_outputs(const std::string& dir) const;
+  /// Writes the files of `which` among tasks.csv, summary.json, groups.csv, events.jsonl,
+  /// timeseries.csv, metrics.prom and timeline.json into `dir` (scenario.resolved.json is the
+  /// caller's: run_command writes it); only the selected files are computed. Same errors as above.
+  void write_outputs(const std::string& dir, const OutputSelection& which) const;
+  /// timeline.json (docs/outputs.md "timeline.json"): Chrome trace-event JSON, one process per
+  /// pool and one thread per node (scenario order), one complete event per started attempt
+  /// replica (ts/dur in microseconds of simulated time), node-down slices, and counters for the
+  /// queue length and the GPUs allocated per capacity class at every change instant. Ends in a
+  /// newline. Size: O(attempt replicas + node changes + change instants).
+  std::string timeline_json() const;
   /// The summary.json object as text (2-space indented).
   std::string summary_json() const;
   std::string tasks_csv() const;
@@ -186,6 +198,10 @@ class Simulator {
     Time queued_since = 0;
   };
   void build();
+  // Parts of write_outputs: events.jsonl, timeseries.csv, metrics.prom into `dir`.
+  void write_events(const std::string& dir) const;
+  void write_timeseries(const std::string& dir) const;
+  void write_metrics_prom(const std::string& dir) const;
   void handle(Time now, Event& ev);
   void instant_end(Time now);
   /// Keeps one wake-up pending at the scheduler's next eligibility change (none when a policy

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency of libsched / schedsim from Debian 12 packages.
-# Idempotent: when every package is already installed it only checks and returns (well under 1 s).
+# Installs every build and test dependency of libsched / schedsim from Debian 12 packages, and
+# the Vega runtimes of `schedsim report` from the npm registry (npm ci in tools/report, pinned by
+# tools/report/package-lock.json; node_modules is never committed).
+# Idempotent: when everything is already installed it only checks and returns (well under 1 s).
 # Usage: tools/install-deps.sh        (as root, or with sudo available)
 set -euo pipefail
 
@@ -12,7 +14,11 @@ PACKAGES=(
   clang libclang-rt-14-dev llvm-14
   # Python bindings (python/) and their pytest suite
   pybind11-dev python3-dev python3-pandas python3-numpy python3-pytest
+  # schedsim report: its render test draws the page in headless Chromium
+  chromium
 )
+# node and npm (npm ci of the report runtimes), from Debian unless a node is already installed
+if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(nodejs npm); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -21,7 +27,21 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
+# The Vega runtimes that `schedsim report` inlines (tools/report/package-lock.json).
+report_runtimes() {
+  local dir
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/report" && pwd)"
+  if [ -f "$dir/node_modules/vega/build/vega.min.js" ] && [ -f "$dir/node_modules/vega-lite/build/vega-lite.min.js" ] &&
+     [ -f "$dir/node_modules/vega-embed/build/vega-embed.min.js" ] &&
+     [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+    return 0
+  fi
+  echo "install-deps: npm ci in $dir (vega, vega-lite, vega-embed)" >&2
+  (cd "$dir" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null)
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
+  report_runtimes
   exit 0
 fi
 
@@ -31,3 +51,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+report_runtimes
