@@ -190,7 +190,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
   });
 }
 
-/// `schedsim fill SCENARIO --out DIR [--policy NAME] [--seed N] [--target-pct P]`.
+/// `schedsim fill SCENARIO --out DIR [--policy NAME] [--seed N] [--target-pct P] [--semantics reference|platform]`.
 void add_fill_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("fill", "FGD workload-inflation experiment: place the trace's tasks until P % of GPUs arrived");
   struct Args { std::string path; sim::FillCommandOptions fill; std::uint64_t seed = 0; double target = 0; std::string policy; OverrideArgs ov; };
@@ -204,6 +204,8 @@ void add_fill_command(CLI::App& app, int& exit_code, const libsched::Registry& r
   auto* target = cmd->add_option("--target-pct", a->target, "Stop when requested GPUs reach this % of cluster GPUs (default 130)");
   cmd->add_option("--policies", a->fill.policies, "Sweep these policies (comma separated)")->delimiter(',');
   cmd->add_option("--seeds", a->fill.seeds, "Sweep this many seeds from --seed")->check(CLI::PositiveNumber);
+  cmd->add_option("--semantics", a->fill.semantics,
+                  "reference (default: the FGD authors' simulator, docs/fill.md) or platform (libsched's scheduler and policies)");
   a->ov.add_to(cmd, false);
   cmd->callback([a, policy, seed, target, &exit_code, &registry] {
     if (*policy) a->fill.policy = a->policy;
