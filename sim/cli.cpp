@@ -65,9 +65,10 @@ const CLI::Validator k_limit_check(
 /// (docs/scenario-format.md "Overrides").
 struct OverrideArgs {
   std::vector<std::string> sets;
-  std::string placement, queueing;
+  std::string placement, queueing, trace;
   CLI::Option* placement_opt = nullptr;
   CLI::Option* queueing_opt = nullptr;
+  CLI::Option* trace_opt = nullptr;  ///< fill: --trace PATH = traces[0].path
 
   void add_to(CLI::App* cmd, bool shortcuts) {
     cmd->add_option("--set", sets, "Override a scenario value: PATH=VALUE, e.g. cluster.pools[a100].node_groups[0].count=10 (repeatable)")
@@ -85,6 +86,7 @@ struct OverrideArgs {
       if (auto o = sim::io::parse_set_argument(a, diags)) out.push_back(std::move(*o));
     if (placement_opt && *placement_opt) out.push_back(sim::io::make_override("--placement", "scheduler.placement", placement));
     if (queueing_opt && *queueing_opt) out.push_back(sim::io::make_override("--queueing", "scheduler.queueing", queueing));
+    if (trace_opt && *trace_opt) out.push_back(sim::io::make_override("--trace", "traces[0].path", trace));
     for (auto& o : out)  // a shortcut's value is a name, never JSON
       if (o.option != "--set") o.value = o.value_text;
     for (const auto& d : diags) std::cerr << d.str() << "\n";
@@ -207,6 +209,9 @@ void add_fill_command(CLI::App& app, int& exit_code, const libsched::Registry& r
   cmd->add_option("--semantics", a->fill.semantics,
                   "reference (default: the FGD authors' simulator, docs/fill.md) or platform (libsched's scheduler and policies)");
   a->ov.add_to(cmd, false);
+  a->ov.trace_opt = cmd->add_option("--trace", a->ov.trace,
+                                    "Replace the pod list of the scenario's first trace (traces[0].path; relative to the data root), "
+                                    "e.g. openb/openb_pod_list_gpushare40.csv");
   cmd->callback([a, policy, seed, target, &exit_code, &registry] {
     if (*policy) a->fill.policy = a->policy;
     if (*seed) a->fill.seed = a->seed;
