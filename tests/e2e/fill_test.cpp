@@ -200,6 +200,7 @@ TEST_CASE("reference fill is deterministic per seed for every policy") {
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -243,5 +244,37 @@ TEST_CASE("a trace time that would overflow the millisecond clock is refused wit
   CHECK(schedsim_status("validate " + dir + "/s.json") == 2);
   CHECK(schedsim_status("run " + dir + "/s.json --no-progress --out " + dir + "/out") == 2);
   CHECK(::access((dir + "/out").c_str(), F_OK) != 0);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("fill --semantics with an unknown value exits 2 naming the option") {
+  const std::string dir = "/tmp/schedsim_e2e_semantics_" + std::to_string(::getpid());
+  write_openb_case(dir, "n0,64000,262144,8,V100", "p0,1000,1024,1,500,,LS,Running,0,100,0");
+  const std::string cmd = std::string(SCHEDSIM_BINARY) + " fill " + dir + "/s.json --semantics exact --out " + dir + "/fill 2>" + dir + "/err";
+  const int status = std::system(cmd.c_str());
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  std::ifstream in(dir + "/err");
+  std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(err.find("--semantics: \"exact\": must be reference or platform") != std::string::npos);
+  CHECK(::access((dir + "/fill").c_str(), F_OK) != 0);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("fill --trace replaces the first trace's pod list") {
+  const std::string dir = "/tmp/schedsim_e2e_filltrace_" + std::to_string(::getpid());
+  write_openb_case(dir, "n0,64000,262144,8,V100", "p0,1000,1024,1,500,,LS,Running,0,100,0");
+  // The scenario's list asks for half GPUs; the other list for whole GPUs on a model no node has.
+  std::ofstream(dir + "/other.csv") << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\nq0,1000,1024,1,1000,A100\n";
+  REQUIRE(schedsim_status("fill " + dir + "/s.json --out " + dir + "/a") == 0);
+  REQUIRE(schedsim_status("fill " + dir + "/s.json --trace " + dir + "/other.csv --out " + dir + "/b") == 0);
+  auto last_row = [](const std::string& path) {
+    std::ifstream in(path);
+    std::string line, last;
+    while (std::getline(in, line)) last = line;
+    return last;
+  };
+  CHECK(last_row(dir + "/a/fill.csv").rfind("130,100.0000,", 0) == 0);  // 8 GPUs filled by halves (16 pods)
+  CHECK(last_row(dir + "/b/fill.csv").rfind("130,0.0000,", 0) == 0);    // nothing fits: no A100
   std::system(("rm -rf " + dir).c_str());
 }
