@@ -101,9 +101,10 @@ const CLI::Validator k_jobs_check(
 /// (docs/scenario-format.md "Overrides").
 struct OverrideArgs {
   std::vector<std::string> sets;
-  std::string placement, queueing;
+  std::string placement, queueing, trace;
   CLI::Option* placement_opt = nullptr;
   CLI::Option* queueing_opt = nullptr;
+  CLI::Option* trace_opt = nullptr;  ///< fill: --trace PATH = traces[0].path
 
   void add_to(CLI::App* cmd, bool shortcuts) {
     cmd->add_option("--set", sets, "Override a scenario value: PATH=VALUE, e.g. cluster.pools[a100].node_groups[0].count=10 (repeatable)")
@@ -121,6 +122,7 @@ struct OverrideArgs {
       if (auto o = sim::io::parse_set_argument(a, diags)) out.push_back(std::move(*o));
     if (placement_opt && *placement_opt) out.push_back(sim::io::make_override("--placement", "scheduler.placement", placement));
     if (queueing_opt && *queueing_opt) out.push_back(sim::io::make_override("--queueing", "scheduler.queueing", queueing));
+    if (trace_opt && *trace_opt) out.push_back(sim::io::make_override("--trace", "traces[0].path", trace));
     for (auto& o : out)  // a shortcut's value is a name, never JSON
       if (o.option != "--set") o.value = o.value_text;
     for (const auto& d : diags) std::cerr << d.str() << "\n";
@@ -267,7 +269,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
   });
 }
 
-/// `schedsim fill SCENARIO --out DIR [--policy NAME] [--seed N] [--target-pct P]`.
+/// `schedsim fill SCENARIO --out DIR [--policy NAME] [--seed N] [--target-pct P] [--semantics reference|platform]`.
 void add_fill_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("fill", "FGD workload-inflation experiment: place the trace's tasks until P % of GPUs arrived");
   struct Args { std::string path; sim::FillCommandOptions fill; std::uint64_t seed = 0; double target = 0; std::string policy; OverrideArgs ov; };
@@ -281,7 +283,12 @@ void add_fill_command(CLI::App& app, int& exit_code, const libsched::Registry& r
   auto* target = cmd->add_option("--target-pct", a->target, "Stop when requested GPUs reach this % of cluster GPUs (default 130)");
   cmd->add_option("--policies", a->fill.policies, "Sweep these policies (comma separated)")->delimiter(',');
   cmd->add_option("--seeds", a->fill.seeds, "Sweep this many seeds from --seed")->check(CLI::PositiveNumber);
+  cmd->add_option("--semantics", a->fill.semantics,
+                  "reference (default: the FGD authors' simulator, docs/fill.md) or platform (libsched's scheduler and policies)");
   a->ov.add_to(cmd, false);
+  a->ov.trace_opt = cmd->add_option("--trace", a->ov.trace,
+                                    "Replace the pod list of the scenario's first trace (traces[0].path; relative to the data root), "
+                                    "e.g. openb/openb_pod_list_gpushare40.csv");
   cmd->callback([a, policy, seed, target, &exit_code, &registry] {
     if (*policy) a->fill.policy = a->policy;
     if (*seed) a->fill.seed = a->seed;

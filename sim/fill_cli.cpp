@@ -1,5 +1,6 @@
 #include "sim/fill_cli.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cmath>
@@ -22,7 +23,22 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
   std::vector<std::string> policies = opts.policies;
   if (policies.empty()) policies.push_back(opts.policy.value_or(sc.scheduler.placement));
   const libsched::Registry& registry = opts.registry ? *opts.registry : libsched::Registry::builtin();
+  if (opts.semantics != "reference" && opts.semantics != "platform") {
+    err << fmt::format("schedsim fill: --semantics: \"{}\": must be reference or platform\n", opts.semantics);
+    return 2;
+  }
+  const FillSemantics semantics = opts.semantics == "reference" ? FillSemantics::reference : FillSemantics::platform;
   for (const auto& p : policies) {
+    if (semantics == FillSemantics::reference) {
+      const auto& known = reference_fill_policies();
+      if (std::find(known.begin(), known.end(), p) == known.end()) {
+        err << fmt::format("{}: --policy: {}: not a policy of the reference fill semantics ({}; other registered policies need "
+                           "--semantics platform)\n",
+                           sc.file, p, fmt::join(known, ", "));
+        return 2;
+      }
+      continue;
+    }
     if (!registry.placement.contains(p)) {
       err << fmt::format("{}: --policy: {}: unknown placement policy (registered: {})\n", sc.file, p,
                          fmt::join(registry.placement.names(), ", "));
@@ -61,8 +77,20 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
   tasks.reserve(built.scheduler().task_count());
   for (std::size_t i = 0; i < built.scheduler().task_count(); ++i)
     tasks.push_back(built.scheduler().task(libsched::TaskId(std::int32_t(i))));
-  if (tasks.empty() || cluster.total_capacity().gpu_milli == 0) {
-    err << fmt::format("{}: fill needs tasks and GPU nodes (got {} tasks, {} GPUs)\n", sc.file, tasks.size(),
+  if (semantics == FillSemantics::reference) {
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      if (tasks[i].workers != 0) {
+        err << fmt::format("{}: tasks[{}]: {}: a gang of {} replicas: the reference fill semantics place single pods (use --semantics "
+                           "platform)\n",
+                           sc.file, i, tasks[i].name, tasks[i].replicas());
+        return 2;
+      }
+    }
+  }
+  const bool any_gpu_task = std::any_of(tasks.begin(), tasks.end(), [](const libsched::TaskSpec& t) { return t.demand(0).gpu_milli > 0; });
+  if (tasks.empty() || cluster.total_capacity().gpu_milli == 0 || !any_gpu_task) {
+    err << fmt::format("{}: fill needs tasks asking for GPUs and GPU nodes (got {} tasks, {} of them with GPUs, {} GPUs)\n", sc.file,
+                       tasks.size(), std::count_if(tasks.begin(), tasks.end(), [](const libsched::TaskSpec& t) { return t.demand(0).gpu_milli > 0; }),
                        cluster.total_capacity().gpu_milli / 1000);
     return 2;
   }
@@ -81,11 +109,15 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
   }
 
   std::string first_csv;
-  std::string curves = "policy,seed,arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks\n";
-  std::string summary = "policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,seconds\n";
+  std::string curves =
+      "policy,seed,arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks,allocated_gpu_pct_mean,frag_gpu_pct_mean,window_states\n";
+  std::string summary =
+      "policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,seconds,alloc_window_mean,alloc_window_std,frag_window_mean\n";
+  out << fmt::format("semantics: {}; GPU allocation and fragmented GPUs (% of cluster GPUs): mean over the arrivals rounding to {} %\n",
+                     to_string(semantics), int(target));
   out << fmt::format("{:<16} {:>5} {:>22} {:>20} {:>9}\n", "policy", "runs", "GPU alloc % @target", "frag % @target", "seconds");
   for (const auto& policy : policies) {
-    Eigen::VectorXd alloc(seeds), frag(seeds);
+    Eigen::VectorXd alloc(seeds), frag(seeds), walloc(seeds), wfrag(seeds);
     auto t0 = std::chrono::steady_clock::now();
     for (int k = 0; k < seeds; ++k) {
       if (int sig = interrupt_signal()) {
@@ -93,20 +125,30 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
         err << fmt::format("schedsim fill: interrupted by {}; no output written\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
         return 128 + sig;
       }
-      FillOptions fo{policy, seed0 + std::uint64_t(k), target, &registry};
+      FillOptions fo;
+      fo.policy = policy;
+      fo.semantics = semantics;
+      fo.seed = seed0 + std::uint64_t(k);
+      fo.target_pct = target;
+      fo.registry = &registry;
       FillResult r = run_fill(cluster, tasks, fo);
       if (first_csv.empty()) first_csv = fill_csv(r);
       for (const auto& row : r.rows)
-        curves += fmt::format("{},{},{},{:.4f},{:.4f},{}\n", policy, fo.seed, row.arrived_pct, row.allocated_gpu_pct, row.frag_gpu_pct,
-                              row.failed_tasks);
+        curves += fmt::format("{},{},{},{:.4f},{:.4f},{},{:.4f},{:.4f},{}\n", policy, fo.seed, row.arrived_pct, row.allocated_gpu_pct,
+                              row.frag_gpu_pct, row.failed_tasks, row.allocated_gpu_pct_mean, row.frag_gpu_pct_mean, row.window_states);
       alloc[k] = r.rows.back().allocated_gpu_pct;
       frag[k] = r.rows.back().frag_gpu_pct;
+      walloc[k] = r.rows.back().allocated_gpu_pct_mean;
+      wfrag[k] = r.rows.back().frag_gpu_pct_mean;
     }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    double mean = alloc.mean();
-    double sd = seeds > 1 ? std::sqrt((alloc.array() - mean).square().sum() / double(seeds - 1)) : 0.0;
-    summary += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.3f}\n", policy, seeds, mean, sd, frag.mean(), secs);
-    out << fmt::format("{:<16} {:>5} {:>15.2f} ± {:<5.2f} {:>20.2f} {:>9.2f}\n", policy, seeds, mean, sd, frag.mean(), secs);
+    auto sample_sd = [seeds](const Eigen::VectorXd& v) {
+      return seeds > 1 ? std::sqrt((v.array() - v.mean()).square().sum() / double(seeds - 1)) : 0.0;
+    };
+    summary += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.3f},{:.4f},{:.4f},{:.4f}\n", policy, seeds, alloc.mean(), sample_sd(alloc),
+                           frag.mean(), secs, walloc.mean(), sample_sd(walloc), wfrag.mean());
+    out << fmt::format("{:<16} {:>5} {:>15.2f} ± {:<5.2f} {:>20.2f} {:>9.2f}\n", policy, seeds, walloc.mean(), sample_sd(walloc),
+                       wfrag.mean(), secs);
   }
   try {
     outdir->write("fill.csv", first_csv);

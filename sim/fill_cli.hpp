@@ -22,16 +22,19 @@ struct FillCommandOptions {
   std::optional<double> target_pct;         ///< --target-pct: overrides fill.target_pct (default 130)
   std::vector<std::string> policies;        ///< --policies: sweep these (empty: just `policy`)
   int seeds = 0;                            ///< --seeds K: sweep seeds seed, seed+1, ..., seed+K-1
+  std::string semantics = "reference";      ///< --semantics: "reference" (FGD authors' simulator) or "platform"
   /// Placement policies by name; nullptr = libsched::Registry::builtin().
   const libsched::Registry* registry = nullptr;
 };
 
 /// Runs the fill experiment(s) on a scenario whose traces are already applied. Writes, each
 /// completely or not at all:
-///   DIR/fill.csv          the first policy and seed: arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks
-///   DIR/fill_curves.csv   (sweeps) policy,seed,arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks
-///   DIR/fill_summary.csv  (sweeps) policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,seconds
-/// and prints a table on `out`. Returns 0; 2 after printing an input problem on `err`; 1 when
+///   DIR/fill.csv          the first policy and seed: arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks,
+///                         allocated_gpu_pct_mean,frag_gpu_pct_mean,window_states (sim/fill.hpp FillRow)
+///   DIR/fill_curves.csv   (sweeps) policy,seed, then the fill.csv columns
+///   DIR/fill_summary.csv  (sweeps) policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,seconds,
+///                         alloc_window_mean,alloc_window_std,frag_window_mean (the target row's window means)
+/// and prints a table on `out` (the window means, as the FGD paper reports "130 %"). Returns 0; 2 after printing an input problem on `err`; 1 when
 /// --out cannot be written (checked before any experiment runs); 130/143 on SIGINT/SIGTERM.
 int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::ostream& out, std::ostream& err);
 

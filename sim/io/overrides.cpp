@@ -196,7 +196,7 @@ bool under(const std::string& path, const std::string& base) {
 }  // namespace
 
 std::string Override::origin() const {
-  if (option == "--placement" || option == "--queueing") return option + " " + value_text;
+  if (option == "--placement" || option == "--queueing" || option == "--trace") return option + " " + value_text;
   return option + " " + path + "=" + value_text;
 }
 

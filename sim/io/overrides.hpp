@@ -23,7 +23,7 @@ namespace sim::io {
 /// `[prefix=h800-]`, `[user=alice]`); a selector must match exactly one element. Example:
 /// `cluster.pools[a100-pool].node_groups[0].count`.
 struct Override {
-  std::string option;      ///< what gave it: "--set", "--placement", "--queueing", "set" (Python) (FILE part of its diagnostics)
+  std::string option;      ///< what gave it: "--set", "--placement", "--queueing", "--trace" (fill), "set" (Python) (FILE part of its diagnostics)
   std::string path;        ///< as written by the user
   std::string value_text;  ///< as written by the user
   nlohmann::json value;    ///< value_text parsed as JSON when it is valid JSON, else value_text as a string

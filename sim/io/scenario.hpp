@@ -186,6 +186,14 @@ struct TraceCfg {
   std::string pool;                  ///< pool the trace's nodes/tasks go to (default: first pool or "trace")
   std::string resource_type = "pay_as_you_go";
   double time_scale = 1.0;           ///< multiply all trace times
+  /// The runtime estimate each task gives the scheduler (docs/traces.md "Runtime estimates"):
+  /// "" = the format's default (swf: "requested"; openb, philly: none), "requested" (swf's
+  /// requested time), "actual" (the task's duration) or "affine" (estimate_factor x duration +
+  /// estimate_add_s, scenario form {"factor": F, "add_s": A}).
+  std::string runtime_estimate;
+  double estimate_factor = 1.0;
+  double estimate_add_s = 0.0;       ///< seconds
+  bool rebase_time = false;          ///< shift the trace's submit times so that the first is 0
   /// Multiply the gaps between arrivals (after time_scale): submit_s' = first + (submit_s - first) x
   /// arrival_scale, `first` the earliest submit_s of the loaded tasks; durations are kept.
   double arrival_scale = 1.0;

@@ -658,7 +658,8 @@ EventCfg read_event(Sink& sink, const json& j, const std::string& path) {
 TraceCfg read_trace(Sink& sink, const json& j, const std::string& path) {
   TraceCfg t;
   Obj o(sink, j, path,
-        {"format", "path", "nodes", "limit", "procs_per_node", "pool", "resource_type", "time_scale", "arrival_scale"});
+        {"format", "path", "nodes", "limit", "procs_per_node", "pool", "resource_type", "time_scale", "arrival_scale",
+         "runtime_estimate", "rebase_time"});
   o.enumeration("format", t.format, k_trace_formats, Req::required);
   o.str("path", t.path, Req::required, true);
   o.str("nodes", t.nodes);
@@ -669,6 +670,19 @@ TraceCfg read_trace(Sink& sink, const json& j, const std::string& path) {
   o.enumeration("resource_type", t.resource_type, k_resource_types);
   o.number("time_scale", t.time_scale, Req::optional, above(0));
   o.number("arrival_scale", t.arrival_scale, Req::optional, Range{0, false, limits::max_arrival_scale, true});
+  if (const json* v = o.find("runtime_estimate")) {
+    if (v->is_object()) {
+      Obj e(sink, *v, o.path("runtime_estimate"), {"factor", "add_s"});
+      t.runtime_estimate = "affine";
+      e.number("factor", t.estimate_factor, Req::required, above(0));
+      e.number("add_s", t.estimate_add_s, Req::optional, between(0, k_max_time_s));
+    } else {
+      o.enumeration("runtime_estimate", t.runtime_estimate, {"requested", "actual"});
+      if (v->is_string() && *v == "requested" && t.format != "swf" && !t.format.empty())
+        sink.error(o.path("runtime_estimate"), dump(*v), "only swf traces carry a requested time (use \"actual\" or {\"factor\": F, \"add_s\": A})");
+    }
+  }
+  o.boolean("rebase_time", t.rebase_time);
   return t;
 }
 
@@ -1783,6 +1797,11 @@ json trace_json(const TraceCfg& t) {
             {"time_scale", t.time_scale},
             {"arrival_scale", t.arrival_scale}};
   if (t.limit) e["limit"] = *t.limit;
+  if (t.runtime_estimate == "affine")
+    e["runtime_estimate"] = {{"factor", t.estimate_factor}, {"add_s", t.estimate_add_s}};
+  else if (!t.runtime_estimate.empty())
+    e["runtime_estimate"] = t.runtime_estimate;
+  if (t.rebase_time) e["rebase_time"] = true;
   return e;
 }
 

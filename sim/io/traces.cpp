@@ -1,6 +1,8 @@
 // Trace readers: data root, file access, dispatch and scenario merge (docs/traces.md).
 #include "sim/io/traces.hpp"
 
+#include <algorithm>
+
 #include <boost/iostreams/copy.hpp>
 #include <boost/iostreams/filter/gzip.hpp>
 #include <boost/iostreams/filtering_streambuf.hpp>
@@ -185,6 +187,18 @@ TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts) {
   } else {
     throw TraceError("trace '" + cfg.path + "': unknown format '" + cfg.format +
                      "' (expected openb, philly or swf)");
+  }
+  // Runtime estimates and rebasing (docs/traces.md "Runtime estimates", "rebase_time").
+  if (cfg.runtime_estimate == "requested" && cfg.format != "swf")
+    throw TraceError("trace '" + cfg.path + "': runtime_estimate \"requested\": only swf traces carry a requested time");
+  for (auto& t : load.tasks) {
+    if (cfg.runtime_estimate == "actual") t.runtime_estimate_s = t.duration_s;
+    else if (cfg.runtime_estimate == "affine") t.runtime_estimate_s = cfg.estimate_factor * t.duration_s + cfg.estimate_add_s;
+  }
+  if (cfg.rebase_time && !load.tasks.empty()) {
+    double first = load.tasks.front().submit_s;
+    for (const auto& t : load.tasks) first = std::min(first, t.submit_s);
+    for (auto& t : load.tasks) t.submit_s -= first;
   }
   if (cfg.arrival_scale != 1.0 && !load.tasks.empty()) {
     // Gaps between arrivals scaled from the earliest one; durations kept.

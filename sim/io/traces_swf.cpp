@@ -16,7 +16,8 @@ using detail::field_name;
 using detail::parse_number;
 using detail::row_fail;
 
-constexpr double kMemGibPerVcpu = 4.0;  // documented assumption: SWF memory fields are ignored
+constexpr double kMemGibPerVcpu = 4.0;
+constexpr double kZeroRunS = 0.001;     // a run time of 0: one tick of the millisecond clock  // documented assumption: SWF memory fields are ignored
 
 constexpr std::array<std::string_view, 18> kNames = {
     "job id", "submit time", "wait time", "run time", "allocated processors",
@@ -75,8 +76,10 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     const double submit = parse_number<double>(f[1], field_name(1, kNames[1]));
     if (submit < 0) row_fail(f[1].column, field_name(1, kNames[1]) + ": unknown or negative submit time");
     const double run = parse_number<double>(f[3], field_name(3, kNames[3]));
-    if (!(run > 0))
-      row_fail(f[3].column, field_name(3, kNames[3]) + ": must be > 0 to simulate the job, got " +
+    // A run time of 0 is a real job of the archive (it ended at once); the simulator's clock
+    // counts milliseconds, so it runs for 1 ms (docs/traces.md "SWF"). -1 (unknown) is refused.
+    if (!(run >= 0))
+      row_fail(f[3].column, field_name(3, kNames[3]) + ": must be >= 0 to simulate the job, got " +
                                 std::string(f[3].text) + " (skip such rows with skip_bad_rows)");
     const long long allocated = parse_number<long long>(f[4], field_name(4, kNames[4]));
     const long long requested = parse_number<long long>(f[7], field_name(7, kNames[7]));
@@ -106,7 +109,7 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     r.memory_gib = r.vcpu * kMemGibPerVcpu;
     t.replica = std::move(r);
     t.submit_s = submit * cfg.time_scale;
-    t.duration_s = run * cfg.time_scale;
+    t.duration_s = run > 0 ? run * cfg.time_scale : kZeroRunS;
     if (req_time > 0) t.runtime_estimate_s = req_time * cfg.time_scale;
     detail::check_row_task(t);
     load.tasks.push_back(std::move(t));

@@ -3,6 +3,10 @@
 #include "libsched/libsched.hpp"
 #include "sim/fill.hpp"
 
+#include <cmath>
+#include <tuple>
+#include <utility>
+
 using namespace libsched;
 
 namespace {
@@ -36,6 +40,7 @@ TEST_CASE("fill writes one row per whole percent arrived, from 0 to the target")
 TEST_CASE("fill allocates what arrives until the cluster is full, then counts failures") {
   sim::FillOptions o;
   o.policy = "first-fit";
+  o.semantics = sim::FillSemantics::platform;
   o.target_pct = 150;
   // 4 GPUs in all, 1-GPU pods: each pod is 25 % of the cluster.
   auto r = sim::run_fill(two_nodes(2), {pod(1, 1000)}, o);
@@ -52,6 +57,7 @@ TEST_CASE("fill allocates what arrives until the cluster is full, then counts fa
 TEST_CASE("fill measures fragmentation against the trace's task distribution") {
   sim::FillOptions o;
   o.policy = "worst-fit";
+  o.semantics = sim::FillSemantics::platform;
   o.target_pct = 50;
   // Trace: only 2-GPU pods and half-GPU pods. Worst-fit spreads the shares: after two
   // half-GPU pods (25 % arrived), each node has one half-used GPU.
@@ -87,6 +93,106 @@ TEST_CASE("fill rejects an empty trace and an unknown policy") {
   CHECK_THROWS_AS(sim::run_fill(two_nodes(2), {}, o), std::invalid_argument);
   o.policy = "no-such-policy";
   CHECK_THROWS_AS(sim::run_fill(two_nodes(2), {pod(1, 1000)}, o), std::out_of_range);
+  o.semantics = sim::FillSemantics::platform;
+  CHECK_THROWS_AS(sim::run_fill(two_nodes(2), {pod(1, 1000)}, o), std::out_of_range);
+}
+
+TEST_CASE("reference fill: a policy of the platform only is refused") {
+  sim::FillOptions o;
+  o.policy = "first-fit";
+  CHECK_THROWS_AS(sim::run_fill(two_nodes(2), {pod(1, 1000)}, o), std::out_of_range);
+}
+
+TEST_CASE("reference fill: a gang task and a trace without GPU task are refused") {
+  sim::FillOptions o;
+  TaskSpec gang = pod(1, 1000);
+  gang.workers = 1;
+  CHECK_THROWS_AS(sim::run_fill(two_nodes(2), {gang}, o), std::invalid_argument);
+  CHECK_THROWS_AS(sim::run_fill(two_nodes(2), {pod(0, 1000)}, o), std::invalid_argument);
+}
+
+TEST_CASE("reference fill: copies are appended until the next one would pass the target; a pod that fits nowhere is dropped") {
+  sim::FillOptions o;
+  o.policy = "best-fit";
+  o.target_pct = 130;
+  // 4 GPUs: target 5,200 milli-GPU. 1,000 + 4 copies = 5,000; a fifth copy would pass it.
+  auto r = sim::run_fill(two_nodes(2), {pod(1, 1000)}, o);
+  CHECK(r.tasks_arrived == 5);
+  CHECK(r.tasks_placed == 4);
+  REQUIRE(r.points.size() == 6);
+  CHECK(r.points.back().arrived_milli == 5000);
+  CHECK(r.points.back().allocated_milli == 4000);
+  REQUIRE(r.rows.size() == 131);
+  CHECK(r.rows[125].failed_tasks == 1);
+  // Row 130 was never reached: it shows the last state.
+  CHECK(r.rows[130].allocated_gpu_pct == Approx(100));
+  CHECK(r.rows[130].arrived_pct == 130);
+}
+
+TEST_CASE("reference fill: row k's means are over the states whose arrived GPUs round to k %") {
+  sim::FillOptions o;
+  o.policy = "fgd";
+  o.seed = 7;
+  o.target_pct = 130;
+  Cluster c = two_nodes(8);  // 16,000 milli-GPU: a 100-milli share is 0.625 %
+  auto r = sim::run_fill(c, {pod(1, 100), pod(1, 300), pod(1, 1000), pod(2, 1000)}, o);
+  auto window = [&](int lo, int hi) {  // states whose arrived % rounds (half to even) into lo..hi: (count, mean allocation)
+    double sum = 0;
+    std::size_t n = 0;
+    for (const auto& p : r.points) {
+      const double a = std::nearbyint(double(p.arrived_milli) * 100.0 / 16000.0);
+      if (a >= lo && a <= hi) {
+        sum += double(p.allocated_milli) * 100.0 / 16000.0;
+        ++n;
+      }
+    }
+    return std::pair{n, n ? sum / double(n) : 0.0};
+  };
+  std::size_t exact = 0, fallback = 0;
+  for (int k = 0; k <= 130; ++k) {
+    const auto& row = r.rows[std::size_t(k)];
+    INFO("k = " << k);
+    auto [n, mean] = window(k, k);
+    if (n == 0) std::tie(n, mean) = window(k - 1, k + 1), ++fallback;
+    else ++exact;
+    CHECK(row.window_states == n);
+    if (n > 0) CHECK(row.allocated_gpu_pct_mean == Approx(mean));
+    else CHECK(row.allocated_gpu_pct_mean == row.allocated_gpu_pct);
+  }
+  CHECK(exact > 0);
+  CHECK(fallback > 0);  // a 1,000-milli pod jumps over a whole 1 % window on this small cluster
+}
+
+TEST_CASE("reference fill: GPU-model constraints and CPU-only pods") {
+  Cluster c;
+  PoolId p = c.add_pool("p", PoolKind::shared);
+  c.add_node(NodeDesc{"t4", p, "T4", 2, 64000, 65536, 0, 0, {}});
+  c.add_node(NodeDesc{"v100", p, "V100", 2, 64000, 65536, 0, 0, {}});
+  TaskSpec only_v100 = pod(1, 1000);
+  only_v100.options[0].head.models = c.model_bit(c.find_model("V100"));
+  only_v100.options[0].worker = only_v100.options[0].head;
+  for (const char* policy : {"random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd"}) {
+    sim::FillOptions o;
+    o.policy = policy;
+    o.target_pct = 100;
+    auto r = sim::run_fill(c, {only_v100, pod(0, 1000)}, o);
+    INFO(policy);
+    // Only the V100 node's 2 GPUs can be used, whatever the order.
+    CHECK(r.points.back().allocated_milli == 2000);
+    CHECK(r.tasks_arrived - r.tasks_placed == 2);
+  }
+}
+
+TEST_CASE("reference fill is deterministic per seed for every policy") {
+  std::vector<TaskSpec> trace{pod(1, 300), pod(1, 700), pod(2, 1000), pod(1, 1000), pod(0, 1000)};
+  Cluster c = two_nodes(8);
+  for (const char* policy : {"random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd"}) {
+    sim::FillOptions o;
+    o.policy = policy;
+    o.seed = 42;
+    INFO(policy);
+    CHECK(sim::fill_csv(sim::run_fill(c, trace, o)) == sim::fill_csv(sim::run_fill(c, trace, o)));
+  }
 }
 
 #include <sys/wait.h>
@@ -94,6 +200,7 @@ TEST_CASE("fill rejects an empty trace and an unknown policy") {
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -137,5 +244,37 @@ TEST_CASE("a trace time that would overflow the millisecond clock is refused wit
   CHECK(schedsim_status("validate " + dir + "/s.json") == 2);
   CHECK(schedsim_status("run " + dir + "/s.json --no-progress --out " + dir + "/out") == 2);
   CHECK(::access((dir + "/out").c_str(), F_OK) != 0);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("fill --semantics with an unknown value exits 2 naming the option") {
+  const std::string dir = "/tmp/schedsim_e2e_semantics_" + std::to_string(::getpid());
+  write_openb_case(dir, "n0,64000,262144,8,V100", "p0,1000,1024,1,500,,LS,Running,0,100,0");
+  const std::string cmd = std::string(SCHEDSIM_BINARY) + " fill " + dir + "/s.json --semantics exact --out " + dir + "/fill 2>" + dir + "/err";
+  const int status = std::system(cmd.c_str());
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  std::ifstream in(dir + "/err");
+  std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(err.find("--semantics: \"exact\": must be reference or platform") != std::string::npos);
+  CHECK(::access((dir + "/fill").c_str(), F_OK) != 0);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("fill --trace replaces the first trace's pod list") {
+  const std::string dir = "/tmp/schedsim_e2e_filltrace_" + std::to_string(::getpid());
+  write_openb_case(dir, "n0,64000,262144,8,V100", "p0,1000,1024,1,500,,LS,Running,0,100,0");
+  // The scenario's list asks for half GPUs; the other list for whole GPUs on a model no node has.
+  std::ofstream(dir + "/other.csv") << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\nq0,1000,1024,1,1000,A100\n";
+  REQUIRE(schedsim_status("fill " + dir + "/s.json --out " + dir + "/a") == 0);
+  REQUIRE(schedsim_status("fill " + dir + "/s.json --trace " + dir + "/other.csv --out " + dir + "/b") == 0);
+  auto last_row = [](const std::string& path) {
+    std::ifstream in(path);
+    std::string line, last;
+    while (std::getline(in, line)) last = line;
+    return last;
+  };
+  CHECK(last_row(dir + "/a/fill.csv").rfind("130,100.0000,", 0) == 0);  // 8 GPUs filled by halves (16 pods)
+  CHECK(last_row(dir + "/b/fill.csv").rfind("130,0.0000,", 0) == 0);    // nothing fits: no A100
   std::system(("rm -rf " + dir).c_str());
 }

@@ -159,7 +159,7 @@ TEST_CASE("fill and convert report write failures with exit 1 and publish nothin
   write(w / "s.json", k_small);
   for (const char* op : {"write", "fsync", "close"}) {
     INFO(op);
-    Result r = schedsim("fill " + (w / "s.json").string() + " --out " + (w / "fill").string(), shim("fill.csv", op));
+    Result r = schedsim("fill " + (w / "s.json").string() + " --semantics platform --out " + (w / "fill").string(), shim("fill.csv", op));
     CHECK(r.status == 1);
     CHECK_FALSE(fs::exists(w / "fill"));
     CHECK(entries_with(w, ".tmp-").empty());
@@ -168,12 +168,12 @@ TEST_CASE("fill and convert report write failures with exit 1 and publish nothin
   write(w / "fill" / "fill.csv", "previous\n");
   for (const char* op : {"write", "fsync", "close", "rename"}) {
     INFO(op);
-    Result r = schedsim("fill " + (w / "s.json").string() + " --out " + (w / "fill").string(), shim("fill.csv", op));
+    Result r = schedsim("fill " + (w / "s.json").string() + " --semantics platform --out " + (w / "fill").string(), shim("fill.csv", op));
     CHECK(r.status == 1);
     CHECK(slurp(w / "fill" / "fill.csv") == "previous\n");
     CHECK(entries_with(w / "fill", ".schedsim-tmp-").empty());
   }
-  REQUIRE(schedsim("fill " + (w / "s.json").string() + " --out " + (w / "fill").string()).status == 0);
+  REQUIRE(schedsim("fill " + (w / "s.json").string() + " --semantics platform --out " + (w / "fill").string()).status == 0);
   CHECK(slurp(w / "fill" / "fill.csv").rfind("arrived_pct,", 0) == 0);
   // convert: an SWF trace to a scenario file; a failed write leaves the previous file.
   write(w / "t.swf", "; SWF\n1 0 0 100 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\n");
@@ -223,7 +223,7 @@ TEST_CASE("an unusable --out is refused with exit 1 before simulating") {
   }
   SECTION("fill and convert check --out first too") {
     write(w / "s.json", k_small);
-    Result r = schedsim("fill " + (w / "s.json").string() + " --out " + (w / "ro" / "fill").string(), shim("", "mkdir", "EROFS"));
+    Result r = schedsim("fill " + (w / "s.json").string() + " --semantics platform --out " + (w / "ro" / "fill").string(), shim("", "mkdir", "EROFS"));
     CHECK(r.status == 1);
     fs::create_symlink(w / "nowhere", w / "conv-link");
     r = schedsim("convert --format swf --path " + (w / "missing.swf").string() + " --out " + (w / "conv-link").string());

@@ -204,6 +204,25 @@ std::vector<Case> cases() {
        [](json& j) { j["traces"] = json::array({{{"format", "swf"}, {"path", "a.swf"}, {"time_scale", 0}}}); },
        "traces[0].time_scale"},
       {"fill target_pct > 0", [](json& j) { j["fill"] = {{"target_pct", 0}}; }, "fill.target_pct"},
+      {"trace runtime_estimate is requested, actual or an object",
+       [](json& j) { j["traces"] = json::array({{{"format", "swf"}, {"path", "a.swf"}, {"runtime_estimate", "guess"}}}); },
+       "traces[0].runtime_estimate"},
+      {"trace runtime_estimate requested is swf only",
+       [](json& j) { j["traces"] = json::array({{{"format", "openb"}, {"path", "a.csv"}, {"runtime_estimate", "requested"}}}); },
+       "traces[0].runtime_estimate"},
+      {"trace runtime_estimate factor > 0",
+       [](json& j) {
+         j["traces"] = json::array({{{"format", "swf"}, {"path", "a.swf"}, {"runtime_estimate", {{"factor", 0}, {"add_s", 1}}}}});
+       },
+       "traces[0].runtime_estimate.factor"},
+      {"trace runtime_estimate add_s >= 0",
+       [](json& j) {
+         j["traces"] = json::array({{{"format", "swf"}, {"path", "a.swf"}, {"runtime_estimate", {{"factor", 2}, {"add_s", -1}}}}});
+       },
+       "traces[0].runtime_estimate.add_s"},
+      {"trace rebase_time is a boolean",
+       [](json& j) { j["traces"] = json::array({{{"format", "swf"}, {"path", "a.swf"}, {"rebase_time", "yes"}}}); },
+       "traces[0].rebase_time"},
       {"retry_on names known causes", [](json& j) { j["scheduler"]["retry_on"] = {"transient", "bad_luck"}; },
        "scheduler.retry_on[1]"},
       {"debug_retention_s is RayJob only", [](json& j) { task(j, 0)["debug_retention_s"] = 10; }, "tasks[0].debug_retention_s"},

@@ -4,6 +4,8 @@
 // when the data is absent. Labelled `slow` (Release suite only).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -98,4 +100,24 @@ TEST_CASE("the first 10,000 Philly jobs replay, multi-server jobs as gangs", "[r
   for (const sim::AttemptRecord* a : s.attempts())
     if (a->nodes.size() > 1) ++multi_node_attempts;
   CHECK(multi_node_attempts >= gangs);
+}
+
+// Batsim + batsched `easy_bf` on KTH-SP2 (100 one-slot nodes, estimate 2 x runtime + 1,
+// submit times rebased to 0), measured with Batsim: mean waiting time 5,464.2 s, makespan
+// 28,763,777 s. docs/traces.md "Batsim's setting" explains the remaining differences.
+TEST_CASE("KTH-SP2 in Batsim's setting: mean wait within 1 % of Batsim's EASY backfill, makespan within 1 s", "[replay][real][batsim]") {
+  if (!have("swf/KTH-SP2-1996-2.1-cln.swf.gz")) return;
+  sim::io::Scenario sc = load("batsim-kth-sp2.json");
+  REQUIRE(sc.tasks.size() == 27992);
+  double first_submit = sc.tasks.front().submit_s;
+  for (const auto& t : sc.tasks) first_submit = std::min(first_submit, t.submit_s);
+  CHECK(first_submit == 0);
+  sim::Simulator s(sc);
+  s.run();
+  auto summary = nlohmann::json::parse(s.summary_json());
+  CHECK(summary["succeeded"] == 27992);
+  const double mean_wait = summary["mean_wait_s"].get<double>();
+  INFO("mean wait " << mean_wait << " s (Batsim 5464.2), makespan " << summary["makespan_s"] << " s (Batsim 28763777)");
+  CHECK(std::abs(mean_wait - 5464.2) <= 0.01 * 5464.2);
+  CHECK(std::abs(summary["makespan_s"].get<double>() - 28763777.0) <= 1.0);
 }

@@ -85,6 +85,7 @@ TEST_CASE("fill runs a custom policy from FillOptions::registry") {
     tasks.push_back(built.scheduler().task(libsched::TaskId(std::int32_t(i))));
   sim::FillOptions fo;
   fo.policy = "highest-id";
+  fo.semantics = sim::FillSemantics::platform;  // custom policies run through libsched's scheduler
   fo.target_pct = 50;
   fo.registry = &reg;
   const auto r = sim::run_fill(built.scheduler().cluster(), tasks, fo);
@@ -100,6 +101,7 @@ TEST_CASE("fill --policy with an unregistered name exits 2 and lists the registe
   sim::FillCommandOptions o;
   o.out_dir = "/tmp/schedsim_registry_fill_" + std::to_string(::getpid());
   o.policy = "lowest-id";
+  o.semantics = "platform";
   o.registry = &reg;
   std::ostringstream out, err;
   CHECK(sim::fill_command(sc, o, out, err) == 2);

@@ -377,14 +377,14 @@ TEST_CASE("swf plain and gzip: processors to replicas, estimates, header cluster
 
 TEST_CASE("swf malformed rows and skip_bad_rows", "[traces][swf][errors]") {
   TempDir dir;
-  const std::string zero_run = "    4       70   -1      0    2     -1    -1    2    600    -1  0  13  1  -1 -1 -1 -1 -1";
+  const std::string bad_run = "    4       70   -1     -5    2     -1    -1    2    600    -1  0  13  1  -1 -1 -1 -1 -1";
   const std::string short_row = "    5       80   -1     10    2";
   const std::string no_procs = "    6       90   -1     10   -1     -1    -1   -1    600    -1  0  13  1  -1 -1 -1 -1 -1";
-  auto path = dir.write_gz("bad.swf.gz", kSwf + zero_run + "\n" + short_row + "\n" + no_procs + "\n");
+  auto path = dir.write_gz("bad.swf.gz", kSwf + bad_run + "\n" + short_row + "\n" + no_procs + "\n");
   auto cfg = cfg_of("swf", path);
   CHECK_THAT(error_of([&] { read_swf(path, cfg, {}); }),
-             Catch::StartsWith(path + ":9:" + std::to_string(zero_run.find(" 0 ") + 2) +
-                               ": field 4 (run time): must be > 0"));
+             Catch::StartsWith(path + ":9:" + std::to_string(bad_run.find("-5") + 1) +
+                               ": field 4 (run time): must be >= 0"));
   auto load = read_swf(path, cfg, TraceOptions{true});
   CHECK(load.skipped_rows == 3);
   CHECK(load.tasks.size() == 3);
@@ -496,4 +496,44 @@ TEST_CASE("apply_traces appends nodes to the pool and tasks to the scenario", "[
   CHECK(apply_traces(s3, TraceOptions{true}) == 1);
   CHECK(s3.tasks.size() == 1);
   CHECK(s3.cluster.pools.empty());  // no nodes: no pool created
+}
+
+TEST_CASE("swf: a run time of 0 is a valid job of one clock tick (1 ms)", "[traces][swf]") {
+  TempDir dir;
+  auto path = dir.write("zero.swf", "    4       70   -1      0    2     -1    -1    2    600    -1  0  13  1  -1 -1 -1 -1 -1\n");
+  auto load = read_swf(path, cfg_of("swf", path), {});
+  REQUIRE(load.tasks.size() == 1);
+  CHECK(load.tasks[0].duration_s == 0.001);
+}
+
+TEST_CASE("trace runtime_estimate: requested (swf default), actual, factor x actual + add_s", "[traces][swf]") {
+  TempDir dir;
+  auto path = dir.write("log.swf", kSwf);
+  auto cfg = cfg_of("swf", path);
+  CHECK(*load_trace(cfg).tasks[0].runtime_estimate_s == 7200.0);
+  cfg.runtime_estimate = "requested";
+  CHECK(*load_trace(cfg).tasks[0].runtime_estimate_s == 7200.0);
+  cfg.runtime_estimate = "actual";
+  auto actual = load_trace(cfg);
+  CHECK(*actual.tasks[0].runtime_estimate_s == 3600.0);
+  CHECK(*actual.tasks[1].runtime_estimate_s == 100.0);  // no requested time in the row
+  cfg.runtime_estimate = "affine";
+  cfg.estimate_factor = 2;
+  cfg.estimate_add_s = 1;
+  auto affine = load_trace(cfg);
+  CHECK(*affine.tasks[0].runtime_estimate_s == 7201.0);
+  CHECK(*affine.tasks[2].runtime_estimate_s == 86.0);  // 2 x 42.5 + 1
+}
+
+TEST_CASE("trace rebase_time shifts submit times so that the first is 0", "[traces][swf]") {
+  TempDir dir;
+  auto path = dir.write("late.swf",
+                        "    1      500   10   3600    1     -1    -1    1   7200    -1  1  12  1  -1 -1 -1 -1 -1\n"
+                        "    2      450   10   3600    1     -1    -1    1   7200    -1  1  12  1  -1 -1 -1 -1 -1\n");
+  auto cfg = cfg_of("swf", path);
+  CHECK(load_trace(cfg).tasks[1].submit_s == 450.0);
+  cfg.rebase_time = true;
+  auto load = load_trace(cfg);
+  CHECK(load.tasks[0].submit_s == 50.0);
+  CHECK(load.tasks[1].submit_s == 0.0);
 }

@@ -103,7 +103,7 @@ TEST_CASE("real Philly trace: 111,549 jobs", "[traces][real]") {
   }
 }
 
-TEST_CASE("real SWF logs (gzip): KTH-SP2 loads; cancelled jobs need skip_bad_rows", "[traces][real]") {
+TEST_CASE("real SWF logs (gzip): KTH-SP2 loads; NASA-iPSC's jobs of run time 0 are kept as 1 ms jobs", "[traces][real]") {
   if (!have("swf/KTH-SP2-1996-2.1-cln.swf.gz") || !have("swf/NASA-iPSC-1993-3.1-cln.swf.gz")) return;
   TraceCfg cfg;
   cfg.format = "swf";
@@ -112,8 +112,10 @@ TEST_CASE("real SWF logs (gzip): KTH-SP2 loads; cancelled jobs need skip_bad_row
   CHECK(load.tasks.size() == 27992);
   CHECK(load.nodes.size() == 100);  // MaxProcs 100, 1 proc per node
   cfg.path = "swf/NASA-iPSC-1993-3.1-cln.swf.gz";
-  CHECK_THROWS_AS(load_trace(cfg, {}), TraceError);
-  load = load_trace(cfg, TraceOptions{true});
-  CHECK(load.skipped_rows == 173);
-  CHECK(load.tasks.size() == 18239 - 173);
+  load = load_trace(cfg, {});
+  CHECK(load.skipped_rows == 0);
+  CHECK(load.tasks.size() == 18239);
+  std::size_t instant = 0;
+  for (const auto& t : load.tasks) instant += t.duration_s == 0.001;
+  CHECK(instant == 173);
 }
