@@ -21,7 +21,7 @@ struct RunOptions {
   std::optional<double> until_s;       ///< --until: stop the simulation at this time (seconds)
   bool progress = true;                ///< show a progress line on stderr (only if stderr is a terminal)
   /// --outputs: the files written (default: the seven default files; sim/output_names.hpp).
-  OutputSelection outputs;
+  OutputSelection outputs{};
   /// Placement policies by name; nullptr = libsched::Registry::builtin().
   const libsched::Registry* registry = nullptr;
 };
