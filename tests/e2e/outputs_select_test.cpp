@@ -24,23 +24,10 @@ namespace {
 
 using testutil::slurp;
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using Result = testutil::CommandResult;
 
-Result schedsim(const std::string& args) {
-  const fs::path base = fs::temp_directory_path() / ("schedsim-outputs-" + std::to_string(::getpid()));
-  const std::string cmd = std::string(SCHEDSIM_BINARY) + " " + args + " >" + base.string() + ".out 2>" + base.string() + ".err";
-  const int st = std::system(cmd.c_str());
-  Result r;
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  r.out = slurp(base.string() + ".out");
-  r.err = slurp(base.string() + ".err");
-  fs::remove(base.string() + ".out");
-  fs::remove(base.string() + ".err");
-  return r;
-}
+/// Runs `schedsim ARGS`, capturing stdout and stderr.
+Result schedsim(const std::string& args) { return testutil::run_command(std::string(SCHEDSIM_BINARY) + " " + args, "outputs"); }
 
 fs::path work_dir(const std::string& name) {
   fs::path d = testutil::fresh_dir("outputs-" + name);
