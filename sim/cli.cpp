@@ -31,71 +31,46 @@
 
 namespace {
 
-/// --seed: a decimal integer 0..2^64-1 (CLI11 alone wraps `-1` and saturates overflow silently).
-const CLI::Validator k_seed_check(
-    [](std::string& v) -> std::string {
-      std::uint64_t x = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-      if (v.empty() || ec != std::errc() || end != v.data() + v.size())
-        return v + ": must be an integer from 0 to 18446744073709551615";
-      return {};
-    },
-    "UINT64");
+/// A CLI11 validator: the whole value parses as a T with std::from_chars (no sign for unsigned
+/// types, no spaces, no trailing text) and `ok(x)` holds; otherwise the error is "VALUE: RULE".
+/// CLI11 alone wraps `-1` into unsigned values and saturates overflow silently.
+template <class T, class Ok>
+CLI::Validator parsed_check(Ok ok, std::string rule, std::string description) {
+  return CLI::Validator(
+      [ok, rule](std::string& v) -> std::string {
+        T x{};
+        const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+        if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !ok(x)) return v + ": " + rule;
+        return {};
+      },
+      std::move(description));
+}
+
+/// --seed: a decimal integer 0..2^64-1.
+const CLI::Validator k_seed_check = parsed_check<std::uint64_t>(
+    [](std::uint64_t) { return true; }, "must be an integer from 0 to 18446744073709551615", "UINT64");
 
 /// --until: a finite number of seconds in [0, 1e9] (the scenario's bound for every time).
-const CLI::Validator k_until_check(
-    [](std::string& v) -> std::string {
-      double x = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !std::isfinite(x) || x < 0 || x > 1e9)
-        return v + ": must be a number of seconds from 0 to 1e9";
-      return {};
-    },
-    "SECONDS");
+const CLI::Validator k_until_check = parsed_check<double>(
+    [](double x) { return std::isfinite(x) && x >= 0 && x <= 1e9; }, "must be a number of seconds from 0 to 1e9", "SECONDS");
 
 /// --arrival-scale: a number > 0 and <= 1000 (traces[i].arrival_scale).
-const CLI::Validator k_arrival_scale_check(
-    [](std::string& v) -> std::string {
-      double x = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !std::isfinite(x) || !(x > 0) || x > 1000)
-        return v + ": must be a number > 0 and <= 1000 (the factor on the gaps between arrivals)";
-      return {};
-    },
-    "FACTOR");
+const CLI::Validator k_arrival_scale_check = parsed_check<double>(
+    [](double x) { return std::isfinite(x) && x > 0 && x <= 1000; },
+    "must be a number > 0 and <= 1000 (the factor on the gaps between arrivals)", "FACTOR");
 
 /// --limit: a decimal integer >= 0 (CLI11 alone turns `-1` into 2^64-1, i.e. "unlimited").
-const CLI::Validator k_limit_check(
-    [](std::string& v) -> std::string {
-      std::uint64_t x = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-      if (v.empty() || ec != std::errc() || end != v.data() + v.size())
-        return v + ": must be an integer >= 0 (a number of jobs)";
-      return {};
-    },
-    "JOBS");
+const CLI::Validator k_limit_check = parsed_check<std::uint64_t>(
+    [](std::uint64_t) { return true; }, "must be an integer >= 0 (a number of jobs)", "JOBS");
 
 /// --seeds K (run, compare, sweep, plan): an integer from 1 to 10000.
-const CLI::Validator k_seeds_check(
-    [](std::string& v) -> std::string {
-      int x = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || x < 1 || x > 10000)
-        return v + ": must be an integer from 1 to 10000 (a number of seeds)";
-      return {};
-    },
-    "K");
+const CLI::Validator k_seeds_check = parsed_check<int>(
+    [](int x) { return x >= 1 && x <= 10000; }, "must be an integer from 1 to 10000 (a number of seeds)", "K");
 
 /// --jobs N: an integer from 1 to sim::kMaxJobs.
-const CLI::Validator k_jobs_check(
-    [](std::string& v) -> std::string {
-      unsigned x = 0;
-      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || x < 1 || x > sim::kMaxJobs)
-        return v + ": must be an integer from 1 to " + std::to_string(sim::kMaxJobs) + " (simulations run in parallel)";
-      return {};
-    },
-    "N");
+const CLI::Validator k_jobs_check = parsed_check<unsigned>(
+    [](unsigned x) { return x >= 1 && x <= sim::kMaxJobs; },
+    "must be an integer from 1 to " + std::to_string(sim::kMaxJobs) + " (simulations run in parallel)", "N");
 
 /// --set PATH=VALUE (repeatable), and with `shortcuts` also --placement NAME and --queueing MODE
 /// (docs/scenario-format.md "Overrides").
