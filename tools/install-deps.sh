@@ -16,6 +16,12 @@ PACKAGES=(
   pybind11-dev python3-dev python3-pandas python3-numpy python3-pytest
   # schedsim report: its render test draws the page in headless Chromium
   chromium
+  # Sharded sweeps (schedsim sweep --shard, --emit slurm): the single-node Slurm integration test
+  # starts slurmctld + slurmd + munged in a temporary folder; GNU parallel is the README's
+  # one-machine example
+  slurm-wlm munge parallel
+  # faster rebuilds (optional; CMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  ccache
 )
 # node and npm (npm ci of the report runtimes), from Debian unless a node is already installed
 if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(nodejs npm); fi
