@@ -94,7 +94,14 @@ inline void simulate_and_check(const sim::io::Scenario& sc, std::optional<double
   } catch (const std::invalid_argument&) {
     return;  // documented: dangling references (validated scenarios should not have any)
   }
-  s->run();
+  try {
+    s->run();
+  } catch (const sim::SimulationLimitError& e) {
+    // Documented: a runtime bound (exit 2 in `schedsim run`), reported as one line.
+    const std::string m = e.what();
+    check(!m.empty() && m.find('\n') == std::string::npos, "runtime-bound message is not one line: " + m);
+    return;
+  }
   const auto& tasks = s->scenario().tasks;
   const sim::Time makespan = s->makespan();
   check(makespan >= 0, "negative makespan " + std::to_string(makespan));

@@ -10,6 +10,9 @@
 // top. Cancelling an unknown, already delivered or already cancelled handle is a no-op that
 // returns false.
 //
+// Memory: O(events in the heap). The queue remembers only the pending handles (not every
+// delivered one), so a long run's memory does not grow with the number of events delivered.
+//
 // Boundaries: run_until(t) delivers every event with time <= t (events at exactly t ARE
 // processed) and leaves later events queued; now() is then t if t is later than the last
 // delivered event.
@@ -84,17 +87,24 @@ class BasicEventQueue {
     if (t < now_) throw std::invalid_argument("EventQueue::schedule: time in the past");
     EventHandle h = ++seq_;
     heap_.push(Item{t, h, std::move(e)});
+    pending_.insert(h);
     ++live_;
     return h;
   }
 
   /// Cancels a pending event. O(1) average. Returns false when `h` is not pending.
   bool cancel(EventHandle h) {
-    if (h == 0 || h > seq_ || delivered_.count(h)) return false;
-    if (!cancelled_.insert(h).second) return false;
+    if (pending_.erase(h) == 0) return false;
+    cancelled_.insert(h);
     --live_;
     return true;
   }
+
+  /// True while `h` is scheduled and neither delivered nor cancelled. O(1) average.
+  bool pending(EventHandle h) const { return pending_.count(h) != 0; }
+  /// Handles the queue remembers (pending events and tombstones of cancelled ones still in the
+  /// heap): bounded by the heap's size, whatever the number of events delivered so far.
+  std::size_t tracked_handles() const { return pending_.size() + cancelled_.size(); }
 
   /// Number of pending (not cancelled) events.
   std::size_t size() const { return live_; }
@@ -117,7 +127,7 @@ class BasicEventQueue {
     heap_.pop();
     --live_;
     now_ = it.time;
-    delivered_.insert(it.handle);
+    pending_.erase(it.handle);
     return it;
   }
 
@@ -164,7 +174,7 @@ class BasicEventQueue {
 
   std::priority_queue<Item, std::vector<Item>, Later> heap_;
   std::unordered_set<EventHandle> cancelled_;   // tombstones (never iterated)
-  std::unordered_set<EventHandle> delivered_;   // so that cancel() of a delivered handle is a no-op
+  std::unordered_set<EventHandle> pending_;     // scheduled, not yet delivered or cancelled
   EventHandle seq_ = 0;
   std::size_t live_ = 0;
   Time now_ = 0;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/io/limits.hpp"
 #include "sim/simulator.hpp"
 
 namespace sim {
@@ -52,6 +53,16 @@ void Simulator::on_startup_step(Time now, const StartupEv& e) {
                 "image_pull_failure", false);
     return;
   }
+  const int pull_cap = opt_.max_pull_failures > 0 ? opt_.max_pull_failures : io::limits::max_pull_failures_without_breaker;
+  if (n < 0 && until_ == kTimeNever && r.pull_failures >= pull_cap)
+    throw SimulationLimitError(fmt::format(
+        "{}: tasks[{}].image_pull_retries: {}: task {} failed {} consecutive image pulls by t = {} s "
+        "(image_pull_failure_prob {}); without a circuit breaker a run stops there (the simulator's bound); "
+        "set image_pull_retries >= 0 or a lower image_pull_failure_prob",
+        file_label(), e.task, n, t.name, r.pull_failures, format_seconds(now), t.image_pull_failure_prob));
+  // The retry replaces the pull event just delivered: forget delivered handles so that the
+  // list stays as short as the attempt's pending events.
+  std::erase_if(r.handles, [this](EventHandle h) { return !q_.pending(h); });
   r.handles.push_back(
       q_.schedule(later(now, from_seconds(t.image_pull_s), e.task, "image_pull_s", t.image_pull_s), StartupEv{e.task, e.attempt, 1}));
 }

@@ -90,6 +90,9 @@ struct SimOptions {
   std::function<void(Time, std::uint64_t)> progress;
   /// Events allowed at one simulated instant; 0 = events_per_instant_cap(scenario).
   std::uint64_t max_events_per_instant = 0;
+  /// Consecutive failed image pulls of one attempt allowed with image_pull_retries -1 and no
+  /// until_s; 0 = io::limits::max_pull_failures_without_breaker.
+  int max_pull_failures = 0;
   /// Placement policies by name (scheduler.placement); nullptr = Registry::builtin().
   /// Must outlive the Simulator's construction (policies are created then).
   const libsched::Registry* registry = nullptr;

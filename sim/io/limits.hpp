@@ -33,8 +33,12 @@ inline constexpr std::int64_t max_total_replicas = 10000000;
 inline constexpr std::int64_t max_tasks = 2000000;
 /// `fault_tolerance.max_resubmissions`: attempts per task are at most this + 1.
 inline constexpr int max_resubmissions = 1000;
-/// `image_pull_retries` (-1 = no breaker is still allowed).
+/// `image_pull_retries` (-1 = no breaker is still allowed; a run without until_s whose pull
+/// always fails, `image_pull_failure_prob` 1, is refused before simulating).
 inline constexpr int max_image_pull_retries = 1000;
+/// Run-time bound with `image_pull_retries` -1 and no until_s: this many consecutive failed
+/// pulls of one attempt stop the run with exit 2 (at >= 1 s per pull, over 11 simulated days).
+inline constexpr int max_pull_failures_without_breaker = 1000000;
 /// A cost or delay (`precheck_s`, `image_pull_s`, `debug_retention_s`, `autoscaling.idle_reclaim_s`,
 /// node group `mttr_s`) is 0 (none) or at least this: time advances by >= 1 s per retry.
 inline constexpr double min_delay_s = 1;

@@ -197,6 +197,10 @@ struct TraceCfg {
   /// Multiply the gaps between arrivals (after time_scale): submit_s' = first + (submit_s - first) x
   /// arrival_scale, `first` the earliest submit_s of the loaded tasks; durations are kept.
   double arrival_scale = 1.0;
+  /// philly: virtual-cluster file (`vc,node num`), relative to the data root; "" = none. Each
+  /// VC becomes a pool with a reserved quota and every job is mapped to one VC
+  /// (docs/traces.md "Philly virtual clusters").
+  std::string virtual_clusters;
 };
 
 // ------------------------------------------------------------------ workload generator (extension)

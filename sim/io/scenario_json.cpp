@@ -659,7 +659,7 @@ TraceCfg read_trace(Sink& sink, const json& j, const std::string& path) {
   TraceCfg t;
   Obj o(sink, j, path,
         {"format", "path", "nodes", "limit", "procs_per_node", "pool", "resource_type", "time_scale", "arrival_scale",
-         "runtime_estimate", "rebase_time"});
+         "runtime_estimate", "rebase_time", "virtual_clusters"});
   o.enumeration("format", t.format, k_trace_formats, Req::required);
   o.str("path", t.path, Req::required, true);
   o.str("nodes", t.nodes);
@@ -683,6 +683,13 @@ TraceCfg read_trace(Sink& sink, const json& j, const std::string& path) {
     }
   }
   o.boolean("rebase_time", t.rebase_time);
+  if (o.str("virtual_clusters", t.virtual_clusters) && !t.virtual_clusters.empty()) {
+    if (t.format != "philly" && !t.format.empty())
+      sink.error(o.path("virtual_clusters"), dump(t.virtual_clusters), "only philly traces have virtual clusters");
+    else if (t.nodes.empty())
+      sink.error(o.path("virtual_clusters"), dump(t.virtual_clusters),
+                 "needs the trace's machine list (`nodes`): the virtual clusters' pools are made of its machines");
+  }
   return t;
 }
 
@@ -1802,6 +1809,7 @@ json trace_json(const TraceCfg& t) {
   else if (!t.runtime_estimate.empty())
     e["runtime_estimate"] = t.runtime_estimate;
   if (t.rebase_time) e["rebase_time"] = true;
+  if (!t.virtual_clusters.empty()) e["virtual_clusters"] = t.virtual_clusters;
   return e;
 }
 

@@ -232,6 +232,10 @@ std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
       pool_name = scenario.cluster.pools.empty() ? "trace" : scenario.cluster.pools.front().name;
     TraceLoad load = load_trace(cfg, opts);
     skipped += load.skipped_rows;
+    if (!cfg.virtual_clusters.empty()) {
+      const std::string vc_path = resolve_data_path(cfg.virtual_clusters, "philly");
+      map_virtual_clusters(scenario, vc_path, read_philly_virtual_clusters(vc_path, opts), load);
+    }
 
     PoolCfg* pool = nullptr;
     for (auto& p : scenario.cluster.pools)

@@ -102,6 +102,30 @@ std::vector<NodeCfg> read_philly_machines(const std::string& path, const TraceOp
 /// Philly per-job trace `#job id,arrival time (sec),topology,shape,size,duration (sec)`.
 std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& cfg,
                                       const TraceOptions& opts, std::size_t* skipped = nullptr);
+
+/// One row of a Philly virtual-cluster file (`vc,node num`, e.g. the Helios artifact's
+/// philly_vc_node_num.csv): the VC's id and its number of machines.
+struct VirtualClusterCfg {
+  std::string name;
+  int nodes = 0;
+};
+
+/// Reads a virtual-cluster file: header with columns `vc` and `node num`, one VC per row, ids
+/// unique and non-empty, node counts in 1..100000. Throws TraceError naming file, line, column.
+std::vector<VirtualClusterCfg> read_philly_virtual_clusters(const std::string& path, const TraceOptions& opts);
+
+/// Maps a Philly replay onto its virtual clusters (docs/traces.md "Philly virtual clusters"), as
+/// the Philly (ATC'19) and Helios (SC'21) studies schedule each VC on its own machines within its
+/// quota: VC k (file order) gets a pool `vc-<id>` (kind dedicated) holding the next `node num`
+/// GPU machines of `load.nodes` in list order, and a reserved quota of exactly those machines'
+/// GPUs, vCPU and memory (user `vc-<id>`). Every job becomes `reserved` in one VC (user and
+/// tenant `vc-<id>`): a deterministic hash of its name picks among the VCs that can hold it
+/// (enough GPUs in all, a machine as large as its replica), weighted by node count; a job no VC
+/// can hold goes to the VC with the most GPUs (it never starts). Machines left over stay in
+/// load.nodes. Throws TraceError when the list has fewer GPU machines than the VCs ask for, or
+/// when a `vc-<id>` pool or quota user already exists.
+void map_virtual_clusters(Scenario& scenario, const std::string& vc_file, const std::vector<VirtualClusterCfg>& vcs,
+                          TraceLoad& load);
 /// SWF file (plain or gzip, detected by magic bytes): the jobs, plus (unless cfg.nodes == "none")
 /// the cluster from the MaxProcs / MaxNodes header.
 TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOptions& opts);

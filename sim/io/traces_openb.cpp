@@ -95,12 +95,13 @@ std::vector<TaskCfg> read_openb_pods(const std::string& path, const TraceCfg& cf
     const double cpu = get_num<double>(f, h.index[kCpu], "cpu_milli");
     const double mem = get_num<double>(f, h.index[kMem], "memory_mib");
     const int num_gpu = get_num<int>(f, h.index[kNumGpu], "num_gpu");
-    const int gpu_milli = get_num<int>(f, h.index[kGpuMilli], "gpu_milli");
+    // A share above a whole GPU is clipped to 1000, as the FGD paper's simulator does.
+    const int gpu_milli = std::min(get_num<int>(f, h.index[kGpuMilli], "gpu_milli"), 1000);
     if (cpu < 0) row_fail(f[idx(kCpu)].column, field_name(idx(kCpu), "cpu_milli") + ": must be >= 0");
     if (mem < 0) row_fail(f[idx(kMem)].column, field_name(idx(kMem), "memory_mib") + ": must be >= 0");
     if (num_gpu < 0) row_fail(f[idx(kNumGpu)].column, field_name(idx(kNumGpu), "num_gpu") + ": must be >= 0");
-    if (gpu_milli < 0 || gpu_milli > 1000)
-      row_fail(f[idx(kGpuMilli)].column, field_name(idx(kGpuMilli), "gpu_milli") + ": must be in 0..1000, got " +
+    if (gpu_milli < 0)
+      row_fail(f[idx(kGpuMilli)].column, field_name(idx(kGpuMilli), "gpu_milli") + ": must be >= 0, got " +
                                               std::to_string(gpu_milli));
     if (num_gpu == 1 && gpu_milli == 0)
       row_fail(f[idx(kGpuMilli)].column, field_name(idx(kGpuMilli), "gpu_milli") +

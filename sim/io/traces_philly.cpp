@@ -1,6 +1,8 @@
 // Microsoft Philly (Jeon et al., USENIX ATC'19): machine lists and the per-job derived trace.
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <set>
 
 #include "sim/io/traces.hpp"
 #include "sim/io/traces_detail.hpp"
@@ -132,6 +134,134 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
   });
   if (skipped) *skipped += skip;
   return tasks;
+}
+
+std::vector<VirtualClusterCfg> read_philly_virtual_clusters(const std::string& path, const TraceOptions& opts) {
+  const std::string data = detail::read_file(path, opts.max_bytes);
+  detail::LineReader lines(data);
+  enum { kVc, kNodes };
+  static constexpr std::array<std::string_view, 2> kCols = {"vc", "node num"};
+  const auto h = detail::read_header(path, lines, kCols, 2);
+  auto idx = [&](int k) { return static_cast<std::size_t>(h.index[static_cast<std::size_t>(k)]); };
+  std::vector<VirtualClusterCfg> vcs;
+  std::set<std::string, std::less<>> seen;
+  std::vector<Field> f;
+  std::size_t skip = 0;
+  TraceOptions strict = opts;
+  strict.skip_bad_rows = false;  // a VC file is configuration: every row counts
+  detail::for_each_row(path, lines, strict, skip, [&](std::string_view line) {
+    detail::split_csv(line, ',', f);
+    detail::check_width(line, f, h.names.size());
+    const Field& id = f[idx(kVc)];
+    if (id.text.empty()) row_fail(id.column, field_name(idx(kVc), "vc") + ": empty virtual cluster id");
+    VirtualClusterCfg vc;
+    vc.name = sanitize_name(id.text, "vc");
+    if (!seen.insert(vc.name).second)
+      row_fail(id.column, field_name(idx(kVc), "vc") + ": virtual cluster '" + vc.name + "' appears twice");
+    vc.nodes = parse_number<int>(f[idx(kNodes)], field_name(idx(kNodes), "node num"));
+    if (vc.nodes < 1 || vc.nodes > limits::max_group_count)
+      row_fail(f[idx(kNodes)].column, field_name(idx(kNodes), "node num") + ": must be in 1.." +
+                                          std::to_string(limits::max_group_count) + ", got " + std::to_string(vc.nodes));
+    vcs.push_back(std::move(vc));
+    return true;
+  });
+  if (vcs.empty()) throw TraceError(path + ": no virtual cluster (expected rows `vc,node num`)");
+  return vcs;
+}
+
+namespace {
+/// FNV-1a 64 of the text, then splitmix64's finaliser: a portable, seed-free hash.
+std::uint64_t stable_hash(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  h += 0x9e3779b97f4a7c15ull;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+}  // namespace
+
+void map_virtual_clusters(Scenario& scenario, const std::string& vc_file, const std::vector<VirtualClusterCfg>& vcs,
+                          TraceLoad& load) {
+  struct Vc {
+    std::string pool;
+    long long gpus = 0;
+    int largest = 0;  // GPUs of its largest machine
+  };
+  std::vector<Vc> out;
+  std::int64_t wanted = 0;
+  for (const auto& vc : vcs) wanted += vc.nodes;
+  std::int64_t gpu_machines = std::count_if(load.nodes.begin(), load.nodes.end(), [](const NodeCfg& n) { return n.gpus > 0; });
+  if (gpu_machines < wanted)
+    throw TraceError(vc_file + ": the virtual clusters ask for " + std::to_string(wanted) + " machines, the machine list has " +
+                     std::to_string(gpu_machines) + " GPU machines");
+  std::vector<NodeCfg> rest;
+  auto next = load.nodes.begin();
+  for (const auto& vc : vcs) {
+    Vc v;
+    v.pool = "vc-" + vc.name;
+    for (const auto& p : scenario.cluster.pools)
+      if (p.name == v.pool) throw TraceError(vc_file + ": virtual cluster '" + vc.name + "': pool '" + v.pool + "' already exists");
+    for (const auto& q : scenario.quotas)
+      if (q.user == v.pool) throw TraceError(vc_file + ": virtual cluster '" + vc.name + "': quota user '" + v.pool + "' already exists");
+    PoolCfg pool;
+    pool.name = v.pool;
+    pool.kind = "dedicated";
+    QuotaCfg quota;
+    quota.user = v.pool;
+    quota.resource_type = "reserved";
+    quota.pool = v.pool;
+    while (static_cast<int>(pool.nodes.size()) < vc.nodes) {
+      NodeCfg& n = *next++;
+      if (n.gpus == 0) {
+        rest.push_back(std::move(n));
+        continue;
+      }
+      v.gpus += n.gpus;
+      v.largest = std::max(v.largest, n.gpus);
+      quota.gpus += n.gpus;
+      quota.vcpu += n.vcpu;
+      quota.memory_gib += n.memory_gib;
+      pool.nodes.push_back(std::move(n));
+    }
+    scenario.cluster.pools.push_back(std::move(pool));
+    scenario.quotas.push_back(std::move(quota));
+    out.push_back(std::move(v));
+  }
+  for (; next != load.nodes.end(); ++next) rest.push_back(std::move(*next));
+  load.nodes = std::move(rest);
+
+  std::size_t largest_vc = 0;
+  for (std::size_t k = 1; k < out.size(); ++k)
+    if (out[k].gpus > out[largest_vc].gpus) largest_vc = k;
+  std::vector<std::size_t> fit;
+  for (auto& t : load.tasks) {
+    const int per_replica = t.replica ? t.replica->gpus : 0;
+    const long long total = static_cast<long long>(per_replica) * (static_cast<long long>(t.workers) + 1);
+    fit.clear();
+    std::uint64_t weight = 0;
+    for (std::size_t k = 0; k < out.size(); ++k)
+      if (out[k].gpus >= total && out[k].largest >= per_replica) {
+        fit.push_back(k);
+        weight += static_cast<std::uint64_t>(vcs[k].nodes);
+      }
+    std::size_t chosen = largest_vc;
+    if (!fit.empty()) {
+      std::uint64_t u = stable_hash(t.name) % weight;
+      for (std::size_t k : fit) {
+        const auto w = static_cast<std::uint64_t>(vcs[k].nodes);
+        if (u < w) {
+          chosen = k;
+          break;
+        }
+        u -= w;
+      }
+    }
+    t.user = out[chosen].pool;
+    t.tenant = out[chosen].pool;
+    t.resource_type = "reserved";
+    t.pool = out[chosen].pool;
+  }
 }
 
 }  // namespace sim::io

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -89,8 +90,9 @@ const char* k_small = R"({"schema": "schedsim/v1", "name": "small", "seed": 1,
     {"name": "b", "user": "u", "submit_s": 10, "type": "PyTorchJob", "workers": 1, "specs": ["g1"],
      "resource_type": "pay_as_you_go", "pool": "p", "duration_s": 50}]})";
 
-/// A run that never ends on its own: every image pull (1 s) fails and is retried without limit.
-const char* k_endless = R"({"schema": "schedsim/v1", "name": "endless", "seed": 1,
+/// A run that takes very long: every image pull (1 s) fails and is retried without limit until
+/// until_s (1e9 s). (Without until_s it is refused before simulating.)
+const char* k_endless = R"({"schema": "schedsim/v1", "name": "endless", "seed": 1, "until_s": 1000000000,
   "cluster": {"name": "c", "region": "r",
     "instance_specs": [{"name": "g1", "gpu_model": "A100", "gpus": 1, "vcpu": 8, "memory_gib": 64}],
     "pools": [{"name": "p", "kind": "shared", "node_groups": [{"prefix": "n-", "count": 1, "gpu_model": "A100",
@@ -304,6 +306,18 @@ TEST_CASE("runtime bounds from the CLI: exit 2, the cause named, nothing written
     CHECK_FALSE(fs::exists(w / "out"));
     CHECK(entries_with(w, ".tmp-").empty());
   }
+  SECTION("an image pull that always fails, with no breaker and no until_s, is refused before simulating") {
+    // Fuzz finding run-oom-image-pull-forever: it used to grow memory until the process died.
+    std::string s = k_endless;
+    s.replace(s.find(" \"until_s\": 1000000000,"), 23, "");
+    write(w / "s.json", s);
+    Result r = schedsim("run " + (w / "s.json").string() + " --no-progress --out " + (w / "out").string());
+    CHECK(r.status == 2);
+    CHECK(r.seconds < 20);
+    CHECK(r.err.find((w / "s.json").string() + ": tasks[0].image_pull_retries: -1: task \"a\" pulls an image that always fails") == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_FALSE(fs::exists(w / "out"));
+  }
   SECTION("--until stops a run whose clock advances forever") {
     write(w / "s.json", k_endless);
     Result r = schedsim("run " + (w / "s.json").string() + " --no-progress --until 5000 --out " + (w / "out").string());
@@ -312,7 +326,7 @@ TEST_CASE("runtime bounds from the CLI: exit 2, the cause named, nothing written
   }
   SECTION("a time series of more than the maximum rows is refused before simulating") {
     std::string s = k_endless;
-    s.replace(s.find("\"seed\": 1,"), 10, "\"seed\": 1, \"until_s\": 1000000000, \"timeseries_interval_s\": 1,");
+    s.replace(s.find("\"seed\": 1,"), 10, "\"seed\": 1, \"timeseries_interval_s\": 1,");
     write(w / "s.json", s);
     Result r = schedsim("run " + (w / "s.json").string() + " --no-progress --out " + (w / "out").string());
     CHECK(r.status == 2);

@@ -20,7 +20,7 @@ std::vector<std::string> missing_trace_files(const std::filesystem::path& scenar
   std::vector<std::string> missing;
   if (!j.contains("traces")) return missing;
   for (const auto& t : j.at("traces")) {
-    for (const char* key : {"path", "nodes"}) {
+    for (const char* key : {"path", "nodes", "virtual_clusters"}) {
       if (!t.contains(key) || !t.at(key).is_string()) continue;
       std::filesystem::path p = t.at(key).get<std::string>();
       if (p.is_relative()) p = std::filesystem::path(sim::io::data_root()) / p;

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -77,4 +78,32 @@ TEST_CASE("the simulator queue holds typed variant events") {
   REQUIRE(std::holds_alternative<sim::SubmitEv>(a->event));
   auto b = q.step();
   REQUIRE(std::get<sim::NodeDownEv>(b->event).node == 2);
+}
+
+TEST_CASE("the queue's memory is bounded by its pending events, not by the events delivered") {
+  sim::BasicEventQueue<int> q;
+  // A retry loop: each delivered event schedules the next one (as an image pull retried
+  // without a breaker does), a million times.
+  q.schedule(0, 0);
+  std::size_t delivered = 0, most = 0;
+  bool all_pending = true;
+  while (auto it = q.step()) {
+    ++delivered;
+    most = std::max(most, q.tracked_handles());
+    if (it->event < 1'000'000) {
+      sim::EventHandle h = q.schedule(it->time + 1, it->event + 1);
+      all_pending = all_pending && q.pending(h);
+    }
+  }
+  CHECK(all_pending);
+  CHECK(delivered == 1'000'001);
+  CHECK(most <= 1);
+  // Cancelled events are tombstones until they reach the top, then forgotten.
+  auto a = q.schedule(q.now() + 5, 1);
+  q.schedule(q.now() + 10, 2);
+  CHECK(q.cancel(a));
+  CHECK_FALSE(q.pending(a));
+  CHECK(q.tracked_handles() == 2);
+  REQUIRE(q.step()->event == 2);
+  CHECK(q.tracked_handles() == 0);
 }

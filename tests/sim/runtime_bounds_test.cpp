@@ -7,12 +7,14 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "builders.hpp"
+#include "sim/io/limits.hpp"
 #include "sim/publish.hpp"
 #include "sim/run_cli.hpp"
 
@@ -42,7 +44,7 @@ TEST_CASE("an image pull shorter than 1 ms retried without limit stops at the pe
   auto sc = simtest::cluster(1);
   auto t = simtest::task("pull", 0, 100);
   t.image_pull_s = 0.0001;  // rounds to 0 ms
-  t.image_pull_failure_prob = 1;
+  t.image_pull_failure_prob = std::nextafter(1.0, 0.0);  // (1 without until_s is refused up front)
   t.image_pull_retries = -1;
   sc.tasks.push_back(t);
   sim::SimOptions o;
@@ -94,7 +96,7 @@ TEST_CASE("simulated time that would pass 1e12 s is an input error naming the ta
   auto sc = simtest::cluster(1);
   auto t = simtest::task("pull", 0, 100);
   t.image_pull_s = 1e9;  // each failed pull adds 1e9 s: the 1000th passes the bound
-  t.image_pull_failure_prob = 1;
+  t.image_pull_failure_prob = std::nextafter(1.0, 0.0);  // (1 without until_s is refused up front)
   t.image_pull_retries = -1;
   sc.tasks.push_back(t);
   std::string m = limit_message(sc);
@@ -195,4 +197,45 @@ TEST_CASE("write_file_checked reports the file and the system error") {
   CHECK_THROWS_AS(sim::write_file_checked("/nonexistent-dir-schedsim/x.csv", "x"), sim::OutputError);
   CHECK_THROWS_WITH(sim::write_file_checked("/nonexistent-dir-schedsim/x.csv", "x"),
                     Catch::Contains("/nonexistent-dir-schedsim/x.csv: cannot create: No such file or directory"));
+}
+
+// Fuzz finding run-oom-image-pull-forever (fuzz/corpus/run/finding-image-pull-always-fails):
+// an image pull that always fails, without a circuit breaker and without until_s, grew memory
+// until the process died. Now it is refused before simulating; with until_s it is a bounded run.
+TEST_CASE("an image pull that always fails without a breaker and without until_s is refused before simulating") {
+  auto sc = simtest::cluster(1);
+  auto t = simtest::task("pull", 0, 100);
+  t.image_pull_s = 1;
+  t.image_pull_failure_prob = 1;
+  t.image_pull_retries = -1;
+  sc.tasks.push_back(t);
+  CHECK_THROWS_WITH(sim::check_runtime_bounds(sc, {}),
+                    Catch::StartsWith("golden: tasks[0].image_pull_retries: -1: task \"pull\" pulls an image that always fails"));
+  CHECK(limit_message(sc).rfind("golden: tasks[0].image_pull_retries: -1: ", 0) == 0);  // Simulator::run checks too
+  // A breaker, a probability below 1 or an end time each make the run finite: not refused.
+  auto breaker = sc;
+  breaker.tasks[0].image_pull_retries = 3;
+  CHECK_NOTHROW(sim::check_runtime_bounds(breaker, {}));
+  sim::SimOptions until;
+  until.until_s = 50;
+  CHECK_NOTHROW(sim::check_runtime_bounds(sc, until));
+  sim::Simulator s(sc, until);
+  s.run();
+  REQUIRE(s.attempts().size() == 1);
+  CHECK(s.attempts()[0]->state == sim::AttemptState::stopped);
+}
+
+TEST_CASE("image_pull_retries -1 without until_s stops after the bound on consecutive failed pulls") {
+  auto sc = simtest::cluster(1);
+  auto t = simtest::task("pull", 0, 100);
+  t.image_pull_s = 1;
+  t.image_pull_failure_prob = std::nextafter(1.0, 0.0);
+  t.image_pull_retries = -1;
+  sc.tasks.push_back(t);
+  sim::SimOptions o;
+  o.max_pull_failures = 500;
+  std::string m = limit_message(sc, o);
+  CHECK(m.find("golden: tasks[0].image_pull_retries: -1: task pull failed 500 consecutive image pulls by t = 500 s") == 0);
+  // The documented default bound.
+  CHECK(sim::io::limits::max_pull_failures_without_breaker == 1000000);
 }

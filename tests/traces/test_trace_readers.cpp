@@ -162,11 +162,24 @@ TEST_CASE("openb: limit, time_scale, resource_type override", "[traces][openb]")
   CHECK_THROWS_AS(load_trace(cfg, {}), TraceError);
 }
 
+TEST_CASE("openb: a GPU share above 1000 milli is clipped to one whole GPU, as the FGD reference does", "[traces][openb]") {
+  TempDir dir;
+  auto path = dir.write("pods.csv", std::string(kPodHeader) +
+                                        "openb-pod-0000,12000,16384,1,1460,,LS,Running,0,10,0\n"
+                                        "openb-pod-0001,12000,16384,1,1000,,LS,Running,0,10,0\n"
+                                        "openb-pod-0002,12000,16384,1,999,,LS,Running,0,10,0\n");
+  auto tasks = read_openb_pods(path, cfg_of("openb", path), {});
+  REQUIRE(tasks.size() == 3);
+  CHECK(tasks[0].replica->gpu_milli == 1000);
+  CHECK(tasks[1].replica->gpu_milli == 1000);
+  CHECK(tasks[2].replica->gpu_milli == 999);
+}
+
 TEST_CASE("openb malformed rows name file, line and column", "[traces][openb][errors]") {
   TempDir dir;
   const std::string bad_gpu = "openb-pod-0001,6000,12288,x,460,,LS,Running,0,10,0";
   const std::string short_row = "openb-pod-0002,6000,12288,1,460";
-  const std::string bad_milli = "openb-pod-0003,6000,12288,1,1460,,LS,Running,0,10,0";
+  const std::string bad_milli = "openb-pod-0003,6000,12288,1,-5,,LS,Running,0,10,0";
   auto path = dir.write("pods.csv", std::string(kPodHeader) +
                                         "openb-pod-0000,12000,16384,1,1000,,LS,Running,0,10,0\n" +
                                         bad_gpu + "\n" + short_row + "\n" + bad_milli + "\n" +
@@ -188,7 +201,7 @@ TEST_CASE("openb malformed rows name file, line and column", "[traces][openb][er
                                ": expected 11 fields, got 5"));
   auto p3 = dir.write("milli.csv", std::string(kPodHeader) + bad_milli + "\n");
   CHECK_THAT(error_of([&] { read_openb_pods(p3, cfg_of("openb", p3), {}); }),
-             Catch::StartsWith(loc(p3, 2, bad_milli, "1460")) && Catch::Contains("gpu_milli"));
+             Catch::StartsWith(loc(p3, 2, bad_milli, "-5")) && Catch::Contains("(gpu_milli): must be >= 0, got -5"));
 
   // a bad header is fatal even with skip_bad_rows
   auto p4 = dir.write("hdr.csv", "nom,cpu\nx,1\n");
