@@ -665,10 +665,11 @@ int sweep_command(const ScenarioSource& source, const std::vector<std::string>& 
   const auto s0 = first_seed(source.seed, point0_seed.value_or(0), opts.seeds, err);
   if (!s0) return io::exit_invalid_input;
   const std::size_t k = std::size_t(opts.seeds);
-  // The fingerprint of shard.json: the command, version, grid, seeds and every point's resolved
-  // scenario (the traces' paths, not their rows).
+  // The fingerprint of shard.json: the command, version, grid, seeds, --skip-bad-rows and every
+  // point's resolved scenario (the traces' paths, not their rows).
   const ojson grid = sweep_grid_json(axes, points, k, *s0);
-  const std::string fingerprint = fingerprint_hex(fmt::format("sweep\n{}\n{}\n{}", version(), grid.dump(), fingerprint_text));
+  const std::string fingerprint = fingerprint_hex(
+      fmt::format("sweep\n{}\n{}\nskip_bad_rows={}\n{}", version(), grid.dump(), source.skip_bad_rows, fingerprint_text));
 
   InterruptGuard interrupts;
   if (opts.emit) {  // one run of the first point measures the memory each shard asks for

@@ -73,7 +73,7 @@ Texts slurm_texts(const EmitPlan& plan, const EmitOptions& emit, std::uint32_t n
   t.files.emplace_back("slurm-shards.sbatch",
                        fmt::format(R"~(#!/bin/bash
 # `schedsim {cmd}` cut into {n} shards: one task of this Slurm job array per shard (shard I of N
-# runs the points p with p mod N = I). Written by `schedsim {cmd} ... --emit slurm`; submit it
+# runs the {unit} p with p mod N = I). Written by `schedsim {cmd} ... --emit slurm`; submit it
 # with submit.sh, which also queues the merge (slurm-merge.sbatch) after every shard succeeded.
 # Memory: {mem} MiB = 1.5 x the measured peak of one run ({peak} MiB) + 64 MiB, at least 256 MiB.
 #SBATCH --job-name={name}
@@ -87,7 +87,8 @@ set -eu
 i="${{SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is one task of a job array}}"
 exec {exe} {cmd}{args} --shard "$i/{n}" --out {shards}/shard-"$i"
 )~",
-                                   fmt::arg("cmd", plan.command), fmt::arg("n", n), fmt::arg("last", n - 1), fmt::arg("mem", mem),
+                                   fmt::arg("cmd", plan.command), fmt::arg("unit", plan.command == "fill" ? "runs" : "points"),
+                                   fmt::arg("n", n), fmt::arg("last", n - 1), fmt::arg("mem", mem),
                                    fmt::arg("peak", plan.peak_mib), fmt::arg("name", name), fmt::arg("cwd", cwd),
                                    fmt::arg("logs", logs_dir), fmt::arg("exe", exe), fmt::arg("args", args),
                                    fmt::arg("shards", shell_word(shards_dir))));
@@ -181,7 +182,7 @@ spec:
   shard_args.insert(shard_args.end(),
                     {"--shard", fmt::format("$(JOB_COMPLETION_INDEX)/{}", n), "--out", "/out/shards/shard-$(JOB_COMPLETION_INDEX)"});
   t.files.emplace_back("k8s-shards.yaml", fmt::format(R"~(# `schedsim {cmd}` cut into {n} shards: an Indexed Job, one completion per shard; the pod of index I
-# runs shard I of {n} (the points p with p mod {n} = I) and writes /out/shards/shard-I on the
+# runs shard I of {n} (the {unit} p with p mod {n} = I) and writes /out/shards/shard-I on the
 # shared volume. Relative paths in the arguments are relative to /out (the volume): copy the
 # scenario and its traces there, or build them into the image.
 # Memory: {mem} MiB = 1.5 x the measured peak of one run ({peak} MiB) + 64 MiB, at least 256 MiB.
@@ -200,6 +201,7 @@ spec:
       containers:
 {container})~",
                                                       fmt::arg("cmd", plan.command), fmt::arg("n", n), fmt::arg("mem", mem),
+                                                      fmt::arg("unit", plan.command == "fill" ? "runs" : "points"),
                                                       fmt::arg("peak", plan.peak_mib), fmt::arg("name", name),
                                                       fmt::arg("container", k8s_container("shard", emit.image, shard_args, mem, true, volume))));
   std::vector<std::string> merge_args{"merge"};
