@@ -213,8 +213,8 @@ void add_convert_command(CLI::App& app, int& exit_code, const libsched::Registry
 }
 
 /// Loads a scenario file with its overrides and traces; prints every problem and returns nullopt on error.
-std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool skip_bad_rows, const OverrideArgs& ov,
-                                                  const libsched::Registry& registry) {
+std::optional<sim::ResolvedScenario> load_with_traces(const std::string& path, bool skip_bad_rows, const OverrideArgs& ov,
+                                                      const libsched::Registry& registry) {
   const auto overrides = ov.get();
   if (!overrides) return std::nullopt;
   sim::ScenarioSource src;
@@ -222,9 +222,7 @@ std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool 
   src.overrides = *overrides;
   src.skip_bad_rows = skip_bad_rows;
   src.registry = &registry;
-  auto r = sim::resolve_scenario(src, std::cerr);
-  if (!r) return std::nullopt;
-  return std::move(r->scenario);
+  return sim::resolve_scenario(src, std::cerr);
 }
 
 /// `schedsim run [SCENARIO] --out DIR [--seed N] [--until T]`: simulate; no scenario = the
@@ -332,12 +330,13 @@ void add_fill_command(CLI::App& app, int& exit_code, const libsched::Registry& r
     if (*policy) a->fill.policy = a->policy;
     if (*seed) a->fill.seed = a->seed;
     if (*target) a->fill.target_pct = a->target;
-    auto sc = load_with_traces(a->path, false, a->ov, registry);
-    if (!sc) {
+    auto r = load_with_traces(a->path, false, a->ov, registry);
+    if (!r) {
       exit_code = sim::io::exit_invalid_input;
       return;
     }
-    exit_code = sim::fill_command(*sc, a->fill, std::cout, std::cerr);
+    a->fill.resolved_json = std::move(r->resolved_json);
+    exit_code = sim::fill_command(r->scenario, a->fill, std::cout, std::cerr);
   });
 }
 

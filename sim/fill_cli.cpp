@@ -220,8 +220,9 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
   std::string fingerprint;
   if (opts.shard || opts.emit) {
     grid = fill_grid_json(policies, seeds, seed0, target, semantics);
-    fingerprint = fingerprint_hex(
-        fmt::format("fill\n{}\n{}\n{}", version(), grid.dump(), fingerprint_hex(resolved_scenario_json(sc))));
+    // The trace's path, as for sweep; the tasks' count too (the shards read the same file).
+    const std::string& scenario = opts.resolved_json.empty() ? resolved_scenario_json(sc) : opts.resolved_json;
+    fingerprint = fingerprint_hex(fmt::format("fill\n{}\n{}\ntasks={}\n{}", version(), grid.dump(), tasks.size(), scenario));
   }
   InterruptGuard interrupts;
   const auto run_one = [&](std::size_t q) {

@@ -32,6 +32,9 @@ struct FillCommandOptions {
   /// --emit slurm|k8s: run the first policy and seed once (memory estimate) and write the job
   /// scripts of a sharded fill into DIR instead of running it (emit_jobs).
   std::optional<EmitOptions> emit;
+  /// The scenario before its traces were loaded (ResolvedScenario::resolved_json), part of the
+  /// shard fingerprint; empty: resolved_scenario_json(sc), slower (every trace task inline).
+  std::string resolved_json;
 };
 
 /// Runs the fill experiment(s) on a scenario whose traces are already applied. Writes, each
