@@ -284,8 +284,12 @@ int emit_jobs(const EmitPlan& plan, const EmitOptions& emit, const std::string& 
     err << fmt::format("schedsim {}: --out: \"\": must name a directory\n", plan.command);
     return io::exit_invalid_input;
   }
-  const std::uint64_t mem = shard_memory_mib(plan.peak_mib);
   std::error_code ec;
+  if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec)) {
+    err << fmt::format("schedsim {}: --out: {}: exists and is not a directory\n", plan.command, out_dir);
+    return io::exit_invalid_input;
+  }
+  const std::uint64_t mem = shard_memory_mib(plan.peak_mib);
   const std::string dir = fs::absolute(out_dir, ec).lexically_normal().string();
   Texts t = emit.target == "slurm" ? slurm_texts(plan, emit, n, mem, dir) : k8s_texts(plan, emit, n, mem);
   std::vector<std::string> names;

@@ -416,6 +416,11 @@ TEST_CASE("--emit slurm writes a job array of N one-core shards, a merge job aft
                                         s.string(), (w / "bad").string()));
   CHECK(bad.status == 2);
   CHECK_FALSE(fs::exists(w / "bad"));
+  // --out naming a file is an input error, as for sweep.
+  std::ofstream(w / "file") << "x";
+  const auto file = schedsim(fmt::format("sweep {}{} --emit slurm --out {}", s.string(), k_grid, (w / "file").string()));
+  CHECK(file.status == 2);
+  CHECK(file.err == fmt::format("schedsim sweep: --out: {}: exists and is not a directory\n", (w / "file").string()));
   fs::remove_all(w);
 }
 
