@@ -1,5 +1,5 @@
 // schedsim: command-line entry point (CLI11), sim::cli_main (sim/cli.hpp). Subcommands: run,
-// validate, convert, fill, decide, report, show-default, compare, sweep, plan. Each is one add_<name>_command function that
+// validate, convert, fill, decide, report, show-default, compare, sweep, plan, merge. Each is one add_<name>_command function that
 // registers the subcommand and sets `exit_code` in its callback, plus one line in cli_main().
 #include <charconv>
 #include <cmath>
@@ -27,6 +27,7 @@
 #include "sim/io/validate_cli.hpp"
 #include "sim/multirun.hpp"
 #include "sim/multirun_cli.hpp"
+#include "sim/shard.hpp"
 #include "sim/version.hpp"
 
 namespace {
@@ -106,6 +107,64 @@ struct OverrideArgs {
   }
 };
 
+/// --shard I/N, --emit slurm|k8s, --shards N and --image IMAGE of sweep and fill (docs/sharding.md).
+struct ShardArgs {
+  std::string shard, emit, image;
+  unsigned shards = 0;
+  CLI::Option* shard_opt = nullptr;
+  CLI::Option* emit_opt = nullptr;
+  CLI::Option* shards_opt = nullptr;
+  CLI::Option* image_opt = nullptr;
+
+  void add_to(CLI::App* cmd, const char* points) {
+    shard_opt = cmd->add_option("--shard", shard,
+                                fmt::format("Run only shard I of N (0 <= I < N): the {} p with p mod N = I; writes DIR/shard.json "
+                                            "for `schedsim merge`",
+                                            points));
+    emit_opt = cmd->add_option("--emit", emit, "Write the job scripts of a sharded run into --out DIR instead of running: slurm (job "
+                                               "array) or k8s (Indexed Job)")
+                   ->check(CLI::IsMember({"slurm", "k8s"}));
+    shards_opt = cmd->add_option("--shards", shards, fmt::format("With --emit: number of shards (default: the number of {}, at most 64)", points))
+                     ->check(parsed_check<unsigned>([](unsigned x) { return x >= 1 && x <= sim::kMaxShards; },
+                                                    "must be an integer from 1 to " + std::to_string(sim::kMaxShards), "N"));
+    image_opt = cmd->add_option("--image", image, "With --emit k8s: the container image with schedsim on its PATH (default schedsim:latest)");
+  }
+  /// Sets `out_shard` / `out_emit` from the options; prints one line and returns false when they
+  /// are wrong or do not go together. `argv` is the whole command line (the emitted jobs repeat it).
+  bool get(const std::string& command, const std::vector<std::string>& argv, std::optional<sim::ShardSpec>& out_shard,
+           std::optional<sim::EmitOptions>& out_emit) const {
+    if (*shard_opt) {
+      std::string error;
+      out_shard = sim::parse_shard(shard, error);
+      if (!out_shard) {
+        std::cerr << error << "\n";
+        return false;
+      }
+      if (*emit_opt) {
+        std::cerr << fmt::format("--shard: {}: not with --emit (each emitted job passes its own --shard)\n", shard);
+        return false;
+      }
+    }
+    if (*shards_opt && !*emit_opt) {
+      std::cerr << fmt::format("--shards: {}: only with --emit slurm|k8s (--shard I/N runs one shard)\n", shards);
+      return false;
+    }
+    if (*image_opt && emit != "k8s") {
+      std::cerr << fmt::format("--image: {}: only with --emit k8s\n", image);
+      return false;
+    }
+    if (*emit_opt) {
+      sim::EmitOptions e;
+      e.target = emit;
+      if (*shards_opt) e.shards = std::uint32_t(shards);
+      if (*image_opt) e.image = image;
+      e.args = sim::shard_command_args(argv, command);
+      out_emit = std::move(e);
+    }
+    return true;
+  }
+};
+
 /// `schedsim validate SCENARIO [--set ...]`: checks a scenario, prints diagnostics, exits 0 or 2.
 void add_validate_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("validate", "Check a scenario file and report every problem");
@@ -154,8 +213,8 @@ void add_convert_command(CLI::App& app, int& exit_code, const libsched::Registry
 }
 
 /// Loads a scenario file with its overrides and traces; prints every problem and returns nullopt on error.
-std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool skip_bad_rows, const OverrideArgs& ov,
-                                                  const libsched::Registry& registry) {
+std::optional<sim::ResolvedScenario> load_with_traces(const std::string& path, bool skip_bad_rows, const OverrideArgs& ov,
+                                                      const libsched::Registry& registry) {
   const auto overrides = ov.get();
   if (!overrides) return std::nullopt;
   sim::ScenarioSource src;
@@ -163,9 +222,7 @@ std::optional<sim::io::Scenario> load_with_traces(const std::string& path, bool 
   src.overrides = *overrides;
   src.skip_bad_rows = skip_bad_rows;
   src.registry = &registry;
-  auto r = sim::resolve_scenario(src, std::cerr);
-  if (!r) return std::nullopt;
-  return std::move(r->scenario);
+  return sim::resolve_scenario(src, std::cerr);
 }
 
 /// `schedsim run [SCENARIO] --out DIR [--seed N] [--until T]`: simulate; no scenario = the
@@ -221,7 +278,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
       src.until_s = a->run.until_s;
       src.skip_bad_rows = a->skip_bad_rows;
       src.registry = &registry;
-      const sim::MultirunOptions mo{a->run.out_dir, a->seeds, a->jobs, a->run.progress};
+      const sim::MultirunOptions mo{a->run.out_dir, a->seeds, a->jobs, a->run.progress, {}, {}};
       exit_code = sim::seeds_command(src, mo, std::cout, std::cerr);
       return;
     }
@@ -245,9 +302,9 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
 }
 
 /// `schedsim fill SCENARIO --out DIR [--policy NAME] [--seed N] [--target-pct P] [--semantics reference|platform]`.
-void add_fill_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
+void add_fill_command(CLI::App& app, int& exit_code, const libsched::Registry& registry, const std::vector<std::string>& argv) {
   auto* cmd = app.add_subcommand("fill", "FGD workload-inflation experiment: place the trace's tasks until P % of GPUs arrived");
-  struct Args { std::string path; sim::FillCommandOptions fill; std::uint64_t seed = 0; double target = 0; std::string policy; OverrideArgs ov; };
+  struct Args { std::string path; sim::FillCommandOptions fill; std::uint64_t seed = 0; double target = 0; std::string policy; OverrideArgs ov; ShardArgs sh; };
   auto a = std::make_shared<Args>();
   a->fill.out_dir = "out";
   a->fill.registry = &registry;
@@ -264,16 +321,22 @@ void add_fill_command(CLI::App& app, int& exit_code, const libsched::Registry& r
   a->ov.trace_opt = cmd->add_option("--trace", a->ov.trace,
                                     "Replace the pod list of the scenario's first trace (traces[0].path; relative to the data root), "
                                     "e.g. openb/openb_pod_list_gpushare40.csv");
-  cmd->callback([a, policy, seed, target, &exit_code, &registry] {
-    if (*policy) a->fill.policy = a->policy;
-    if (*seed) a->fill.seed = a->seed;
-    if (*target) a->fill.target_pct = a->target;
-    auto sc = load_with_traces(a->path, false, a->ov, registry);
-    if (!sc) {
+  a->sh.add_to(cmd, "runs (policy x seed, policy-major)");
+  cmd->callback([a, policy, seed, target, &exit_code, &registry, &argv] {
+    if (!a->sh.get("fill", argv, a->fill.shard, a->fill.emit)) {
       exit_code = sim::io::exit_invalid_input;
       return;
     }
-    exit_code = sim::fill_command(*sc, a->fill, std::cout, std::cerr);
+    if (*policy) a->fill.policy = a->policy;
+    if (*seed) a->fill.seed = a->seed;
+    if (*target) a->fill.target_pct = a->target;
+    auto r = load_with_traces(a->path, false, a->ov, registry);
+    if (!r) {
+      exit_code = sim::io::exit_invalid_input;
+      return;
+    }
+    a->fill.resolved_json = std::move(r->resolved_json);
+    exit_code = sim::fill_command(r->scenario, a->fill, std::cout, std::cerr);
   });
 }
 
@@ -348,9 +411,9 @@ void add_compare_command(CLI::App& app, int& exit_code, const libsched::Registry
 }
 
 /// `schedsim sweep SCENARIO --vary PATH=VALUES [--vary ...] --seeds K --out DIR [--set ...]`.
-void add_sweep_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
+void add_sweep_command(CLI::App& app, int& exit_code, const libsched::Registry& registry, const std::vector<std::string>& argv) {
   auto* cmd = app.add_subcommand("sweep", "Run a grid of overrides (--vary), K seeds each: sweep.csv and sweep_summary.csv");
-  struct Args { std::string path; MultirunArgs m; OverrideArgs ov; std::vector<std::string> vary; };
+  struct Args { std::string path; MultirunArgs m; OverrideArgs ov; std::vector<std::string> vary; ShardArgs sh; };
   auto a = std::make_shared<Args>();
   cmd->add_option("SCENARIO", a->path, "Scenario JSON file")->required();
   cmd->add_option("--vary", a->vary, "PATH=v1,v2,... or PATH=lo..hi[:step] (repeatable: the cartesian grid)")
@@ -358,9 +421,10 @@ void add_sweep_command(CLI::App& app, int& exit_code, const libsched::Registry& 
       ->allow_extra_args(false);
   a->m.add_to(cmd, "Seeds s..s+K-1 per grid point", true);
   a->ov.add_to(cmd, true);
-  cmd->callback([a, &exit_code, &registry] {
+  a->sh.add_to(cmd, "grid points");
+  cmd->callback([a, &exit_code, &registry, &argv] {
     const auto overrides = a->ov.get();
-    if (!overrides) {
+    if (!overrides || !a->sh.get("sweep", argv, a->m.run.shard, a->m.run.emit)) {
       exit_code = sim::io::exit_invalid_input;
       return;
     }
@@ -390,6 +454,16 @@ void add_plan_command(CLI::App& app, int& exit_code, const libsched::Registry& r
   });
 }
 
+/// `schedsim merge SHARD_DIR... --out DIR`: the shards of a sweep or fill into its outputs (docs/sharding.md).
+void add_merge_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("merge", "Combine the shard folders of `sweep --shard` or `fill --shard` into the files of one unsharded run");
+  struct Args { std::vector<std::string> dirs; std::string out; };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("SHARD_DIR", a->dirs, "Shard folders (each with shard.json), all N of one sweep, in any order")->required();
+  cmd->add_option("--out", a->out, "Output directory")->required();
+  cmd->callback([a, &exit_code] { exit_code = sim::merge_command(a->dirs, a->out, std::cout, std::cerr); });
+}
+
 /// `schedsim report DIR`: DIR/report.html, a self-contained page of charts (docs/report.md).
 void add_report_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("report",
@@ -413,16 +487,18 @@ int sim::cli_main(int argc, char** argv, const libsched::Registry& registry) {
                        "Print the version and exit");
   app.require_subcommand(1);
   int exit_code = 0;
+  const std::vector<std::string> args(argv, argv + argc);  // --emit repeats the command line
   add_validate_command(app, exit_code, registry);
   add_convert_command(app, exit_code, registry);
   add_run_command(app, exit_code, registry);
-  add_fill_command(app, exit_code, registry);
+  add_fill_command(app, exit_code, registry, args);
   add_decide_command(app, exit_code, registry);
   add_report_command(app, exit_code);
   add_show_default_command(app, exit_code);
   add_compare_command(app, exit_code, registry);
-  add_sweep_command(app, exit_code, registry);
+  add_sweep_command(app, exit_code, registry, args);
   add_plan_command(app, exit_code, registry);
+  add_merge_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

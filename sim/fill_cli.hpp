@@ -12,6 +12,7 @@
 #include <libsched/registry.hpp>
 
 #include "sim/io/scenario.hpp"
+#include "sim/shard.hpp"
 
 namespace sim {
 
@@ -25,6 +26,15 @@ struct FillCommandOptions {
   std::string semantics = "reference";      ///< --semantics: "reference" (FGD authors' simulator) or "platform"
   /// Placement policies by name; nullptr = libsched::Registry::builtin().
   const libsched::Registry* registry = nullptr;
+  /// --shard I/N: run only the runs q (policy-major: q = policy index x seeds + seed index) with
+  /// q mod N = I and write DIR/shard.json instead of the fill files (docs/sharding.md).
+  std::optional<ShardSpec> shard;
+  /// --emit slurm|k8s: run the first policy and seed once (memory estimate) and write the job
+  /// scripts of a sharded fill into DIR instead of running it (emit_jobs).
+  std::optional<EmitOptions> emit;
+  /// The scenario before its traces were loaded (ResolvedScenario::resolved_json), part of the
+  /// shard fingerprint; empty: resolved_scenario_json(sc), slower (every trace task inline).
+  std::string resolved_json;
 };
 
 /// Runs the fill experiment(s) on a scenario whose traces are already applied. Writes, each
@@ -37,5 +47,12 @@ struct FillCommandOptions {
 /// and prints a table on `out` (the window means, as the FGD paper reports "130 %"). Returns 0; 2 after printing an input problem on `err`; 1 when
 /// --out cannot be written (checked before any experiment runs); 130/143 on SIGINT/SIGTERM.
 int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::ostream& out, std::ostream& err);
+
+/// `schedsim merge` of fill shards (read_shards checked them): every run put back in the
+/// unsharded order and written by fill_command's formatter, so fill.csv, fill_curves.csv and
+/// fill_summary.csv are those of the unsharded fill, byte for byte except fill_summary.csv's
+/// `seconds` (wall time: the sum of the runs' times as measured in the shards). Returns 0; 2 when
+/// a shard's runs do not match its share; 1 for I/O problems.
+int fill_merge(const std::vector<ShardFile>& shards, const std::string& out_dir, std::ostream& out, std::ostream& err);
 
 }  // namespace sim

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/run_cli.hpp"
+#include "sim/shard.hpp"
 
 namespace sim {
 
@@ -24,6 +25,12 @@ struct MultirunOptions {
   int seeds = 1;        ///< --seeds K: seeds s, s+1, ..., s+K-1 with s = --seed or the scenario's seed
   unsigned jobs = 1;    ///< --jobs N: simulations run in parallel (1 .. kMaxJobs)
   bool progress = true; ///< progress line on stderr (only when stderr is a terminal)
+  /// sweep --shard I/N: run only the grid points p with p mod N = I and write DIR/shard.json
+  /// (for `schedsim merge`) instead of sweep.csv and sweep_summary.csv.
+  std::optional<ShardSpec> shard;
+  /// sweep --emit slurm|k8s: validate, run the first point once (memory estimate) and write the
+  /// job scripts of a sharded sweep into DIR instead of running it (emit_jobs).
+  std::optional<EmitOptions> emit;
 };
 
 /// Most simulations one sweep (points x seeds) may ask for (more: exit 2).
@@ -76,9 +83,16 @@ int compare_command(const ScenarioSource& a, const ScenarioSource& b, const Mult
 
 /// `schedsim sweep`: the cartesian grid of `vary` (--vary arguments, first = slowest), K seeds
 /// each; every point is validated before any simulation. Writes DIR/sweep.csv and
-/// DIR/sweep_summary.csv. Exit codes as seeds_command.
+/// DIR/sweep_summary.csv; with opts.shard DIR/shard.json; with opts.emit the job scripts
+/// (docs/sharding.md). Exit codes as seeds_command.
 int sweep_command(const ScenarioSource& source, const std::vector<std::string>& vary, const MultirunOptions& opts,
                   std::ostream& out, std::ostream& err);
+
+/// `schedsim merge` of sweep shards (read_shards checked them): the runs of every shard put back
+/// in the unsharded order and written by the formatter of sweep_command, so DIR/sweep.csv and
+/// DIR/sweep_summary.csv are byte for byte those of the unsharded sweep. Returns 0; 2 when a
+/// shard's runs do not match its share of the grid; 1 for I/O problems.
+int sweep_merge(const std::vector<ShardFile>& shards, const std::string& out_dir, std::ostream& out, std::ostream& err);
 
 /// Arguments of `schedsim plan` besides the shared ones.
 struct PlanArgs {
