@@ -42,7 +42,7 @@ struct FillCommandOptions {
 ///   DIR/fill.csv          the first policy and seed: arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks,
 ///                         allocated_gpu_pct_mean,frag_gpu_pct_mean,window_states (sim/fill.hpp FillRow)
 ///   DIR/fill_curves.csv   (sweeps) policy,seed, then the fill.csv columns
-///   DIR/fill_summary.csv  (sweeps) policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,seconds,
+///   DIR/fill_summary.csv  (sweeps) policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,
 ///                         alloc_window_mean,alloc_window_std,frag_window_mean (the target row's window means)
 /// and prints a table on `out` (the window means, as the FGD paper reports "130 %"). Returns 0; 2 after printing an input problem on `err`; 1 when
 /// --out cannot be written (checked before any experiment runs); 130/143 on SIGINT/SIGTERM.
@@ -50,8 +50,8 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
 
 /// `schedsim merge` of fill shards (read_shards checked them): every run put back in the
 /// unsharded order and written by fill_command's formatter, so fill.csv, fill_curves.csv and
-/// fill_summary.csv are those of the unsharded fill, byte for byte except fill_summary.csv's
-/// `seconds` (wall time: the sum of the runs' times as measured in the shards). Returns 0; 2 when
+/// fill_summary.csv are those of the unsharded fill, byte for byte (the printed table's wall
+/// time is the sum of the runs' times as measured in the shards). Returns 0; 2 when
 /// a shard's runs do not match its share; 1 for I/O problems.
 int fill_merge(const std::vector<ShardFile>& shards, const std::string& out_dir, std::ostream& out, std::ostream& err);
 
