@@ -10,7 +10,9 @@
 // GPUs taken, every 5th node also a 300 milli-GPU share). For each policy a fresh Scheduler
 // gets a copy; each repetition enqueues the gang, times schedule() with steady_clock, checks
 // the gang started, and releases it (not timed), so every decision sees the same state.
-// Repetitions: until 0.5 s of measured time or 1000 decisions, at least 3.
+// Repetitions: until 0.5 s of measured time or 1000 decisions, at least 3. Last, a table of
+// decisions/s at the largest size over the smallest, per policy and gang, PASS when >= 0.2.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -113,6 +115,24 @@ int main(int argc, char** argv) {
         rows.push_back(row);
       }
     }
+  }
+  // Per policy and gang: decisions/s at the largest size over decisions/s at the smallest
+  // (issue 11 target: >= 0.2 from 1,000 to 100,000 nodes).
+  if (sizes.size() >= 2) {
+    const std::size_t lo = *std::min_element(sizes.begin(), sizes.end()), hi = *std::max_element(sizes.begin(), sizes.end());
+    fmt::print("\n{:<15} {:>7} {:>14} {:>14} {:>8}  target >= 0.2 ({} -> {} nodes)\n", "policy", "gang", "per_s small", "per_s large",
+               "ratio", lo, hi);
+    for (const auto& policy : policies)
+      for (const auto& g : gangs) {
+        double a = 0, b = 0;
+        for (const Row& r : rows)
+          if (r.policy == policy && r.gang == g.label) {
+            if (r.nodes == lo) a = r.per_s;
+            if (r.nodes == hi) b = r.per_s;
+          }
+        const double ratio = a > 0 ? b / a : 0;
+        fmt::print("{:<15} {:>7} {:>14.1f} {:>14.1f} {:>8.3f}  {}\n", policy, g.label, a, b, ratio, ratio >= 0.2 ? "PASS" : "MISS");
+      }
   }
   std::filesystem::path p(out_path);
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
