@@ -174,8 +174,8 @@ class Random final : public ShapeScore<Random> {
 ///
 /// F_n(M) depends only on the node's state (GPU model, free vCPU and memory, and the multiset
 /// of per-GPU free milli-GPU), so values are memoised by that state: clusters have many nodes
-/// in identical states, which makes a decision cost O(nodes) hash look-ups instead of
-/// O(nodes x |M| x GPUs) arithmetic.
+/// in identical states. The scheduler scores each node group once (StateScore), and the memo
+/// keeps repeated decisions to one hash look-up per group.
 class Fgd final : public StateScore<Fgd> {
  public:
   explicit Fgd(WorkloadDistribution w) : workload_(std::move(w)) {}

@@ -53,7 +53,8 @@ class NodeCheck {
 /// Contract: the scheduler calls begin_gang() once per gang trial (per candidate option), then
 /// for each replica (master/head first) calls score() for every node that passes the filters
 /// and fits the replica, in node-id order, and places the replica on the node with the highest
-/// score (ties: the lowest node id), then calls replica_placed(). score() must not modify the
+/// score (ties: the lowest node id), then calls replica_placed(). (That is the rule; the
+/// scheduler may find the same winner with fewer score() calls: scan_order(), node_groups().) score() must not modify the
 /// cluster, and must be a pure function of its arguments and of what begin_gang() /
 /// replica_placed() told the policy (explain() and reservations call it on what-ifs).
 /// Complexity of score() should be O(GPUs per node) (fgd: O(GPUs x task types)).
