@@ -18,6 +18,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -154,6 +155,58 @@ inline void free_after(const std::int32_t* g, std::int32_t gpus, const ReplicaSh
 }
 }  // namespace detail
 
+/// What Cluster's node groups keep besides the members in id order (Cluster::enable_node_groups).
+struct NodeGroupOptions {
+  bool topology = false;          ///< members also by (switch, id) and by (switch, rack, id)
+  bool ranked = false;            ///< members also by descending Cluster::node_rank(rank_seed, ...), then id
+  std::uint64_t rank_seed = 0;
+  friend bool operator==(const NodeGroupOptions&, const NodeGroupOptions&) = default;
+};
+
+/// The state that every node of a node group shares: pool, GPU model, GPU count, vCPU and
+/// memory capacity, free vCPU and memory, and the multiset of per-GPU free milli-GPU (sorted
+/// descending in `gpu_free[0..gpus)`, the rest 0). Whether a replica fits a schedulable node
+/// (Cluster::fits), and every state-only score (dot-product, gpu-packing, gpu-clustering, fgd,
+/// the leftover of best-fit), is a function of this key alone: the GPUs' order on the node
+/// changes neither which GPUs' amounts are taken (detail::choose_gpus) nor any total.
+struct NodeGroupKey {
+  std::int32_t pool = -1;
+  std::int32_t model = -1;
+  std::int32_t gpus = 0;
+  std::int64_t cpu_capacity = 0;
+  std::int64_t mem_capacity = 0;
+  std::int64_t cpu_free = 0;
+  std::int64_t mem_free = 0;
+  std::array<std::int16_t, kMaxGpusPerNode> gpu_free{};
+  friend bool operator==(const NodeGroupKey&, const NodeGroupKey&) = default;
+  struct Hash {
+    std::size_t operator()(const NodeGroupKey& k) const noexcept {
+      std::uint64_t h = 0x243F6A8885A308D3ull;
+      auto add = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001B3ull; h ^= h >> 29; };
+      add(std::uint64_t(k.pool) << 32 ^ std::uint32_t(k.model));
+      add(std::uint64_t(k.gpus));
+      add(std::uint64_t(k.cpu_capacity));
+      add(std::uint64_t(k.mem_capacity));
+      add(std::uint64_t(k.cpu_free));
+      add(std::uint64_t(k.mem_free));
+      for (int i = 0; i < k.gpus; ++i) add(std::uint64_t(std::uint16_t(k.gpu_free[std::size_t(i)])));
+      return std::size_t(h);
+    }
+  };
+};
+
+/// One node group: the schedulable nodes (up, not drained, not removed) whose NodeGroupKey is
+/// `key`. `ids` ascending; the other orders are kept only when NodeGroupOptions asks for them.
+/// A slot whose `ids` is empty is unused (Cluster reuses it).
+struct NodeGroup {
+  NodeGroupKey key;
+  std::set<std::int32_t> ids;
+  std::set<std::pair<std::int32_t, std::int32_t>> by_switch;                    ///< (switch, id)
+  std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t>> by_rack;       ///< (switch, rack, id)
+  std::set<std::pair<std::uint64_t, std::int32_t>> by_rank;                     ///< (kRankMax - rank, id)
+  static constexpr std::uint64_t kRankMax = (std::uint64_t{1} << 53) - 1;
+};
+
 /// The cluster: interned GPU models, pools and nodes with free capacity.
 /// NodeIds are dense indices in insertion order, never reused (removed nodes are tombstones).
 /// Not thread-safe: const member functions may run concurrently with each other, never with a
@@ -228,6 +281,10 @@ class Cluster {
     up_capacity_ += nodes_.back().capacity;
     changed_flag_.push_back(0);
     mark_changed(id);
+    if (group_opts_) {
+      node_group_.push_back(-1);
+      group_in(id);
+    }
     return id;
   }
 
@@ -240,6 +297,7 @@ class Cluster {
     Node& n = nodes_[id.index()];
     if (n.removed) throw InvalidState("Cluster::remove_node: node " + n.name + " was removed already");
     if (!(n.free == n.capacity)) throw InvalidState("Cluster::remove_node: replicas are still allocated on " + n.name);
+    group_out(id);
     free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, id.value});
     total_ -= n.capacity;
     if (n.up) up_capacity_ -= n.capacity;
@@ -260,8 +318,10 @@ class Cluster {
   void set_drained(NodeId id, bool drained) {
     check_node(id, "Cluster::set_drained");
     if (nodes_[id.index()].removed) throw InvalidState("Cluster::set_drained: node " + nodes_[id.index()].name + " was removed");
+    group_out(id);
     nodes_[id.index()].drained = drained;
     mark_changed(id);
+    group_in(id);
   }
 
   /// Number of node ids (removed nodes included).
@@ -286,6 +346,57 @@ class Cluster {
   /// upkeep per allocation or release).
   const std::set<FreeKey>& free_index() const { return free_index_; }
 
+  /// Node groups: the schedulable nodes partitioned by NodeGroupKey, kept up to date by every
+  /// change (allocate, release, reacquire, set_up, set_drained, add_node, remove_node) once
+  /// enabled: O(GPUs log GPUs + log N) per change. Scoring policies whose score depends only on
+  /// the key score each group once (placement/pick.hpp) instead of each node. Enabling builds
+  /// the groups in O(N log N); enabling again with the same options is O(1), with other
+  /// options rebuilds.
+  void enable_node_groups(const NodeGroupOptions& o) {
+    if (group_opts_ && *group_opts_ == o) return;
+    group_opts_ = o;
+    groups_.clear();
+    free_groups_.clear();
+    group_of_key_.clear();
+    node_group_.assign(nodes_.size(), -1);
+    for (std::size_t i = 0; i < nodes_.size(); ++i) group_in(NodeId(std::int32_t(i)));
+  }
+  bool node_groups_enabled() const { return group_opts_.has_value(); }
+  const std::optional<NodeGroupOptions>& node_group_options() const { return group_opts_; }
+  /// Every group slot (skip those with no `ids`). Empty unless enable_node_groups was called.
+  const std::vector<NodeGroup>& node_groups() const { return groups_; }
+  /// The group slot of node `id`, or -1 (not schedulable, or groups not enabled).
+  std::int32_t node_group(NodeId id) const {
+    return id.index() < node_group_.size() ? node_group_[id.index()] : -1;
+  }
+  /// The NodeGroupKey of node `id` now. Throws UnknownNode.
+  NodeGroupKey group_key(NodeId id) const {
+    check_node(id, "Cluster::group_key");
+    const Node& n = nodes_[id.index()];
+    NodeGroupKey k;
+    k.pool = n.pool.value;
+    k.model = n.model;
+    k.gpus = n.gpus;
+    k.cpu_capacity = n.capacity.cpu_milli;
+    k.mem_capacity = n.capacity.mem_mib;
+    k.cpu_free = n.free.cpu_milli;
+    k.mem_free = n.free.mem_mib;
+    const std::int32_t* g = gpu_free_.data() + n.gpu_offset;
+    for (int i = 0; i < n.gpus; ++i) k.gpu_free[std::size_t(i)] = std::int16_t(g[i]);
+    std::sort(k.gpu_free.begin(), k.gpu_free.begin() + n.gpus, std::greater<>());
+    return k;
+  }
+  /// A seeded 53-bit rank of node `id` in free state `free`: splitmix64 over (seed, id, free
+  /// milli-GPU, free milli-vCPU, free MiB). The `random` placement policy's score (over 2^53);
+  /// node groups asked to be `ranked` keep their members by it.
+  static std::uint64_t node_rank(std::uint64_t seed, NodeId id, const Resources& free) {
+    std::uint64_t h = Node::mix64(seed ^ 0x5bd1e995u);
+    for (std::uint64_t v : {std::uint64_t(id.value), std::uint64_t(free.gpu_milli), std::uint64_t(free.cpu_milli),
+                            std::uint64_t(free.mem_mib)})
+      h = Node::mix64(h ^ v);
+    return h >> 11;
+  }
+
   /// Free milli-GPU of GPU `g` of node `id`. Throws UnknownNode; InvalidArgument when `g` is
   /// not in 0 .. node(id).gpus - 1.
   std::int32_t gpu_free(NodeId id, int g) const {
@@ -308,8 +419,10 @@ class Cluster {
     Node& n = nodes_[id.index()];
     if (n.removed) throw InvalidState("Cluster::set_up: node " + n.name + " was removed");
     if (n.up != up) up_capacity_ += up ? n.capacity : Resources{} - n.capacity;
+    group_out(id);
     n.up = up;
     mark_changed(id);
+    group_in(id);
   }
   /// Sum of the capacity of the nodes that are up.
   const Resources& up_capacity() const { return up_capacity_; }
@@ -466,6 +579,7 @@ class Cluster {
   }
   void apply(Node& n, const ReplicaAllocation& a, int sign) {
     mark_changed(a.node);
+    group_out(a.node);
     free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, a.node.value});
     free_index_.emplace(n.free.gpu_milli + sign * a.total_gpu_milli(), n.free.cpu_milli + sign * a.cpu_milli, a.node.value);
     std::int32_t* g = gpu_free_.data() + n.gpu_offset;
@@ -479,6 +593,58 @@ class Cluster {
     }
     Resources d = a.resources();
     if (sign > 0) n.free += d; else n.free -= d;
+    group_in(a.node);
+  }
+  /// Takes node `id` out of its group (no-op when groups are off or it is in none).
+  void group_out(NodeId id) {
+    if (!group_opts_) return;
+    std::int32_t gi = node_group_[id.index()];
+    if (gi < 0) return;
+    node_group_[id.index()] = -1;
+    NodeGroup& g = groups_[std::size_t(gi)];
+    const Node& n = nodes_[id.index()];
+    g.ids.erase(id.value);
+    if (group_opts_->topology) {
+      g.by_switch.erase({n.switch_id, id.value});
+      g.by_rack.erase({n.switch_id, n.rack, id.value});
+    }
+    if (group_opts_->ranked) g.by_rank.erase({NodeGroup::kRankMax - node_rank(group_opts_->rank_seed, id, n.free), id.value});
+    if (g.ids.empty()) {
+      group_of_key_.erase(g.key);
+      g.by_switch.clear();
+      g.by_rack.clear();
+      g.by_rank.clear();
+      free_groups_.push_back(gi);
+    }
+  }
+  /// Puts node `id` into the group of its current key if it is schedulable.
+  void group_in(NodeId id) {
+    if (!group_opts_) return;
+    const Node& n = nodes_[id.index()];
+    if (!n.up || n.drained || n.removed) return;
+    NodeGroupKey k = group_key(id);
+    std::int32_t gi;
+    if (auto it = group_of_key_.find(k); it != group_of_key_.end()) {
+      gi = it->second;
+    } else {
+      if (!free_groups_.empty()) {
+        gi = free_groups_.back();
+        free_groups_.pop_back();
+      } else {
+        gi = std::int32_t(groups_.size());
+        groups_.emplace_back();
+      }
+      groups_[std::size_t(gi)].key = k;
+      group_of_key_.emplace(k, gi);
+    }
+    node_group_[id.index()] = gi;
+    NodeGroup& g = groups_[std::size_t(gi)];
+    g.ids.insert(id.value);
+    if (group_opts_->topology) {
+      g.by_switch.emplace(n.switch_id, id.value);
+      g.by_rack.emplace(n.switch_id, n.rack, id.value);
+    }
+    if (group_opts_->ranked) g.by_rank.emplace(NodeGroup::kRankMax - node_rank(group_opts_->rank_seed, id, n.free), id.value);
   }
 
   std::vector<std::string> models_;
@@ -492,6 +658,12 @@ class Cluster {
   std::vector<char> changed_flag_;
   Resources total_;
   Resources up_capacity_;
+  // Node groups (enable_node_groups): slots, free slots, key -> slot, node -> slot (-1: none).
+  std::optional<NodeGroupOptions> group_opts_;
+  std::vector<NodeGroup> groups_;
+  std::vector<std::int32_t> free_groups_;
+  std::unordered_map<NodeGroupKey, std::int32_t, NodeGroupKey::Hash> group_of_key_;
+  std::vector<std::int32_t> node_group_;
 };
 
 }  // namespace libsched

@@ -30,6 +30,10 @@ struct SchedulerOptions {
   std::string queue_order = "priority-fifo";     ///< order of the waiting queue
   std::string victim_order = "idle-spot-first";  ///< order in which preemption tries victims
   std::string admission = "quota";               ///< may a gang's whole demand start now
+  /// Score every feasible node of every placement instead of using the free-capacity index or
+  /// the policy's node groups (placement/pick.hpp). Same decisions, O(N) per replica: the
+  /// reference the fast paths are tested against. Not a scenario key.
+  bool full_scan_placement = false;
 };
 
 }  // namespace libsched

@@ -24,6 +24,7 @@
 #include "libsched/decisions.hpp"
 #include "libsched/node_policy.hpp"
 #include "libsched/options.hpp"
+#include "libsched/placement/pick.hpp"
 #include "libsched/placement/policy.hpp"
 #include "libsched/plugins/admission.hpp"
 #include "libsched/plugins/queue_order.hpp"
@@ -244,51 +245,11 @@ class Session {
   /// or an invalid id. Nodes are visited in the policy's scan order (PlacementPolicy).
   NodeId pick_node(const ReplicaRequest& q, const NodeFilter& f, Time now, bool ignore_filter) {
     const TaskSpec& s = q.task;
-    const ReplicaShape& r = q.shape;
     const ResourceType cls = q.capacity;
     const Core& core = st;
-    Cluster& cluster = st.cluster_;
-    PlacementPolicy& policy = *st.policy_;
-    NodeId best;
-    double best_score = 0;
-    auto order = policy.scan_order();
-    if (r.num_gpu > 0 && order != PlacementPolicy::ScanOrder::all_nodes) {
-      // The policy's score order is the index order: the first feasible node wins.
-      const auto& idx = cluster.free_index();
-      auto ok = [&](std::int32_t id) {
-        NodeId n(id);
-        return cluster.fits(n, r) && node_eligible(core, s, cls, n, f, now, ignore_filter);
-      };
-      if (order == PlacementPolicy::ScanOrder::least_free_first) {
-        for (auto it = idx.lower_bound({r.total_gpu_milli(), r.cpu_milli, -1}); it != idx.end(); ++it)
-          if (ok(std::get<2>(*it))) return NodeId(std::get<2>(*it));
-        return NodeId();
-      }
-      // most_free_first: groups of equal (GPU, vCPU) from the top, each in ascending id order.
-      auto group_end = idx.end();
-      while (group_end != idx.begin()) {
-        auto last = std::prev(group_end);
-        if (std::get<0>(*last) < r.total_gpu_milli()) break;
-        auto group_begin = idx.lower_bound({std::get<0>(*last), std::get<1>(*last), -1});
-        for (auto it = group_begin; it != group_end; ++it)
-          if (ok(std::get<2>(*it))) return NodeId(std::get<2>(*it));
-        group_end = group_begin;
-      }
-      return NodeId();
-    }
-    bool first_wins = policy.first_feasible_wins();
-    for (std::size_t i = 0, n = cluster.size(); i < n; ++i) {
-      NodeId id(static_cast<std::int32_t>(i));
-      if (!cluster.fits(id, r)) continue;
-      if (!node_eligible(core, s, cls, id, f, now, ignore_filter)) continue;
-      if (first_wins) return id;
-      double sc = policy.score(cluster, id, q);
-      if (!best.valid() || sc > best_score) {
-        best = id;
-        best_score = sc;
-      }
-    }
-    return best;
+    auto group_ok = [&](NodeId n) { return pool_ok(core, s, cls, core.cluster_.node(n)); };
+    auto node_ok = [&](NodeId n) { return node_eligible(core, s, cls, n, f, now, ignore_filter); };
+    return placement::pick_node(st.cluster_, *st.policy_, q, NodeCheck(group_ok, node_ok), st.options_.full_scan_placement);
   }
 
   /// Places every replica of option `opt` of `s` (task `t`, or a relaxed copy of its spec) on

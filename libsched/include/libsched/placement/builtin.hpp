@@ -18,6 +18,7 @@
 
 
 #include "libsched/fragmentation.hpp"
+#include "libsched/placement/pick.hpp"
 #include "libsched/placement/policy.hpp"
 
 namespace libsched::placement {
@@ -44,7 +45,7 @@ inline double leftover(const Cluster& c, NodeId id, const ReplicaShape& r) {
 
 /// best-fit: the node left with the least free GPU (milli-GPU) after placement, then the least
 /// free vCPU (CPU-only replicas: least vCPU, then least memory). score = -leftover.
-class BestFit final : public ShapeScore<BestFit> {
+class BestFit final : public StateScore<BestFit> {
  public:
   std::string_view name() const override { return "best-fit"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return -detail::leftover(c, id, r); }
@@ -52,7 +53,7 @@ class BestFit final : public ShapeScore<BestFit> {
 };
 
 /// worst-fit: the node left with the most free capacity (spreads load). score = +leftover.
-class WorstFit final : public ShapeScore<WorstFit> {
+class WorstFit final : public StateScore<WorstFit> {
  public:
   std::string_view name() const override { return "worst-fit"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override { return detail::leftover(c, id, r); }
@@ -62,7 +63,7 @@ class WorstFit final : public ShapeScore<WorstFit> {
 /// dot-product (Tetris, Grandl et al., SIGCOMM'14): alignment of the request with the free
 /// capacity, both normalised by node capacity: score = sum_d (r_d / C_d) * (f_d / C_d)
 /// over d in {GPU, vCPU, memory}.
-class DotProduct final : public ShapeScore<DotProduct> {
+class DotProduct final : public StateScore<DotProduct> {
  public:
   std::string_view name() const override { return "dot-product"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
@@ -78,7 +79,7 @@ class DotProduct final : public ShapeScore<DotProduct> {
 /// tiers, (2) a node with a partly used GPU that can take this share, (1) a node already
 /// running something (some GPU used), (0) an idle node; within a tier, best-fit.
 /// score = tier * 1e15 - leftover.
-class GpuPacking final : public ShapeScore<GpuPacking> {
+class GpuPacking final : public StateScore<GpuPacking> {
  public:
   std::string_view name() const override { return "gpu-packing"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
@@ -98,7 +99,7 @@ class GpuPacking final : public ShapeScore<GpuPacking> {
 /// together: a share prefers a node with a partly used GPU whose used milli is a multiple of
 /// the share (same-size shares already there); whole-GPU replicas prefer nodes with no shared
 /// GPU. score = same_kind * 1e15 - leftover.
-class GpuClustering final : public ShapeScore<GpuClustering> {
+class GpuClustering final : public StateScore<GpuClustering> {
  public:
   std::string_view name() const override { return "gpu-clustering"; }
   double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
@@ -120,36 +121,50 @@ class GpuClustering final : public ShapeScore<GpuClustering> {
 };
 
 /// random: a uniformly random feasible node, seeded. The score is a pure function of
-/// (seed, node id, the node's free capacity, the request, the replica's index in the gang),
-/// hashed with splitmix64 into [0, 1): so for a given cluster state every feasible node is
-/// equally likely to win across seeds, a seed always gives the same decisions, and calls that
-/// only look (explain(), backfill reservations, rolled-back trials) never perturb later
-/// decisions, which a stateful generator (one draw per score() call) would.
+/// (seed, node id, the node's free milli-GPU, milli-vCPU and MiB): Cluster::node_rank, a
+/// splitmix64 hash, over 2^53, in [0, 1). So for a given cluster state every feasible node is
+/// equally likely to win across seeds; a node draws a new rank whenever its free capacity
+/// changes (a replica placed on it, one released); a seed always gives the same decisions;
+/// and calls that only look (explain(), backfill reservations, rolled-back trials) never
+/// perturb later decisions, which a stateful generator (one draw per score() call) would.
+/// Fast path: the cluster's node groups keep their members by this rank (NodeGroupOptions::
+/// ranked), so the winner is the best-ranked eligible member of one of the groups that fit:
+/// O(groups) per replica.
 class Random final : public ShapeScore<Random> {
  public:
   explicit Random(std::uint64_t seed) : seed_(seed) {}
   std::string_view name() const override { return "random"; }
-  void begin_gang(const Cluster&) override { index_ = 0; }
-  void replica_placed(const Cluster&, const ReplicaAllocation&) override { ++index_; }
-  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
-    const Node& n = c.node(id);
-    std::uint64_t h = mix(seed_ ^ 0x5bd1e995u);
-    for (std::uint64_t v : {std::uint64_t(id.value), std::uint64_t(n.free.gpu_milli), std::uint64_t(n.free.cpu_milli),
-                            std::uint64_t(n.free.mem_mib), std::uint64_t(r.num_gpu), std::uint64_t(r.gpu_milli),
-                            std::uint64_t(r.cpu_milli), std::uint64_t(r.mem_mib), index_})
-      h = mix(h ^ v);
-    return double(h >> 11) * 0x1.0p-53;
+  double score(const Cluster& c, NodeId id, const ReplicaShape&) override {
+    return double(Cluster::node_rank(seed_, id, c.node(id).free)) * 0x1.0p-53;
+  }
+  std::optional<NodeGroupOptions> node_groups() const override {
+    NodeGroupOptions o;
+    o.ranked = true;
+    o.rank_seed = seed_;
+    return o;
+  }
+  NodeId pick_grouped(const Cluster& c, const ReplicaRequest& q, const NodeCheck& check) override {
+    Best best;
+    for (const NodeGroup& g : c.node_groups()) {
+      if (g.ids.empty()) continue;
+      const NodeId rep(*g.ids.begin());
+      if (!c.fits(rep, q.shape) || !check.group_ok(rep)) continue;
+      // Members by descending rank, then ascending id: the first eligible one is the group's
+      // best; stop as soon as none left can beat `best`.
+      for (const auto& [inv, id] : g.by_rank) {
+        const double sc = double(NodeGroup::kRankMax - inv) * 0x1.0p-53;
+        if (!best.beaten_by(sc, id)) break;
+        if (check.node_ok(NodeId(id))) {
+          best = Best{NodeId(id), sc};
+          break;
+        }
+      }
+    }
+    return best.id;
   }
 
  private:
-  static std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-  }
   std::uint64_t seed_;
-  std::uint64_t index_ = 0;
 };
 
 /// fgd (Fragmentation Gradient Descent, Weng et al., USENIX ATC'23): the node whose expected
@@ -159,9 +174,9 @@ class Random final : public ShapeScore<Random> {
 ///
 /// F_n(M) depends only on the node's state (GPU model, free vCPU and memory, and the multiset
 /// of per-GPU free milli-GPU), so values are memoised by that state: clusters have many nodes
-/// in identical states, which makes a decision cost O(nodes) hash look-ups instead of
-/// O(nodes x |M| x GPUs) arithmetic.
-class Fgd final : public ShapeScore<Fgd> {
+/// in identical states. The scheduler scores each node group once (StateScore), and the memo
+/// keeps repeated decisions to one hash look-up per group.
+class Fgd final : public StateScore<Fgd> {
  public:
   explicit Fgd(WorkloadDistribution w) : workload_(std::move(w)) {}
   std::string_view name() const override { return "fgd"; }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,12 +26,35 @@ struct ReplicaRequest {
   ResourceType capacity = ResourceType::reserved;  ///< the capacity class being tried
 };
 
+/// Which nodes a replica may use besides fit (pool, idle stability, node policies): a
+/// non-owning view of two predicates. `group_ok(n)` must depend only on what node `n` shares
+/// with its node group (its pool); `node_ok(n)` is the whole rule for node `n` and implies
+/// group_ok(n). Fit (Cluster::fits) is checked separately.
+class NodeCheck {
+ public:
+  /// `group` and `node` must outlive the NodeCheck.
+  template <class G, class N>
+  NodeCheck(const G& group, const N& node)
+      : g_(&group), n_(&node),
+        gf_([](const void* p, NodeId id) { return bool((*static_cast<const G*>(p))(id)); }),
+        nf_([](const void* p, NodeId id) { return bool((*static_cast<const N*>(p))(id)); }) {}
+  bool group_ok(NodeId rep) const { return gf_(g_, rep); }
+  bool node_ok(NodeId id) const { return nf_(n_, id); }
+
+ private:
+  const void* g_;
+  const void* n_;
+  bool (*gf_)(const void*, NodeId);
+  bool (*nf_)(const void*, NodeId);
+};
+
 /// Scores candidate nodes for one replica at a time.
 ///
 /// Contract: the scheduler calls begin_gang() once per gang trial (per candidate option), then
 /// for each replica (master/head first) calls score() for every node that passes the filters
 /// and fits the replica, in node-id order, and places the replica on the node with the highest
-/// score (ties: the lowest node id), then calls replica_placed(). score() must not modify the
+/// score (ties: the lowest node id), then calls replica_placed(). (That is the rule; the
+/// scheduler may find the same winner with fewer score() calls: scan_order(), node_groups().) score() must not modify the
 /// cluster, and must be a pure function of its arguments and of what begin_gang() /
 /// replica_placed() told the policy (explain() and reservations call it on what-ifs).
 /// Complexity of score() should be O(GPUs per node) (fgd: O(GPUs x task types)).
@@ -66,6 +90,17 @@ class PlacementPolicy {
   /// lexicographically, and equal for equal keys.
   enum class ScanOrder { all_nodes, least_free_first, most_free_first };
   virtual ScanOrder scan_order() const { return ScanOrder::all_nodes; }
+
+  /// Optional fast path for `all_nodes` policies. A policy that returns node group options
+  /// here promises that pick_grouped() returns exactly the node the full scan would (the
+  /// feasible node with the highest score, ties to the lowest id), in time that depends on the
+  /// number of node groups (Cluster::enable_node_groups) rather than on the number of nodes.
+  /// The scheduler then enables those groups on its cluster and calls pick_grouped() instead
+  /// of scoring every node (SchedulerOptions::full_scan_placement turns this off).
+  virtual std::optional<NodeGroupOptions> node_groups() const { return std::nullopt; }
+  /// The full scan's winner for `q` among the nodes with check.node_ok and Cluster::fits, or an
+  /// invalid id; `c` has node groups enabled with node_groups(). Default: none.
+  virtual NodeId pick_grouped(const Cluster&, const ReplicaRequest&, const NodeCheck&) { return NodeId(); }
 };
 
 namespace placement {

@@ -4,9 +4,11 @@
 // registered in PlacementRegistry::builtin() as "topology" (libsched/src/builtin_registry.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -89,6 +91,57 @@ class Topology final : public ShapeScore<Topology> {
     double d = 0;
     for (NodeId p : placed_) d += distance(c, p, id);
     return -d * 1e15 - detail::leftover(c, id, r);
+  }
+  /// Fast path: node groups that also order members by switch and by rack. A node's hop sum
+  /// to the placed replicas depends only on where it sits: far from all of them (6 hops to
+  /// each), in a placed replica's switch, in its rack, or on its node. So the winner is the best
+  /// of: every group at the far sum, every group within each placed switch at that switch's
+  /// sum, within each placed rack at that rack's sum, and each placed node scored itself. A
+  /// node offered at a shallower level gets a sum at least its own (a lower score, -d x 1e15
+  /// being monotone), so the maximum and its lowest id are the full scan's.
+  /// O(groups x (placed switches + placed racks) x log N).
+  std::optional<NodeGroupOptions> node_groups() const override {
+    NodeGroupOptions o;
+    o.topology = true;
+    return o;
+  }
+  NodeId pick_grouped(const Cluster& c, const ReplicaRequest& q, const NodeCheck& check) override {
+    const ReplicaShape& r = q.shape;
+    Best best;
+    // The same expression as score(), with the hop sum given.
+    auto at = [&](double d) { return [&c, &r, d](NodeId rep) { return -d * 1e15 - detail::leftover(c, rep, r); }; };
+    double far = 0;
+    for (std::size_t i = 0; i < placed_.size(); ++i) far += 6;
+    best_in_groups(c, r, check, GroupScope{}, at(far), best);
+    std::vector<std::int32_t> switches;
+    std::vector<std::pair<std::int32_t, std::int32_t>> racks;
+    std::vector<NodeId> nodes;
+    for (NodeId p : placed_) {
+      const Node& n = c.node(p);
+      if (std::find(switches.begin(), switches.end(), n.switch_id) == switches.end()) switches.push_back(n.switch_id);
+      if (std::find(racks.begin(), racks.end(), std::make_pair(n.switch_id, n.rack)) == racks.end())
+        racks.emplace_back(n.switch_id, n.rack);
+      if (std::find(nodes.begin(), nodes.end(), p) == nodes.end()) nodes.push_back(p);
+    }
+    for (std::int32_t sw : switches) {
+      double d = 0;
+      for (NodeId p : placed_) d += c.node(p).switch_id == sw ? 4 : 6;
+      best_in_groups(c, r, check, GroupScope{GroupScope::Kind::in_switch, sw, 0}, at(d), best);
+    }
+    for (const auto& [sw, rack] : racks) {
+      double d = 0;
+      for (NodeId p : placed_) {
+        const Node& n = c.node(p);
+        d += n.switch_id != sw ? 6 : n.rack != rack ? 4 : 2;
+      }
+      best_in_groups(c, r, check, GroupScope{GroupScope::Kind::in_rack, sw, rack}, at(d), best);
+    }
+    for (NodeId x : nodes) {
+      if (!c.fits(x, r) || !check.node_ok(x)) continue;
+      const double sc = score(c, x, r);
+      if (best.beaten_by(sc, x.value)) best = Best{x, sc};
+    }
+    return best.id;
   }
   /// Hops between two nodes: 0 same node, 2 same rack, 4 same switch, else 6.
   double distance(const Cluster& c, NodeId a, NodeId b) {

@@ -1,0 +1,359 @@
+// The placement fast paths (placement/pick.hpp: the free-capacity index of best-fit and
+// worst-fit, the node groups of the scoring policies) pick exactly the node the full scan
+// picks (highest score, ties to the lowest id), and the node groups stay what a rebuild gives.
+// Seeded random clusters, states, eligibility and replica shapes (Boost.Random mt19937), all
+// nine built-in policies; a failing seed is printed (INFO).
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "builders.hpp"
+#include "libsched/placement/pick.hpp"
+
+using namespace libsched;
+using namespace libsched::testing;
+
+namespace {
+
+class Gen {
+ public:
+  explicit Gen(std::uint32_t seed) : rng_(seed) {}
+  std::int64_t range(std::int64_t lo, std::int64_t hi) {  // inclusive
+    return boost::random::uniform_int_distribution<std::int64_t>(lo, hi)(rng_);
+  }
+  bool chance(int percent) { return range(0, 99) < percent; }
+  template <class T>
+  T pick(const std::vector<T>& v) { return v[std::size_t(range(0, std::int64_t(v.size()) - 1))]; }
+
+ private:
+  boost::random::mt19937 rng_;
+};
+
+ReplicaShape random_shape(Gen& g, const Cluster& c) {
+  ReplicaShape r;
+  auto kind = g.range(0, 9);
+  if (kind == 0) {
+    r.num_gpu = 0;
+  } else if (kind <= 3) {
+    r.num_gpu = 1;
+    r.gpu_milli = std::int32_t(g.pick(std::vector<std::int64_t>{100, 200, 250, 300, 500, 700, 900}));
+  } else {
+    r.num_gpu = std::int32_t(g.pick(std::vector<std::int64_t>{1, 1, 2, 4, 8}));
+  }
+  r.cpu_milli = g.range(0, 16) * 1000;
+  r.mem_mib = g.range(0, 64) * kMibPerGib;
+  if (r.num_gpu > 0 && g.chance(25)) r.models = c.model_bit(std::int32_t(g.range(0, std::int64_t(c.models().size()) - 1)));
+  return r;
+}
+
+/// A random cluster: few distinct node specs (so groups have several members), 1-3 pools,
+/// racks and switches that collide, a random fill, and some down, drained and removed nodes.
+Cluster random_cluster(Gen& g) {
+  Cluster c;
+  auto pools = g.range(1, 3);
+  for (std::int64_t p = 0; p < pools; ++p) c.add_pool(fmt::format("p{}", p), g.chance(70) ? PoolKind::shared : PoolKind::dedicated);
+  c.intern_model("A100");
+  c.intern_model("H100");
+  const auto nodes = g.range(1, 120);
+  const auto racks = g.range(1, 8);
+  for (std::int64_t i = 0; i < nodes; ++i) {
+    NodeDesc d;
+    d.name = fmt::format("n{}", i);
+    d.pool = PoolId(std::int32_t(g.range(0, pools - 1)));
+    auto kind = g.range(0, 9);
+    d.gpu_model = kind == 0 ? "" : kind < 6 ? "A100" : "H100";
+    d.gpus = kind == 0 ? 0 : std::int32_t(g.pick(std::vector<std::int64_t>{2, 4, 8, 8}));
+    d.cpu_milli = g.pick(std::vector<std::int64_t>{32, 64, 96}) * 1000;
+    d.mem_mib = g.pick(std::vector<std::int64_t>{256, 512}) * kMibPerGib;
+    d.rack = std::int32_t(g.range(0, racks - 1));
+    d.switch_id = std::int32_t(g.range(0, 2));
+    c.add_node(d);
+  }
+  return c;
+}
+
+/// Random allocations (whole GPUs, shares, CPU-only) on random nodes; returns them.
+std::vector<ReplicaAllocation> random_fill(Gen& g, Cluster& c, int n) {
+  std::vector<ReplicaAllocation> out;
+  for (int i = 0; i < n; ++i) {
+    NodeId id(std::int32_t(g.range(0, std::int64_t(c.size()) - 1)));
+    ReplicaShape r = random_shape(g, c);
+    if (c.fits(id, r)) out.push_back(c.allocate(id, r));
+  }
+  return out;
+}
+
+/// Random node-level changes: down/up, drain/undrain, remove (when empty), add.
+void random_node_changes(Gen& g, Cluster& c, std::vector<Cluster*> also = {}) {
+  auto apply = [&](auto&& f) {
+    f(c);
+    for (Cluster* o : also) f(*o);
+  };
+  for (int k = 0; k < 3; ++k) {
+    NodeId id(std::int32_t(g.range(0, std::int64_t(c.size()) - 1)));
+    const Node& n = c.node(id);
+    if (n.removed) continue;
+    const bool up = n.up, drained = n.drained, empty = n.free == n.capacity;
+    switch (g.range(0, 4)) {
+      case 0: apply([&](Cluster& x) { x.set_up(id, !up); }); break;
+      case 1: apply([&](Cluster& x) { x.set_drained(id, !drained); }); break;
+      case 2:
+        if (empty) apply([&](Cluster& x) { x.remove_node(id); });
+        break;
+      case 3: {
+        NodeDesc d;
+        d.name = fmt::format("added{}", c.size());
+        d.pool = PoolId(0);
+        d.gpu_model = "A100";
+        d.gpus = 8;
+        d.cpu_milli = 96'000;
+        d.mem_mib = 512 * kMibPerGib;
+        d.rack = std::int32_t(g.range(0, 3));
+        apply([&](Cluster& x) { x.add_node(d); });
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
+/// The node groups of `c` equal a rebuild: every schedulable node is in exactly the group of
+/// its key, in every order kept; no other node is in any group. "" when they do.
+std::string check_groups(const Cluster& c) {
+  const auto& opts = *c.node_group_options();
+  std::size_t members = 0;
+  for (std::size_t gi = 0; gi < c.node_groups().size(); ++gi) {
+    const NodeGroup& g = c.node_groups()[gi];
+    members += g.ids.size();
+    if (opts.topology && (g.by_switch.size() != g.ids.size() || g.by_rack.size() != g.ids.size()))
+      return fmt::format("group {}: topology orders out of step", gi);
+    if (opts.ranked && g.by_rank.size() != g.ids.size()) return fmt::format("group {}: rank order out of step", gi);
+    for (std::int32_t id : g.ids) {
+      if (!(c.group_key(NodeId(id)) == g.key)) return fmt::format("node {} in group {} of another key", id, gi);
+      if (c.node_group(NodeId(id)) != std::int32_t(gi)) return fmt::format("node {} not mapped to group {}", id, gi);
+    }
+  }
+  std::size_t schedulable = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const Node& n = c.nodes()[i];
+    bool s = n.up && !n.drained && !n.removed;
+    schedulable += s;
+    if (s != (c.node_group(NodeId(std::int32_t(i))) >= 0)) return fmt::format("node {} schedulable {} but grouped {}", i, s, !s);
+  }
+  if (members != schedulable) return fmt::format("{} members for {} schedulable nodes", members, schedulable);
+  return {};
+}
+
+const std::vector<std::string> kPolicies{"best-fit", "dot-product", "fgd", "first-fit", "gpu-clustering",
+                                         "gpu-packing", "random", "topology", "worst-fit"};
+
+}  // namespace
+
+TEST_CASE("every policy's fast path picks the full scan's node and GPUs on random clusters and shapes") {
+  int compared = 0, placed = 0, grouped_policies = 0;
+  for (std::uint32_t seed = 1; seed <= 300; ++seed) {
+    INFO("seed " << seed);
+    Gen g(seed);
+    Cluster base = random_cluster(g);
+    random_fill(g, base, int(g.range(0, 3 * std::int64_t(base.size()))));
+    random_node_changes(g, base);
+    PolicyContext ctx;
+    ctx.seed = seed;
+    if (g.chance(50)) {
+      std::vector<ReplicaShape> w;
+      for (int i = 0; i < 3; ++i) w.push_back(random_shape(g, base));
+      ctx.workload = WorkloadDistribution::from_shapes(w);
+    }
+    for (const auto& name : kPolicies) {
+      INFO("policy " << name);
+      auto fast = PlacementRegistry::builtin().create(name, ctx);
+      auto ref = PlacementRegistry::builtin().create(name, ctx);
+      grouped_policies += fast->node_groups().has_value();
+      Cluster fc = base, rc = base;  // the fast path's cluster (groups on) and the reference's
+      // Eligibility: a pool rule (group level) and a random per-node block list.
+      const PoolId want = g.chance(30) ? PoolId(std::int32_t(g.range(0, std::int64_t(base.pools().size()) - 1))) : PoolId();
+      std::vector<char> blocked(base.size() + 16, 0);
+      if (g.chance(40))
+        for (auto& b : blocked) b = char(g.chance(30));
+      auto group_ok = [&](NodeId n) { return !want.valid() || fc.node(n).pool == want; };
+      auto node_ok = [&](NodeId n) { return group_ok(n) && !blocked[n.index()]; };
+      NodeCheck check(group_ok, node_ok);
+      TaskSpec t;
+      t.name = "t";
+      for (int gang = 0; gang < 3; ++gang) {
+        fast->begin_gang(fc);
+        ref->begin_gang(rc);
+        const ReplicaShape shape = random_shape(g, base);
+        const int replicas = int(g.range(1, 6));
+        std::vector<ReplicaAllocation> fa, ra;
+        for (int i = 0; i < replicas; ++i) {
+          ReplicaRequest q{shape, t, TaskId(), i};
+          NodeId want_node = placement::pick_full_scan(rc, *ref, q, check);
+          NodeId got = placement::pick_node(fc, *fast, q, check);
+          if (got != want_node) {
+            auto show = [&](NodeId n, PlacementPolicy& pol, const Cluster& cc) {
+              return n.valid() ? fmt::format("{} score {} group {}", n.value, pol.score(cc, n, q), fc.node_group(n)) : std::string("none");
+            };
+            UNSCOPED_INFO("fast " << show(got, *fast, fc) << " ref " << show(want_node, *ref, rc) << " shape " << shape.num_gpu << "x"
+                                  << shape.gpu_milli << " cpu " << shape.cpu_milli << " replica " << i);
+          }
+          REQUIRE(got == want_node);
+          ++compared;
+          if (!got.valid()) break;
+          fa.push_back(fc.allocate(got, shape));
+          ra.push_back(rc.allocate(want_node, shape));
+          REQUIRE(fa.back().gpu_mask == ra.back().gpu_mask);
+          fast->replica_placed(fc, fa.back());
+          ref->replica_placed(rc, ra.back());
+          ++placed;
+        }
+        // Release part of what was placed (the groups follow), change some nodes.
+        for (std::size_t k = 0; k < fa.size(); ++k)
+          if (g.chance(40)) {
+            fc.release(fa[k]);
+            rc.release(ra[k]);
+          }
+        random_node_changes(g, fc, {&rc});
+        if (fc.node_groups_enabled()) REQUIRE(check_groups(fc).empty());
+      }
+    }
+  }
+  CHECK(compared > 5000);
+  CHECK(placed > 3000);
+  CHECK(grouped_policies == 300 * 8);  // every policy but first-fit has node groups
+}
+
+TEST_CASE("node groups stay equal to a rebuild through allocate, release, rollback and node changes") {
+  for (std::uint32_t seed = 1; seed <= 200; ++seed) {
+    INFO("seed " << seed);
+    Gen g(seed);
+    Cluster c = random_cluster(g);
+    NodeGroupOptions o;
+    o.topology = g.chance(50);
+    o.ranked = g.chance(50);
+    o.rank_seed = seed;
+    c.enable_node_groups(o);
+    REQUIRE(check_groups(c).empty());
+    QuotaBook quotas;
+    for (int step = 0; step < 10; ++step) {
+      auto held = random_fill(g, c, int(g.range(0, 20)));
+      REQUIRE(check_groups(c).empty());
+      {
+        Transaction tx(c, quotas);
+        for (int k = 0; k < 5; ++k) {
+          NodeId id(std::int32_t(g.range(0, std::int64_t(c.size()) - 1)));
+          ReplicaShape r = random_shape(g, c);
+          if (c.fits(id, r)) tx.allocate(id, r);
+        }
+        if (!held.empty() && g.chance(50)) {
+          tx.release(held.back());
+          held.pop_back();
+        }
+      }  // rolled back
+      REQUIRE(check_groups(c).empty());
+      for (const auto& a : held)
+        if (g.chance(50)) c.release(a);
+      random_node_changes(g, c);
+      REQUIRE(check_groups(c).empty());
+    }
+    // A copy keeps its own, equal groups.
+    Cluster copy = c;
+    REQUIRE(check_groups(copy).empty());
+  }
+}
+
+TEST_CASE("scheduler decisions are the same with and without the placement fast paths") {
+  // Whole schedule() runs (gangs, classes, pools, quotas, node policies, idle capacity,
+  // preemption): the same seed with full_scan_placement on and off starts the same tasks on
+  // the same nodes and GPUs at every step.
+  std::size_t decisions = 0;
+  for (std::uint32_t seed = 1; seed <= 120; ++seed) {
+    INFO("seed " << seed);
+    const std::string policy = kPolicies[seed % kPolicies.size()];
+    INFO("policy " << policy);
+    auto run = [&](bool full_scan) {
+      Gen g(seed);
+      Cluster c = random_cluster(g);
+      SchedulerOptions o;
+      o.placement = policy;
+      o.seed = seed;
+      o.full_scan_placement = full_scan;
+      o.idle_stability_medium = 30'000;
+      Scheduler s(c, o);
+      if (g.chance(40)) {
+        NodePolicy p;
+        p.name = "block";
+        p.type = g.chance(50) ? NodePolicyType::node_not_in : NodePolicyType::node_in;
+        p.scope = PolicyScope::tenant;
+        p.tenant = "default";
+        for (int k = 0; k < 20; ++k) p.nodes.push_back(NodeId(std::int32_t(g.range(0, std::int64_t(c.size()) - 1))));
+        s.add_node_policy(p);
+      }
+      std::vector<TaskId> ids;
+      for (int i = 0; i < 40; ++i) {
+        TaskSpec t;
+        t.name = fmt::format("t{:02}", i);
+        t.user = "u";
+        auto rt = g.range(0, 9);
+        t.resource_type = rt < 5 ? ResourceType::pay_as_you_go : rt < 7 ? ResourceType::spot : ResourceType::idle;
+        if (t.resource_type == ResourceType::idle) t.idle_stability = g.chance(50) ? IdleStability::medium : IdleStability::low;
+        if (!t.is_idle()) t.priority = std::int32_t(g.range(1, 9));
+        t.workers = std::int32_t(g.range(0, 4));
+        t.options.push_back(GangOption{"x", random_shape(g, c), random_shape(g, c)});
+        ids.push_back(s.add_task(t));
+      }
+      std::vector<std::string> log;
+      Time now = 0;
+      for (int step = 0; step < 15; ++step) {
+        for (std::size_t i = 0; i < ids.size(); ++i)
+          if (!s.is_running(ids[i]) && !s.is_waiting(ids[i]) && g.chance(30)) s.enqueue(ids[i], now);
+        ScheduleResult r = s.schedule(now);
+        for (TaskId t : r.started)
+          for (const auto& a : s.placement_of(t)->replicas) log.push_back(fmt::format("{} {} {} {}", now, t.value, a.node.value, a.gpu_mask));
+        for (const auto& p : r.preemptions) log.push_back(fmt::format("{} preempt {}", now, p.victim.value));
+        std::vector<TaskId> running(s.running().begin(), s.running().end());
+        for (TaskId t : running)
+          if (g.chance(25)) s.release(t, now);
+        now += g.range(1, 60) * 1000;
+      }
+      return log;
+    };
+    auto fast = run(false);
+    auto full = run(true);
+    decisions += full.size();
+    REQUIRE(fast == full);
+  }
+  CHECK(decisions > 5000);
+}
+
+TEST_CASE("random picks every feasible node about equally often across seeds") {
+  // 40 identical nodes, one replica: the winner over 4,000 seeds is spread over all of them.
+  Cluster c = make_cluster().nodes("n", 40).build();
+  std::map<std::int32_t, int> wins;
+  TaskSpec t;
+  ReplicaShape r = gpus(1);
+  for (std::uint64_t seed = 1; seed <= 4000; ++seed) {
+    PolicyContext ctx;
+    ctx.seed = seed;
+    auto p = PlacementRegistry::builtin().create("random", ctx);
+    Cluster x = c;
+    auto all = [](NodeId) { return true; };
+    NodeCheck check(all, all);
+    p->begin_gang(x);
+    ++wins[placement::pick_node(x, *p, ReplicaRequest{r, t, TaskId(), 0}, check).value];
+  }
+  REQUIRE(wins.size() == 40);
+  for (const auto& [node, n] : wins) {
+    INFO("node " << node);
+    CHECK(n > 50);   // expected 100
+    CHECK(n < 160);
+  }
+}
