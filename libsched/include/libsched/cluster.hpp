@@ -158,8 +158,6 @@ inline void free_after(const std::int32_t* g, std::int32_t gpus, const ReplicaSh
 /// What Cluster's node groups keep besides the members in id order (Cluster::enable_node_groups).
 struct NodeGroupOptions {
   bool topology = false;          ///< members also by (switch, id) and by (switch, rack, id)
-  bool ranked = false;            ///< members also by descending Cluster::node_rank(rank_seed, ...), then id
-  std::uint64_t rank_seed = 0;
   friend bool operator==(const NodeGroupOptions&, const NodeGroupOptions&) = default;
 };
 
@@ -203,8 +201,6 @@ struct NodeGroup {
   std::set<std::int32_t> ids;
   std::set<std::pair<std::int32_t, std::int32_t>> by_switch;                    ///< (switch, id)
   std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t>> by_rack;       ///< (switch, rack, id)
-  std::set<std::pair<std::uint64_t, std::int32_t>> by_rank;                     ///< (kRankMax - rank, id)
-  static constexpr std::uint64_t kRankMax = (std::uint64_t{1} << 53) - 1;
 };
 
 /// The cluster: interned GPU models, pools and nodes with free capacity.
@@ -385,16 +381,6 @@ class Cluster {
     for (int i = 0; i < n.gpus; ++i) k.gpu_free[std::size_t(i)] = std::int16_t(g[i]);
     std::sort(k.gpu_free.begin(), k.gpu_free.begin() + n.gpus, std::greater<>());
     return k;
-  }
-  /// A seeded 53-bit rank of node `id` in free state `free`: splitmix64 over (seed, id, free
-  /// milli-GPU, free milli-vCPU, free MiB). The `random` placement policy's score (over 2^53);
-  /// node groups asked to be `ranked` keep their members by it.
-  static std::uint64_t node_rank(std::uint64_t seed, NodeId id, const Resources& free) {
-    std::uint64_t h = Node::mix64(seed ^ 0x5bd1e995u);
-    for (std::uint64_t v : {std::uint64_t(id.value), std::uint64_t(free.gpu_milli), std::uint64_t(free.cpu_milli),
-                            std::uint64_t(free.mem_mib)})
-      h = Node::mix64(h ^ v);
-    return h >> 11;
   }
 
   /// Free milli-GPU of GPU `g` of node `id`. Throws UnknownNode; InvalidArgument when `g` is
@@ -608,12 +594,10 @@ class Cluster {
       g.by_switch.erase({n.switch_id, id.value});
       g.by_rack.erase({n.switch_id, n.rack, id.value});
     }
-    if (group_opts_->ranked) g.by_rank.erase({NodeGroup::kRankMax - node_rank(group_opts_->rank_seed, id, n.free), id.value});
     if (g.ids.empty()) {
       group_of_key_.erase(g.key);
       g.by_switch.clear();
       g.by_rack.clear();
-      g.by_rank.clear();
       free_groups_.push_back(gi);
     }
   }
@@ -644,7 +628,6 @@ class Cluster {
       g.by_switch.emplace(n.switch_id, id.value);
       g.by_rack.emplace(n.switch_id, n.rack, id.value);
     }
-    if (group_opts_->ranked) g.by_rank.emplace(NodeGroup::kRankMax - node_rank(group_opts_->rank_seed, id, n.free), id.value);
   }
 
   std::vector<std::string> models_;

@@ -121,50 +121,40 @@ class GpuClustering final : public StateScore<GpuClustering> {
 };
 
 /// random: a uniformly random feasible node, seeded. The score is a pure function of
-/// (seed, node id, the node's free milli-GPU, milli-vCPU and MiB): Cluster::node_rank, a
-/// splitmix64 hash, over 2^53, in [0, 1). So for a given cluster state every feasible node is
-/// equally likely to win across seeds; a node draws a new rank whenever its free capacity
-/// changes (a replica placed on it, one released); a seed always gives the same decisions;
-/// and calls that only look (explain(), backfill reservations, rolled-back trials) never
-/// perturb later decisions, which a stateful generator (one draw per score() call) would.
-/// Fast path: the cluster's node groups keep their members by this rank (NodeGroupOptions::
-/// ranked), so the winner is the best-ranked eligible member of one of the groups that fit:
-/// O(groups) per replica.
+/// (seed, node id, the node's free capacity, the request, the replica's index in the gang),
+/// hashed with splitmix64 into [0, 1): so for a given cluster state every feasible node is
+/// equally likely to win across seeds, a seed always gives the same decisions, and calls that
+/// only look (explain(), backfill reservations, rolled-back trials) never perturb later
+/// decisions, which a stateful generator (one draw per score() call) would.
+/// Cost: a full scan, O(nodes) per replica. The score depends on the request and the replica's
+/// index, so node groups cannot keep their members in a fixed rank order; a node-state-only
+/// rank (which would make it O(groups)) makes consecutive decisions pick the same next node,
+/// a first-fit over a random order that packs like a scoring policy (docs/scheduler.md).
 class Random final : public ShapeScore<Random> {
  public:
   explicit Random(std::uint64_t seed) : seed_(seed) {}
   std::string_view name() const override { return "random"; }
-  double score(const Cluster& c, NodeId id, const ReplicaShape&) override {
-    return double(Cluster::node_rank(seed_, id, c.node(id).free)) * 0x1.0p-53;
-  }
-  std::optional<NodeGroupOptions> node_groups() const override {
-    NodeGroupOptions o;
-    o.ranked = true;
-    o.rank_seed = seed_;
-    return o;
-  }
-  NodeId pick_grouped(const Cluster& c, const ReplicaRequest& q, const NodeCheck& check) override {
-    Best best;
-    for (const NodeGroup& g : c.node_groups()) {
-      if (g.ids.empty()) continue;
-      const NodeId rep(*g.ids.begin());
-      if (!c.fits(rep, q.shape) || !check.group_ok(rep)) continue;
-      // Members by descending rank, then ascending id: the first eligible one is the group's
-      // best; stop as soon as none left can beat `best`.
-      for (const auto& [inv, id] : g.by_rank) {
-        const double sc = double(NodeGroup::kRankMax - inv) * 0x1.0p-53;
-        if (!best.beaten_by(sc, id)) break;
-        if (check.node_ok(NodeId(id))) {
-          best = Best{NodeId(id), sc};
-          break;
-        }
-      }
-    }
-    return best.id;
+  void begin_gang(const Cluster&) override { index_ = 0; }
+  void replica_placed(const Cluster&, const ReplicaAllocation&) override { ++index_; }
+  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
+    const Node& n = c.node(id);
+    std::uint64_t h = mix(seed_ ^ 0x5bd1e995u);
+    for (std::uint64_t v : {std::uint64_t(id.value), std::uint64_t(n.free.gpu_milli), std::uint64_t(n.free.cpu_milli),
+                            std::uint64_t(n.free.mem_mib), std::uint64_t(r.num_gpu), std::uint64_t(r.gpu_milli),
+                            std::uint64_t(r.cpu_milli), std::uint64_t(r.mem_mib), index_})
+      h = mix(h ^ v);
+    return double(h >> 11) * 0x1.0p-53;
   }
 
  private:
+  static std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  }
   std::uint64_t seed_;
+  std::uint64_t index_ = 0;
 };
 
 /// fgd (Fragmentation Gradient Descent, Weng et al., USENIX ATC'23): the node whose expected
