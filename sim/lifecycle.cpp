@@ -69,9 +69,7 @@ void Simulator::on_startup_step(Time now, const StartupEv& e) {
 
 void Simulator::change(int ti, Time now, AttemptState from, AttemptState to, const std::string& reason) {
   auto& r = runs_[std::size_t(ti)];
-  metrics_->record(StateChange{now, ti, r.attempts.back().attempt,
-                                 from == to && to == AttemptState::queued ? "" : std::string(to_string(from)),
-                                 std::string(to_string(to)), reason});
+  metrics_->record(now, ti, r.attempts.back().attempt, from, to, from == to && to == AttemptState::queued, reason);
   r.attempts.back().state = to;
 }
 

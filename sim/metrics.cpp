@@ -22,6 +22,16 @@ Metrics::Metrics(const Cluster& cl, const WorkloadDistribution& workload, std::s
 
 Metrics::~Metrics() = default;
 
+std::uint32_t Metrics::intern(const std::string& reason) {
+  if (reason.empty()) return 0;
+  auto it = reason_ids_.find(std::string_view(reason));
+  if (it != reason_ids_.end()) return it->second;
+  const auto id = std::uint32_t(reasons_.size());
+  reasons_.push_back(reason);
+  reason_ids_.emplace(std::string_view(reasons_.back()), id);
+  return id;
+}
+
 void Metrics::set_wait(std::size_t ti, int code, Time now) {
   auto& st = stats_[ti];
   Time dt = now - wait_since_[ti];

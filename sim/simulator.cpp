@@ -104,7 +104,8 @@ void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt) {
   }
 }
 
-Simulator::Simulator(const io::Scenario& sc, SimOptions opt) : sc_(sc), opt_(std::move(opt)), faults_(std::make_unique<FaultModel>(opt_.seed ? *opt_.seed : sc.seed)) {
+Simulator::Simulator(io::Scenario sc, SimOptions opt)
+    : sc_(std::move(sc)), opt_(std::move(opt)), faults_(std::make_unique<FaultModel>(opt_.seed ? *opt_.seed : sc_.seed)) {
   seed_ = opt_.seed ? *opt_.seed : sc_.seed;
   auto u = opt_.until_s ? opt_.until_s : sc_.until_s;
   if (u) until_ = from_seconds(*u);
