@@ -227,9 +227,13 @@ void Simulator::build() {
     runs_[i].duration = from_seconds(sc_.tasks[i].duration_s);
     runs_[i].remaining = runs_[i].duration;
     task_of_id_.push_back(int(i));
-    q_.schedule(from_seconds(sc_.tasks[i].submit_s), SubmitEv{int(i)});
+    const Time submit = from_seconds(sc_.tasks[i].submit_s);
+    if (submit < 0) throw std::invalid_argument("EventQueue::schedule: time in the past");  // as a queued submission did
+    submit_order_.emplace_back(submit, int(i));
     ++fixed_pending_;
   }
+  // Submissions in delivery order (time, then scenario order); see Simulator::run().
+  std::sort(submit_order_.begin(), submit_order_.end());
   live_tasks_ = int(runs_.size());
 
   // Injected events.

@@ -260,6 +260,9 @@ class Simulator {
   Time run_end_ = 0;                     // last instant processed
   libsched::WorkloadDistribution workload_;
   std::vector<int> task_of_id_;          // libsched TaskId -> scenario task index
+  // First submissions, sorted by (time ms, task index): a cursor instead of N queued events.
+  std::vector<std::pair<Time, int>> submit_order_;
+  std::size_t next_submit_ = 0;
   std::size_t fixed_pending_ = 0;        // submissions, injected events, policy ticks not yet delivered
   EventHandle wake_handle_ = 0;          // the pending WakeEv (0: none)
   Time wake_at_ = -1;                    // its time
