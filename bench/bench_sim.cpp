@@ -13,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -99,6 +100,16 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(dir);
     s.write_outputs(dir.string());
     auto t2 = std::chrono::steady_clock::now();
+    if (std::getenv("BENCH_OUTPUTS_DETAIL")) {  // each file alone (the derived task metrics each time)
+      for (auto o : {sim::Output::tasks, sim::Output::summary, sim::Output::groups, sim::Output::events, sim::Output::timeseries,
+                     sim::Output::metrics}) {
+        auto one = sim::OutputSelection::none();
+        one.set(o);
+        auto a = std::chrono::steady_clock::now();
+        s.write_outputs(dir.string(), one);
+        std::cerr << fmt::format("  output {}: {:.3f} s\n", int(o), std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+      }
+    }
     std::uintmax_t bytes = 0;
     for (const auto& e : std::filesystem::directory_iterator(dir)) bytes += e.file_size();
     std::filesystem::remove_all(dir);

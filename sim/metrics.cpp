@@ -104,7 +104,7 @@ std::vector<TaskMetrics> Simulator::task_metrics() const {
     m.jct = m.submitted ? std::max<Time>(0, (st.finished ? st.end : tc) - submit) : 0;
     m.slowdown = double(m.jct) / double(m.run);
     m.bounded_slowdown = std::max(1.0, double(m.jct) / double(std::max<Time>(m.run, 10 * kMsPerSecond)));
-    NodeId master = last && !last->nodes.empty() ? cl.find_node(last->nodes.front()) : NodeId();
+    NodeId master = last && last->master_node >= 0 ? NodeId(last->master_node) : NodeId();
     m.pool = !t.pool.empty() ? t.pool : master.valid() ? cl.pool(cl.node(master).pool).name : std::string();
     if (last) {
       m.capacity = last->capacity;

@@ -82,6 +82,38 @@ void append_seconds_json(std::string& out, Time ms) {
   else fmt::format_to(std::back_inserter(out), "{}", double(ms) / 1000.0);
 }
 
+/// Appends csv_field(s) without a temporary.
+void append_csv(std::string& out, std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) {
+    out.append(s);
+    return;
+  }
+  out += '"';
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+/// Appends format_seconds(ms) without a temporary ("" for a negative value).
+void append_seconds(std::string& out, Time ms) {
+  if (ms < 0) return;
+  fmt::format_int whole(ms / 1000);
+  out.append(whole.data(), whole.size());
+  int frac = int(ms % 1000);
+  if (frac == 0) return;
+  char d[4] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10)};
+  std::size_t n = 4;
+  while (d[n - 1] == '0') --n;
+  out.append(d, n);
+}
+
+void append_int(std::string& out, std::int64_t v) {
+  fmt::format_int f(v);
+  out.append(f.data(), f.size());
+}
+
 nlohmann::ordered_json seconds_json(Time ms) {
   if (ms % 1000 == 0) return ms / 1000;
   return double(ms) / 1000.0;
@@ -178,7 +210,7 @@ struct GroupAcc {
 /// The group-by dimensions, in output order, and each task's key in them.
 constexpr const char* k_group_by[] = {"user", "tenant", "pool", "gpu_model", "capacity"};
 
-std::string group_key(int dim, const io::TaskCfg& t, const TaskMetrics& m) {
+std::string_view group_key(int dim, const io::TaskCfg& t, const TaskMetrics& m) {
   switch (dim) {
     case 0: return t.user;
     case 1: return t.tenant;
@@ -200,7 +232,7 @@ void Simulator::tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o,
   o += "task,attempt,state,submit_s,start_s,end_s,spec,nodes,reason,capacity,gpus,wait_s,work_s,lost_work_s,"
        "user,tenant,pool,type,priority,replicas,gpu_milli_per_replica,runtime_estimate_s,end_reason,preemptor,"
        "task_wait_s,jct_s,slowdown,bounded_slowdown\n";
-  auto out = std::back_inserter(o);
+  // Appended field by field (no temporaries): this file has a row per attempt.
   std::string nodes;
   for (std::size_t ti = 0; ti < runs_.size(); ++ti) {
     const auto& t = sc_.tasks[ti];
@@ -209,22 +241,44 @@ void Simulator::tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o,
     const auto& atts = runs_[ti].attempts;
     for (std::size_t k = 0; k < atts.size(); ++k) {
       const AttemptRecord* a = &atts[k];
+      const bool started = a->start >= 0;
       nodes.clear();
       for (const auto& n : a->nodes) {
         if (!nodes.empty()) nodes += ';';
         nodes += n;
       }
-      Time wait = a->start >= 0 ? a->start - a->submit : -1;
-      fmt::format_to(out, "{},{},{},{},{},{},{},{},{},{},{},{},{},{}", csv_field(t.name), a->attempt, to_string(a->state),
-                     format_seconds(a->submit), format_seconds(a->start), format_seconds(a->end), csv_field(a->spec),
-                     csv_field(nodes), csv_field(a->reason), a->capacity, a->start >= 0 ? format_seconds(a->gpu_milli) : "",
-                     format_seconds(wait), a->start >= 0 ? format_seconds(a->work_done) : "",
-                     a->start >= 0 ? format_seconds(a->lost_work) : "");
+      append_csv(o, t.name);
+      o += ',';
+      append_int(o, a->attempt);
+      o += ',';
+      o += to_string(a->state);
+      o += ',';
+      append_seconds(o, a->submit);
+      o += ',';
+      append_seconds(o, a->start);
+      o += ',';
+      append_seconds(o, a->end);
+      o += ',';
+      append_csv(o, a->spec);
+      o += ',';
+      append_csv(o, nodes);
+      o += ',';
+      append_csv(o, a->reason);
+      o += ',';
+      o += a->capacity;
+      o += ',';
+      if (started) append_seconds(o, a->gpu_milli);
+      o += ',';
+      append_seconds(o, started ? a->start - a->submit : -1);
+      o += ',';
+      if (started) append_seconds(o, a->work_done);
+      o += ',';
+      if (started) append_seconds(o, a->lost_work);
       // The worker replica of the option this attempt ran with (else the first option).
       std::int64_t per_replica = 0;
       if (!spec.options.empty()) {
         const GangOption* opt = &spec.options.front();
-        if (a->start >= 0)
+        if (started)
           for (const auto& g : spec.options)
             if (g.label == a->spec) {
               opt = &g;
@@ -232,16 +286,39 @@ void Simulator::tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o,
             }
         per_replica = opt->worker.total_gpu_milli();
       }
-      const bool final_row = k + 1 == atts.size();
-      fmt::format_to(out, ",{},{},{},{},{},{},{},{},{},{}", csv_field(t.user), csv_field(t.tenant), csv_field(m.pool), t.type,
-                     t.priority, 1 + spec.workers, per_replica,
-                     t.runtime_estimate_s ? format_seconds(from_seconds(*t.runtime_estimate_s)) : "", to_string(a->end_reason),
-                     csv_field(a->preemptor));
-      if (final_row)
-        fmt::format_to(out, ",{},{},{},{}\n", format_seconds(m.wait), format_seconds(m.jct), num3(m.slowdown),
-                       num3(m.bounded_slowdown));
-      else
+      o += ',';
+      append_csv(o, t.user);
+      o += ',';
+      append_csv(o, t.tenant);
+      o += ',';
+      append_csv(o, m.pool);
+      o += ',';
+      o += t.type;
+      o += ',';
+      append_int(o, t.priority);
+      o += ',';
+      append_int(o, 1 + spec.workers);
+      o += ',';
+      append_int(o, per_replica);
+      o += ',';
+      if (t.runtime_estimate_s) append_seconds(o, from_seconds(*t.runtime_estimate_s));
+      o += ',';
+      o += to_string(a->end_reason);
+      o += ',';
+      append_csv(o, a->preemptor);
+      if (k + 1 == atts.size()) {  // the task's final row
+        o += ',';
+        append_seconds(o, m.wait);
+        o += ',';
+        append_seconds(o, m.jct);
+        o += ',';
+        o += num3(m.slowdown);
+        o += ',';
+        o += num3(m.bounded_slowdown);
+        o += '\n';
+      } else {
         o += ",,,,\n";
+      }
     }
     flush();
   }
@@ -263,27 +340,52 @@ std::string Simulator::unfinished_warning() const {
                      unfinished, unfinished == 1 ? "" : "s", never, format_seconds(censor_time()));
 }
 
-std::string Simulator::groups_csv() const { return groups_csv(task_metrics()); }
+std::string Simulator::groups_csv() const {
+  std::string o;
+  summary_and_groups(task_metrics(), nullptr, &o);
+  return o;
+}
 
-std::string Simulator::groups_csv(const std::vector<TaskMetrics>& tm) const {
+namespace {
+
+/// The tasks of each group-by dimension (k_group_by order) grouped by key. Keys are views into
+/// the scenario's tasks and `tm`.
+std::vector<std::map<std::string_view, GroupAcc>> group_tables(const std::vector<io::TaskCfg>& tasks, const std::vector<TaskMetrics>& tm,
+                                                               const std::vector<TaskStats>& stats) {
+  std::vector<std::map<std::string_view, GroupAcc>> by(std::size(k_group_by));
+  for (int d = 0; d < int(std::size(k_group_by)); ++d)
+    for (std::size_t i = 0; i < tm.size(); ++i) by[std::size_t(d)][group_key(d, tasks[i], tm[i])].add(tm[i], stats[i]);
+  return by;
+}
+
+std::string groups_csv_text(std::vector<std::map<std::string_view, GroupAcc>>& by) {
   std::string o =
       "group_by,group,tasks,succeeded,failed,unfinished,never_started,mean_wait_s,p95_wait_s,mean_jct_s,mean_slowdown,"
       "mean_bounded_slowdown,gpu_seconds,vcpu_seconds\n";
   for (int d = 0; d < int(std::size(k_group_by)); ++d) {
-    std::map<std::string, GroupAcc> groups;
-    for (std::size_t i = 0; i < tm.size(); ++i) groups[group_key(d, sc_.tasks[i], tm[i])].add(tm[i], task_stats()[i]);
-    for (auto& [key, g] : groups)
-      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(key), g.tasks, g.succeeded, g.failed,
-                       g.unfinished, g.never_started, num3(mean_s(g.waits)), num3(p95_s(g.waits)), num3(mean_s(g.jcts)),
+    for (auto& [key, g] : by[std::size_t(d)])
+      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(std::string(key)), g.tasks, g.succeeded,
+                       g.failed, g.unfinished, g.never_started, num3(mean_s(g.waits)), num3(p95_s(g.waits)), num3(mean_s(g.jcts)),
                        num3(mean_d(g.slowdowns)), num3(mean_d(g.bounded)), num3(double(g.gpu_ms / 1e6L)),
                        num3(double(g.cpu_ms / 1e6L)));
   }
   return o;
 }
 
-std::string Simulator::summary_json() const { return summary_json(task_metrics()); }
+}  // namespace
 
-std::string Simulator::summary_json(const std::vector<TaskMetrics>& tm) const {
+std::string Simulator::summary_json() const {
+  std::string o;
+  summary_and_groups(task_metrics(), &o, nullptr);
+  return o;
+}
+
+void Simulator::summary_and_groups(const std::vector<TaskMetrics>& tm, std::string* summary, std::string* groups_text) const {
+  // The per-group tables are built once for both files (p95_s sorts a group's waits in place;
+  // the means are order-independent: exact integer sums, doubles summed in task order).
+  auto by = group_tables(sc_.tasks, tm, task_stats());
+  if (groups_text) *groups_text = groups_csv_text(by);
+  if (!summary) return;
   nlohmann::ordered_json j;
   int resub = 0, not_submitted = 0;
   Time lost = 0;
@@ -368,14 +470,12 @@ std::string Simulator::summary_json(const std::vector<TaskMetrics>& tm) const {
   j["events"] = events_;
   nlohmann::ordered_json groups;
   for (int d = 0; d < int(std::size(k_group_by)); ++d) {
-    std::map<std::string, GroupAcc> by;
-    for (std::size_t i = 0; i < tm.size(); ++i) by[group_key(d, sc_.tasks[i], tm[i])].add(tm[i], task_stats()[i]);
     nlohmann::ordered_json g = nlohmann::ordered_json::object();
-    for (auto& [key, acc] : by) g[key] = metrics(acc);
+    for (auto& [key, acc] : by[std::size_t(d)]) g[std::string(key)] = metrics(acc);
     groups[k_group_by[d]] = g;
   }
   j["groups"] = groups;
-  return j.dump(2) + "\n";
+  *summary = j.dump(2) + "\n";
 }
 
 void Simulator::write_outputs(const std::string& dir) const {
@@ -397,8 +497,12 @@ void Simulator::write_outputs(const std::string& dir, const OutputSelection& whi
     tasks_csv_to(tm, w.buffer(), [&w] { w.maybe_flush(); });
     w.close();
   }
-  if (which.has(Output::summary)) write("summary.json", summary_json(tm));
-  if (which.has(Output::groups)) write("groups.csv", groups_csv(tm));
+  if (which.has(Output::summary) || which.has(Output::groups)) {
+    std::string summary, groups;
+    summary_and_groups(tm, which.has(Output::summary) ? &summary : nullptr, which.has(Output::groups) ? &groups : nullptr);
+    if (which.has(Output::summary)) write("summary.json", summary);
+    if (which.has(Output::groups)) write("groups.csv", groups);
+  }
   if (which.has(Output::events)) write_events(dir);
   if (which.has(Output::timeseries)) write_timeseries(dir);
   if (which.has(Output::metrics)) write_metrics_prom(dir, tm);

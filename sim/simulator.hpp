@@ -67,6 +67,7 @@ struct AttemptRecord {
   Time run_start = -1;            ///< when the entrypoint started (after start-up costs)
   std::string spec;               ///< chosen option label (spec name), "" for inline shapes
   std::vector<std::string> nodes; ///< node names of the replicas, master/head first
+  std::int32_t master_node = -1;  ///< cluster node index of nodes[0] (-1: never placed)
   std::vector<std::int64_t> replica_gpu_milli;  ///< milli-GPU of each replica (same order as nodes)
   std::string reason;             ///< empty on success
   std::string capacity;           ///< capacity class it ran on (reserved, pay_as_you_go, spot, idle)
@@ -212,8 +213,8 @@ class Simulator {
   void write_metrics_prom(const std::string& dir, const std::vector<TaskMetrics>& tm) const;
   /// tasks.csv appended to `o`, calling `flush` after each task's rows (streaming).
   void tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o, const std::function<void()>& flush) const;
-  std::string summary_json(const std::vector<TaskMetrics>& tm) const;
-  std::string groups_csv(const std::vector<TaskMetrics>& tm) const;
+  /// summary.json and/or groups.csv (either pointer may be null) from one pass over the groups.
+  void summary_and_groups(const std::vector<TaskMetrics>& tm, std::string* summary, std::string* groups_text) const;
   void handle(Time now, Event& ev);
   void instant_end(Time now);
   /// Keeps one wake-up pending at the scheduler's next eligibility change (none when a policy
