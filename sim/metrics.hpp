@@ -127,14 +127,16 @@ class Metrics {
 
   TaskStats& stats(std::size_t ti) { return stats_[ti]; }
   const std::vector<TaskStats>& task_stats() const { return stats_; }
-  const std::vector<Snapshot>& snapshots() const { return snaps_; }
-  const std::vector<StateChange>& changes() const { return changes_; }
+  const std::deque<Snapshot>& snapshots() const { return snaps_; }
+  const std::deque<StateChange>& changes() const { return changes_; }
   const std::vector<NodeChange>& node_changes() const { return node_changes_; }
 
  private:
   std::vector<TaskStats> stats_;
-  std::vector<Snapshot> snaps_;
-  std::vector<StateChange> changes_;
+  // Deques: they grow in chunks, without the copy and the up-to-2x slack of a doubling vector
+  // (a million-task run records millions of each).
+  std::deque<Snapshot> snaps_;
+  std::deque<StateChange> changes_;
   std::uint32_t intern(const std::string& reason);
   std::deque<std::string> reasons_{std::string()};                  // id -> text; 0 = "" (stable addresses)
   std::unordered_map<std::string_view, std::uint32_t> reason_ids_;  // text -> id (lookups only, never iterated)

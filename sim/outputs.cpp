@@ -353,8 +353,9 @@ namespace {
 std::vector<std::map<std::string_view, GroupAcc>> group_tables(const std::vector<io::TaskCfg>& tasks, const std::vector<TaskMetrics>& tm,
                                                                const std::vector<TaskStats>& stats) {
   std::vector<std::map<std::string_view, GroupAcc>> by(std::size(k_group_by));
-  for (int d = 0; d < int(std::size(k_group_by)); ++d)
-    for (std::size_t i = 0; i < tm.size(); ++i) by[std::size_t(d)][group_key(d, tasks[i], tm[i])].add(tm[i], stats[i]);
+  // One pass over the tasks (each group still sees its tasks in scenario order).
+  for (std::size_t i = 0; i < tm.size(); ++i)
+    for (int d = 0; d < int(std::size(k_group_by)); ++d) by[std::size_t(d)][group_key(d, tasks[i], tm[i])].add(tm[i], stats[i]);
   return by;
 }
 

@@ -235,6 +235,8 @@ void Simulator::build() {
   // Submissions in delivery order (time, then scenario order); see Simulator::run().
   std::sort(submit_order_.begin(), submit_order_.end());
   live_tasks_ = int(runs_.size());
+  std::vector<TaskSpec>().swap(specs);  // moved into the scheduler; free the husks (192 B per task) now
+  std::vector<ReplicaShape>().swap(shapes);
 
   // Injected events.
   const Cluster& cl = sched_->cluster();

@@ -146,8 +146,8 @@ class Simulator {
   /// All attempts in (task order of the scenario, attempt) order.
   std::vector<const AttemptRecord*> attempts() const;
   const std::vector<TaskStats>& task_stats() const { return metrics_->task_stats(); }
-  const std::vector<Snapshot>& snapshots() const { return metrics_->snapshots(); }
-  const std::vector<StateChange>& changes() const { return metrics_->changes(); }
+  const std::deque<Snapshot>& snapshots() const { return metrics_->snapshots(); }
+  const std::deque<StateChange>& changes() const { return metrics_->changes(); }
   /// The reason text of a state change ("" when none).
   const std::string& reason_of(const StateChange& c) const { return metrics_->reason(c.reason); }
   const std::vector<NodeChange>& node_changes() const { return metrics_->node_changes(); }
