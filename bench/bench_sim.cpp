@@ -8,6 +8,7 @@
 // Prints one JSON object on stdout: case, wall_s, events, events_per_s, placements,
 // placements_per_s, peak_rss_mib. Build in Release (bench/run.sh does).
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -30,6 +31,13 @@
 #include "sim/io/workload.hpp"
 
 namespace {
+
+/// CPU seconds of this process (user + system): steadier than wall time on a shared machine.
+double cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
 
 double peak_rss_mib() {
   rusage u{};
@@ -93,13 +101,16 @@ int main(int argc, char** argv) {
     sim::io::Scenario sc = load(argv[2]);
     const std::string name = sc.name;
     auto t0 = std::chrono::steady_clock::now();
+    double c0 = cpu_s();
     sim::Simulator s(std::move(sc));
     s.run();
     auto t1 = std::chrono::steady_clock::now();
+    double c1 = cpu_s();
     auto dir = std::filesystem::temp_directory_path() / fmt::format("schedsim-bench-outputs-{}", ::getpid());
     std::filesystem::create_directories(dir);
     s.write_outputs(dir.string());
     auto t2 = std::chrono::steady_clock::now();
+    double c2 = cpu_s();
     if (std::getenv("BENCH_OUTPUTS_DETAIL")) {  // each file alone (the derived task metrics each time)
       for (auto o : {sim::Output::tasks, sim::Output::summary, sim::Output::groups, sim::Output::events, sim::Output::timeseries,
                      sim::Output::metrics}) {
@@ -115,10 +126,13 @@ int main(int argc, char** argv) {
     std::filesystem::remove_all(dir);
     double sim_s = std::chrono::duration<double>(t1 - t0).count(), out_s = std::chrono::duration<double>(t2 - t1).count();
     double share = 100.0 * out_s / (sim_s + out_s);
-    std::cerr << fmt::format("{} outputs: {:.2f} s of {:.2f} s = {:.0f} % (target <= 20 %) {}; {:.1f} MB written\n", name, out_s,
-                             sim_s + out_s, share, share <= 20.0 ? "PASS" : "MISS", double(bytes) / 1e6);
-    std::cout << fmt::format(R"J({{"case": "outputs {}", "simulate_s": {:.3f}, "outputs_s": {:.3f}, "outputs_share_pct": {:.1f}, "output_bytes": {}, "peak_rss_mib": {:.1f}}})J",
-                             name, sim_s, out_s, share, bytes, peak_rss_mib())
+    double cpu_sim = c1 - c0, cpu_out = c2 - c1, cpu_share = 100.0 * cpu_out / (cpu_sim + cpu_out);
+    std::cerr << fmt::format("{} outputs: {:.2f} s of {:.2f} s = {:.0f} % (target <= 20 %) {}; CPU time {:.2f} s of {:.2f} s = {:.0f} %; "
+                             "{:.1f} MB written\n",
+                             name, out_s, sim_s + out_s, share, share <= 20.0 ? "PASS" : "MISS", cpu_out, cpu_sim + cpu_out, cpu_share,
+                             double(bytes) / 1e6);
+    std::cout << fmt::format(R"J({{"case": "outputs {}", "simulate_s": {:.3f}, "outputs_s": {:.3f}, "outputs_share_pct": {:.1f}, "simulate_cpu_s": {:.3f}, "outputs_cpu_s": {:.3f}, "outputs_cpu_share_pct": {:.1f}, "output_bytes": {}, "peak_rss_mib": {:.1f}}})J",
+                             name, sim_s, out_s, share, cpu_sim, cpu_out, cpu_share, bytes, peak_rss_mib())
               << "\n";
     return 0;
   }
