@@ -330,12 +330,8 @@ std::string Simulator::unfinished_warning() const {
     if (!task_stats()[i].finished) ++unfinished;
   if (unfinished == 0) return "";
   const auto tm = task_metrics();
-  for (std::size_t i = 0; i < task_stats().size(); ++i) {
-    if (task_stats()[i].finished) continue;
-    ++unfinished;
-    if (!tm[i].started) ++never;
-  }
-  if (unfinished == 0) return "";
+  for (std::size_t i = 0; i < task_stats().size(); ++i)
+    if (!task_stats()[i].finished && !tm[i].started) ++never;
   return fmt::format("schedsim: warning: {} task{} unfinished at the end of the run ({} never started); their waits are censored at {} s\n",
                      unfinished, unfinished == 1 ? "" : "s", never, format_seconds(censor_time()));
 }
