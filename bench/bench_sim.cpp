@@ -2,14 +2,19 @@
 //   bench_sim synthetic NODES TASKS [POLICY]   seeded synthetic cluster + workload (sim/synthetic.hpp)
 //   bench_sim default                          the embedded default scenario (schedsim run)
 //   bench_sim scenario FILE                    a scenario file (traces applied), e.g. openb/Philly replay
+//   bench_sim outputs FILE                     simulate FILE, then write its default outputs: the share
+//                                              of the run spent writing them (target <= 20 %)
 //   bench_sim fill FILE POLICIES SEEDS         the fill experiment, all policies x seeds
 // Prints one JSON object on stdout: case, wall_s, events, events_per_s, placements,
 // placements_per_s, peak_rss_mib. Build in Release (bench/run.sh does).
 #include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -27,15 +32,22 @@
 
 namespace {
 
+/// CPU seconds of this process (user + system): steadier than wall time on a shared machine.
+double cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
 double peak_rss_mib() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return double(u.ru_maxrss) / 1024.0;
 }
 
-int run_sim(const std::string& name, const sim::io::Scenario& sc) {
+int run_sim(const std::string& name, sim::io::Scenario sc) {
   auto t0 = std::chrono::steady_clock::now();
-  sim::Simulator s(sc);
+  sim::Simulator s(std::move(sc));  // held once (a million tasks: ~600 MB of scenario)
   s.run();
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::size_t placements = 0;
@@ -45,7 +57,7 @@ int run_sim(const std::string& name, const sim::io::Scenario& sc) {
                            double(placements) / wall, peak_rss_mib());
   std::cout << fmt::format(
       R"J({{"case": "{}", "wall_s": {:.3f}, "events": {}, "events_per_s": {:.0f}, "placements": {}, "placements_per_s": {:.0f}, "tasks": {}, "nodes": {}, "gpu_allocation_ratio": {}, "mean_wait_s": {}, "preemptions": {}, "peak_rss_mib": {:.1f}}})J",
-      name, wall, s.events_processed(), double(s.events_processed()) / wall, placements, double(placements) / wall, sc.tasks.size(),
+      name, wall, s.events_processed(), double(s.events_processed()) / wall, placements, double(placements) / wall, s.scenario().tasks.size(),
       s.scheduler().cluster().size(), summary["gpu_allocation_ratio"].dump(), summary["mean_wait_s"].dump(),
       summary["preemptions"].dump(), peak_rss_mib())
             << "\n";
@@ -72,14 +84,66 @@ int main(int argc, char** argv) {
     o.nodes = std::stoul(argv[2]);
     o.tasks = std::stoul(argv[3]);
     if (argc >= 5) o.placement = argv[4];
-    return run_sim(fmt::format("synthetic {} nodes x {} tasks ({})", o.nodes, o.tasks, o.placement), sim::synthetic_scenario(o));
+    auto t0 = std::chrono::steady_clock::now();
+    int rc = run_sim(fmt::format("synthetic {} nodes x {} tasks ({})", o.nodes, o.tasks, o.placement), sim::synthetic_scenario(o));
+    if (o.nodes == 10000 && o.tasks == 1000000 && o.placement == "best-fit") {
+      // Issue #11 target (docs/benchmarks.md): the whole case, scenario generation included.
+      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      double rss = peak_rss_mib();
+      bool pass = wall <= 15.0 && rss <= 1024.0;
+      std::cerr << fmt::format("1M tasks on 10k nodes: {:.1f} s, {:.0f} MiB (targets <= 15 s, <= 1024 MiB) {}\n", wall, rss,
+                               pass ? "PASS" : "MISS");
+    }
+    return rc;
+  }
+  if (mode == "outputs" && argc >= 3) {
+    // Share of a run spent writing the default output files (target <= 20 %, docs/benchmarks.md):
+    // the run is what `schedsim run` does (load the scenario and its trace, simulate, write).
+    auto t0 = std::chrono::steady_clock::now();
+    double c0 = cpu_s();
+    sim::io::Scenario sc = load(argv[2]);
+    const std::string name = sc.name;
+    sim::Simulator s(std::move(sc));
+    s.run();
+    auto t1 = std::chrono::steady_clock::now();
+    double c1 = cpu_s();
+    auto dir = std::filesystem::temp_directory_path() / fmt::format("schedsim-bench-outputs-{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    s.write_outputs(dir.string());
+    auto t2 = std::chrono::steady_clock::now();
+    double c2 = cpu_s();
+    if (std::getenv("BENCH_OUTPUTS_DETAIL")) {  // each file alone (the derived task metrics each time)
+      for (auto o : {sim::Output::tasks, sim::Output::summary, sim::Output::groups, sim::Output::events, sim::Output::timeseries,
+                     sim::Output::metrics}) {
+        auto one = sim::OutputSelection::none();
+        one.set(o);
+        auto a = std::chrono::steady_clock::now();
+        s.write_outputs(dir.string(), one);
+        std::cerr << fmt::format("  output {}: {:.3f} s\n", int(o), std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+      }
+    }
+    std::uintmax_t bytes = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) bytes += e.file_size();
+    std::filesystem::remove_all(dir);
+    double sim_s = std::chrono::duration<double>(t1 - t0).count(), out_s = std::chrono::duration<double>(t2 - t1).count();
+    double share = 100.0 * out_s / (sim_s + out_s);
+    double cpu_sim = c1 - c0, cpu_out = c2 - c1, cpu_share = 100.0 * cpu_out / (cpu_sim + cpu_out);
+    std::cerr << fmt::format("{} outputs: {:.2f} s of {:.2f} s = {:.0f} % (target <= 20 %) {}; CPU time {:.2f} s of {:.2f} s = {:.0f} %; "
+                             "{:.1f} MB written\n",
+                             name, out_s, sim_s + out_s, share, share <= 20.0 ? "PASS" : "MISS", cpu_out, cpu_sim + cpu_out, cpu_share,
+                             double(bytes) / 1e6);
+    std::cout << fmt::format(R"J({{"case": "outputs {}", "simulate_s": {:.3f}, "outputs_s": {:.3f}, "outputs_share_pct": {:.1f}, "simulate_cpu_s": {:.3f}, "outputs_cpu_s": {:.3f}, "outputs_cpu_share_pct": {:.1f}, "output_bytes": {}, "peak_rss_mib": {:.1f}}})J",
+                             name, sim_s, out_s, share, cpu_sim, cpu_out, cpu_share, bytes, peak_rss_mib())
+              << "\n";
+    return 0;
   }
   if (mode == "default") {
     return run_sim("default scenario (embedded, seed 1)", sim::default_scenario(1));
   }
   if (mode == "scenario" && argc >= 3) {
     sim::io::Scenario sc = load(argv[2]);
-    return run_sim(fmt::format("replay {}", sc.name), sc);
+    std::string name = fmt::format("replay {}", sc.name);
+    return run_sim(name, std::move(sc));
   }
   if (mode == "fill" && argc >= 5) {
     sim::io::Scenario sc = load(argv[2]);
@@ -100,6 +164,6 @@ int main(int argc, char** argv) {
               << "\n";
     return rc;
   }
-  std::cerr << "usage: bench_sim synthetic NODES TASKS [POLICY] | default | scenario FILE | fill FILE POLICIES SEEDS\n";
+  std::cerr << "usage: bench_sim synthetic NODES TASKS [POLICY] | default | scenario FILE | outputs FILE | fill FILE POLICIES SEEDS\n";
   return 2;
 }

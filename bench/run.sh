@@ -29,6 +29,8 @@ else
   CASES="1000:10000 1000:100000 1000:1000000 10000:10000 10000:100000 10000:1000000 100000:10000 100000:100000 100000:1000000"
 fi
 for c in $CASES; do run synthetic "${c%%:*}" "${c##*:}"; done
+# The 10000:1000000 case also prints the issue #11 target line:
+# "1M tasks on 10k nodes: X s, Y MiB (targets <= 15 s, <= 1024 MiB) PASS|MISS".
 
 echo "== the embedded default scenario (schedsim run)"
 run default
@@ -42,6 +44,9 @@ else
 fi
 if [ -f "$DATA/philly/philly_trace.RFold-derived.csv" ]; then
   run scenario scenarios/philly.json
+  # Share of the run spent writing the default outputs (target <= 20 %): prints
+  # "philly outputs: X s of Y s = Z % (target <= 20 %) PASS|MISS".
+  run outputs scenarios/philly.json
 else
   echo "Philly data not found under $DATA: replay case skipped"
 fi

@@ -69,9 +69,7 @@ void Simulator::on_startup_step(Time now, const StartupEv& e) {
 
 void Simulator::change(int ti, Time now, AttemptState from, AttemptState to, const std::string& reason) {
   auto& r = runs_[std::size_t(ti)];
-  metrics_->record(StateChange{now, ti, r.attempts.back().attempt,
-                                 from == to && to == AttemptState::queued ? "" : std::string(to_string(from)),
-                                 std::string(to_string(to)), reason});
+  metrics_->record(now, ti, r.attempts.back().attempt, from, to, from == to && to == AttemptState::queued, reason);
   r.attempts.back().state = to;
 }
 
@@ -113,6 +111,9 @@ void Simulator::on_started(TaskId id, Time now) {
   a.spec = sched_->task(id).options[p->option].label;
   a.capacity = std::string(libsched::to_string(p->capacity));
   a.gpu_milli = 0;
+  if (!p->replicas.empty()) a.master_node = std::int32_t(p->replicas.front().node.index());
+  a.nodes.reserve(p->replicas.size());
+  a.replica_gpu_milli.reserve(p->replicas.size());
   for (const auto& rep : p->replicas) {
     a.nodes.push_back(cl.node(rep.node).name);
     a.replica_gpu_milli.push_back(rep.total_gpu_milli());

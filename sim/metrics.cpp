@@ -22,6 +22,16 @@ Metrics::Metrics(const Cluster& cl, const WorkloadDistribution& workload, std::s
 
 Metrics::~Metrics() = default;
 
+std::uint32_t Metrics::intern(const std::string& reason) {
+  if (reason.empty()) return 0;
+  auto it = reason_ids_.find(std::string_view(reason));
+  if (it != reason_ids_.end()) return it->second;
+  const auto id = std::uint32_t(reasons_.size());
+  reasons_.push_back(reason);
+  reason_ids_.emplace(std::string_view(reasons_.back()), id);
+  return id;
+}
+
 void Metrics::set_wait(std::size_t ti, int code, Time now) {
   auto& st = stats_[ti];
   Time dt = now - wait_since_[ti];
@@ -94,7 +104,7 @@ std::vector<TaskMetrics> Simulator::task_metrics() const {
     m.jct = m.submitted ? std::max<Time>(0, (st.finished ? st.end : tc) - submit) : 0;
     m.slowdown = double(m.jct) / double(m.run);
     m.bounded_slowdown = std::max(1.0, double(m.jct) / double(std::max<Time>(m.run, 10 * kMsPerSecond)));
-    NodeId master = last && !last->nodes.empty() ? cl.find_node(last->nodes.front()) : NodeId();
+    NodeId master = last && last->master_node >= 0 ? NodeId(last->master_node) : NodeId();
     m.pool = !t.pool.empty() ? t.pool : master.valid() ? cl.pool(cl.node(master).pool).name : std::string();
     if (last) {
       m.capacity = last->capacity;

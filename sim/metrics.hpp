@@ -6,8 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <libsched/libsched.hpp>
@@ -15,6 +18,10 @@
 #include "sim/event_queue.hpp"
 
 namespace sim {
+
+/// State of an attempt (as printed in tasks.csv and events.jsonl).
+enum class AttemptState : std::uint8_t { queued, prechecking, running, debug_holding, succeeded, failed, stopped };
+std::string_view to_string(AttemptState s);
 
 /// Per-task aggregates, in ms.
 struct TaskStats {
@@ -73,14 +80,16 @@ struct NodeChange {
   bool stochastic = false;
 };
 
-/// One state change (events.jsonl).
+/// One state change (events.jsonl): 24 bytes, the states as enums and the reason as an id
+/// into Metrics::reason() (a run with a million tasks records about three million changes).
 struct StateChange {
-  Time time = 0;
-  int task = 0;
-  int attempt = 0;
-  std::string from;
-  std::string to;
-  std::string reason;
+  Time time = 0;                  ///< ms
+  int task = 0;                   ///< index in Scenario::tasks
+  int attempt = 0;                ///< 1-based attempt number
+  std::uint32_t reason = 0;       ///< interned reason (Metrics::reason), 0 = none ("")
+  AttemptState from = AttemptState::queued;  ///< meaningless when `initial`
+  AttemptState to = AttemptState::queued;
+  bool initial = false;           ///< the attempt entered the queue: events.jsonl prints `from` as ""
 };
 
 /// The measurements of one run. Not thread-safe; one per Simulator.
@@ -105,22 +114,32 @@ class Metrics {
   /// snapshot at the same instant replaces the first.
   void snapshot(libsched::Time now, libsched::Scheduler& s);
 
-  /// Event log: an attempt's state change / a node going down or up.
-  void record(StateChange c) { changes_.push_back(std::move(c)); }
+  /// Event log: an attempt's state change (the reason is interned: each distinct text is
+  /// stored once) / a node going down or up.
+  void record(Time now, int task, int attempt, AttemptState from, AttemptState to, bool initial, const std::string& reason) {
+    changes_.push_back(StateChange{now, task, attempt, intern(reason), from, to, initial});
+  }
+  /// The text of an interned reason id ("" for 0).
+  const std::string& reason(std::uint32_t id) const { return reasons_[id]; }
   void record_node(libsched::Time now, std::string node, bool up, bool stochastic) {
     node_changes_.push_back(NodeChange{now, changes_.size(), std::move(node), up, stochastic});
   }
 
   TaskStats& stats(std::size_t ti) { return stats_[ti]; }
   const std::vector<TaskStats>& task_stats() const { return stats_; }
-  const std::vector<Snapshot>& snapshots() const { return snaps_; }
-  const std::vector<StateChange>& changes() const { return changes_; }
+  const std::deque<Snapshot>& snapshots() const { return snaps_; }
+  const std::deque<StateChange>& changes() const { return changes_; }
   const std::vector<NodeChange>& node_changes() const { return node_changes_; }
 
  private:
   std::vector<TaskStats> stats_;
-  std::vector<Snapshot> snaps_;
-  std::vector<StateChange> changes_;
+  // Deques: they grow in chunks, without the copy and the up-to-2x slack of a doubling vector
+  // (a million-task run records millions of each).
+  std::deque<Snapshot> snaps_;
+  std::deque<StateChange> changes_;
+  std::uint32_t intern(const std::string& reason);
+  std::deque<std::string> reasons_{std::string()};                  // id -> text; 0 = "" (stable addresses)
+  std::unordered_map<std::string_view, std::uint32_t> reason_ids_;  // text -> id (lookups only, never iterated)
   std::vector<NodeChange> node_changes_;
   std::vector<std::int8_t> wait_code_;        // per task: current WaitCode while waiting, -1 otherwise
   std::vector<libsched::Time> wait_since_;    // per task: start of the current wait interval

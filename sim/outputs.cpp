@@ -4,8 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
+#include <iterator>
+#include <string_view>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include <boost/random/mersenne_twister.hpp>
 #include <fmt/format.h>
@@ -38,6 +42,76 @@ std::string csv_field(const std::string& s) {
     o += c;
   }
   return o + "\"";
+}
+
+/// Appends `s` as nlohmann::json::dump() prints a string: quoted, `"` `\\` and control
+/// characters escaped (\b \f \n \r \t, else \u00xx), other bytes as they are. Text with
+/// bytes >= 0x80 goes through nlohmann itself (its UTF-8 validation and errors included).
+void append_json_string(std::string& out, std::string_view s) {
+  for (unsigned char c : s)
+    if (c >= 0x80) {
+      out += nlohmann::json(std::string(s)).dump();
+      return;
+    }
+  out += '"';
+  std::size_t run = 0;  // start of the pending stretch of bytes that need no escape
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", unsigned(c)); break;
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
+/// Appends seconds_json(ms) as dump() prints it: an integer when whole, else the shortest
+/// decimal that round-trips (fmt and nlohmann agree on it for every millisecond value).
+void append_seconds_json(std::string& out, Time ms) {
+  if (ms % 1000 == 0) fmt::format_to(std::back_inserter(out), "{}", ms / 1000);
+  else fmt::format_to(std::back_inserter(out), "{}", double(ms) / 1000.0);
+}
+
+/// Appends csv_field(s) without a temporary.
+void append_csv(std::string& out, std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) {
+    out.append(s);
+    return;
+  }
+  out += '"';
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+/// Appends format_seconds(ms) without a temporary ("" for a negative value).
+void append_seconds(std::string& out, Time ms) {
+  if (ms < 0) return;
+  fmt::format_int whole(ms / 1000);
+  out.append(whole.data(), whole.size());
+  int frac = int(ms % 1000);
+  if (frac == 0) return;
+  char d[4] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10)};
+  std::size_t n = 4;
+  while (d[n - 1] == '0') --n;
+  out.append(d, n);
+}
+
+void append_int(std::string& out, std::int64_t v) {
+  fmt::format_int f(v);
+  out.append(f.data(), f.size());
 }
 
 nlohmann::ordered_json seconds_json(Time ms) {
@@ -136,7 +210,7 @@ struct GroupAcc {
 /// The group-by dimensions, in output order, and each task's key in them.
 constexpr const char* k_group_by[] = {"user", "tenant", "pool", "gpu_model", "capacity"};
 
-std::string group_key(int dim, const io::TaskCfg& t, const TaskMetrics& m) {
+std::string_view group_key(int dim, const io::TaskCfg& t, const TaskMetrics& m) {
   switch (dim) {
     case 0: return t.user;
     case 1: return t.tenant;
@@ -149,32 +223,62 @@ std::string group_key(int dim, const io::TaskCfg& t, const TaskMetrics& m) {
 }  // namespace
 
 std::string Simulator::tasks_csv() const {
-  const auto tm = task_metrics();
-  std::string o =
-      "task,attempt,state,submit_s,start_s,end_s,spec,nodes,reason,capacity,gpus,wait_s,work_s,lost_work_s,"
-      "user,tenant,pool,type,priority,replicas,gpu_milli_per_replica,runtime_estimate_s,end_reason,preemptor,"
-      "task_wait_s,jct_s,slowdown,bounded_slowdown\n";
-  const auto all = attempts();
-  for (std::size_t k = 0; k < all.size(); ++k) {
-    {
-      const AttemptRecord* a = all[k];
-      const std::size_t ti = std::size_t(a->task);
-      const auto& t = sc_.tasks[ti];
-      const auto& m = tm[ti];
-      const TaskSpec& spec = task_spec(ti);
-      std::string nodes;
-      for (const auto& n : a->nodes) nodes += (nodes.empty() ? "" : ";") + n;
-      Time wait = a->start >= 0 ? a->start - a->submit : -1;
-      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", csv_field(t.name), a->attempt, to_string(a->state),
-                       format_seconds(a->submit), format_seconds(a->start), format_seconds(a->end), csv_field(a->spec),
-                       csv_field(nodes), csv_field(a->reason), a->capacity, a->start >= 0 ? format_seconds(a->gpu_milli) : "",
-                       format_seconds(wait), a->start >= 0 ? format_seconds(a->work_done) : "",
-                       a->start >= 0 ? format_seconds(a->lost_work) : "");
+  std::string o;
+  tasks_csv_to(task_metrics(), o, [] {});
+  return o;
+}
+
+void Simulator::tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o, const std::function<void()>& flush) const {
+  o += "task,attempt,state,submit_s,start_s,end_s,spec,nodes,reason,capacity,gpus,wait_s,work_s,lost_work_s,"
+       "user,tenant,pool,type,priority,replicas,gpu_milli_per_replica,runtime_estimate_s,end_reason,preemptor,"
+       "task_wait_s,jct_s,slowdown,bounded_slowdown\n";
+  // Appended field by field (no temporaries): this file has a row per attempt.
+  std::string nodes;
+  for (std::size_t ti = 0; ti < runs_.size(); ++ti) {
+    const auto& t = sc_.tasks[ti];
+    const auto& m = tm[ti];
+    const TaskSpec& spec = task_spec(ti);
+    const auto& atts = runs_[ti].attempts;
+    for (std::size_t k = 0; k < atts.size(); ++k) {
+      const AttemptRecord* a = &atts[k];
+      const bool started = a->start >= 0;
+      nodes.clear();
+      for (const auto& n : a->nodes) {
+        if (!nodes.empty()) nodes += ';';
+        nodes += n;
+      }
+      append_csv(o, t.name);
+      o += ',';
+      append_int(o, a->attempt);
+      o += ',';
+      o += to_string(a->state);
+      o += ',';
+      append_seconds(o, a->submit);
+      o += ',';
+      append_seconds(o, a->start);
+      o += ',';
+      append_seconds(o, a->end);
+      o += ',';
+      append_csv(o, a->spec);
+      o += ',';
+      append_csv(o, nodes);
+      o += ',';
+      append_csv(o, a->reason);
+      o += ',';
+      o += a->capacity;
+      o += ',';
+      if (started) append_seconds(o, a->gpu_milli);
+      o += ',';
+      append_seconds(o, started ? a->start - a->submit : -1);
+      o += ',';
+      if (started) append_seconds(o, a->work_done);
+      o += ',';
+      if (started) append_seconds(o, a->lost_work);
       // The worker replica of the option this attempt ran with (else the first option).
       std::int64_t per_replica = 0;
       if (!spec.options.empty()) {
         const GangOption* opt = &spec.options.front();
-        if (a->start >= 0)
+        if (started)
           for (const auto& g : spec.options)
             if (g.label == a->spec) {
               opt = &g;
@@ -182,57 +286,107 @@ std::string Simulator::tasks_csv() const {
             }
         per_replica = opt->worker.total_gpu_milli();
       }
-      const bool final_row = k + 1 == all.size() || all[k + 1]->task != a->task;
-      o += fmt::format(",{},{},{},{},{},{},{},{},{},{}", csv_field(t.user), csv_field(t.tenant), csv_field(m.pool), t.type,
-                       t.priority, 1 + spec.workers, per_replica,
-                       t.runtime_estimate_s ? format_seconds(from_seconds(*t.runtime_estimate_s)) : "", to_string(a->end_reason),
-                       csv_field(a->preemptor));
-      if (final_row)
-        o += fmt::format(",{},{},{},{}\n", format_seconds(m.wait), format_seconds(m.jct), num3(m.slowdown),
-                         num3(m.bounded_slowdown));
-      else
+      o += ',';
+      append_csv(o, t.user);
+      o += ',';
+      append_csv(o, t.tenant);
+      o += ',';
+      append_csv(o, m.pool);
+      o += ',';
+      o += t.type;
+      o += ',';
+      append_int(o, t.priority);
+      o += ',';
+      append_int(o, 1 + spec.workers);
+      o += ',';
+      append_int(o, per_replica);
+      o += ',';
+      if (t.runtime_estimate_s) append_seconds(o, from_seconds(*t.runtime_estimate_s));
+      o += ',';
+      o += to_string(a->end_reason);
+      o += ',';
+      append_csv(o, a->preemptor);
+      if (k + 1 == atts.size()) {  // the task's final row
+        o += ',';
+        append_seconds(o, m.wait);
+        o += ',';
+        append_seconds(o, m.jct);
+        o += ',';
+        o += num3(m.slowdown);
+        o += ',';
+        o += num3(m.bounded_slowdown);
+        o += '\n';
+      } else {
         o += ",,,,\n";
+      }
     }
+    flush();
   }
-  return o;
 }
 
 std::string Simulator::unfinished_warning() const {
   int unfinished = 0, never = 0;
-  const auto tm = task_metrics();
-  for (std::size_t i = 0; i < task_stats().size(); ++i) {
-    if (task_stats()[i].finished) continue;
-    ++unfinished;
-    if (!tm[i].started) ++never;
-  }
+  for (std::size_t i = 0; i < task_stats().size(); ++i)
+    if (!task_stats()[i].finished) ++unfinished;
   if (unfinished == 0) return "";
+  const auto tm = task_metrics();
+  for (std::size_t i = 0; i < task_stats().size(); ++i)
+    if (!task_stats()[i].finished && !tm[i].started) ++never;
   return fmt::format("schedsim: warning: {} task{} unfinished at the end of the run ({} never started); their waits are censored at {} s\n",
                      unfinished, unfinished == 1 ? "" : "s", never, format_seconds(censor_time()));
 }
 
 std::string Simulator::groups_csv() const {
-  const auto tm = task_metrics();
+  std::string o;
+  summary_and_groups(task_metrics(), nullptr, &o);
+  return o;
+}
+
+namespace {
+
+/// The tasks of each group-by dimension (k_group_by order) grouped by key. Keys are views into
+/// the scenario's tasks and `tm`.
+std::vector<std::map<std::string_view, GroupAcc>> group_tables(const std::vector<io::TaskCfg>& tasks, const std::vector<TaskMetrics>& tm,
+                                                               const std::vector<TaskStats>& stats) {
+  std::vector<std::map<std::string_view, GroupAcc>> by(std::size(k_group_by));
+  // One pass over the tasks (each group still sees its tasks in scenario order).
+  for (std::size_t i = 0; i < tm.size(); ++i)
+    for (int d = 0; d < int(std::size(k_group_by)); ++d) by[std::size_t(d)][group_key(d, tasks[i], tm[i])].add(tm[i], stats[i]);
+  return by;
+}
+
+std::string groups_csv_text(std::vector<std::map<std::string_view, GroupAcc>>& by) {
   std::string o =
       "group_by,group,tasks,succeeded,failed,unfinished,never_started,mean_wait_s,p95_wait_s,mean_jct_s,mean_slowdown,"
       "mean_bounded_slowdown,gpu_seconds,vcpu_seconds\n";
   for (int d = 0; d < int(std::size(k_group_by)); ++d) {
-    std::map<std::string, GroupAcc> groups;
-    for (std::size_t i = 0; i < tm.size(); ++i) groups[group_key(d, sc_.tasks[i], tm[i])].add(tm[i], task_stats()[i]);
-    for (auto& [key, g] : groups)
-      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(key), g.tasks, g.succeeded, g.failed,
-                       g.unfinished, g.never_started, num3(mean_s(g.waits)), num3(p95_s(g.waits)), num3(mean_s(g.jcts)),
+    for (auto& [key, g] : by[std::size_t(d)])
+      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(std::string(key)), g.tasks, g.succeeded,
+                       g.failed, g.unfinished, g.never_started, num3(mean_s(g.waits)), num3(p95_s(g.waits)), num3(mean_s(g.jcts)),
                        num3(mean_d(g.slowdowns)), num3(mean_d(g.bounded)), num3(double(g.gpu_ms / 1e6L)),
                        num3(double(g.cpu_ms / 1e6L)));
   }
   return o;
 }
 
+}  // namespace
+
 std::string Simulator::summary_json() const {
+  std::string o;
+  summary_and_groups(task_metrics(), &o, nullptr);
+  return o;
+}
+
+void Simulator::summary_and_groups(const std::vector<TaskMetrics>& tm, std::string* summary, std::string* groups_text) const {
+  // The per-group tables are built once for both files (p95_s sorts a group's waits in place;
+  // the means are order-independent: exact integer sums, doubles summed in task order).
+  auto by = group_tables(sc_.tasks, tm, task_stats());
+  if (groups_text) *groups_text = groups_csv_text(by);
+  if (!summary) return;
   nlohmann::ordered_json j;
   int resub = 0, not_submitted = 0;
   Time lost = 0;
   Time wq = 0, wc = 0, wf = 0, wcm = 0, wp = 0, wis = 0, wpre = 0;
-  const auto tm = task_metrics();
   GroupAcc all;
   for (std::size_t i = 0; i < task_stats().size(); ++i) {
     const auto& s = task_stats()[i];
@@ -282,7 +436,9 @@ std::string Simulator::summary_json() const {
   j["scenario"] = sc_.name;
   j["seed"] = seed_;
   j["tasks"] = task_stats().size();
-  j["attempts"] = attempts().size();
+  std::size_t n_attempts = 0;
+  for (const auto& r : runs_) n_attempts += r.attempts.size();
+  j["attempts"] = n_attempts;
   j["succeeded"] = all.succeeded;
   j["failed"] = all.failed;
   j["unfinished"] = all.unfinished;
@@ -311,14 +467,12 @@ std::string Simulator::summary_json() const {
   j["events"] = events_;
   nlohmann::ordered_json groups;
   for (int d = 0; d < int(std::size(k_group_by)); ++d) {
-    std::map<std::string, GroupAcc> by;
-    for (std::size_t i = 0; i < tm.size(); ++i) by[group_key(d, sc_.tasks[i], tm[i])].add(tm[i], task_stats()[i]);
     nlohmann::ordered_json g = nlohmann::ordered_json::object();
-    for (auto& [key, acc] : by) g[key] = metrics(acc);
+    for (auto& [key, acc] : by[std::size_t(d)]) g[std::string(key)] = metrics(acc);
     groups[k_group_by[d]] = g;
   }
   j["groups"] = groups;
-  return j.dump(2) + "\n";
+  *summary = j.dump(2) + "\n";
 }
 
 void Simulator::write_outputs(const std::string& dir) const {
@@ -328,49 +482,68 @@ void Simulator::write_outputs(const std::string& dir) const {
 }
 
 void Simulator::write_outputs(const std::string& dir, const OutputSelection& which) const {
-  // Checked write, fsync and close of each file (sim/publish.hpp); throws OutputError.
+  // Checked write, fsync and close of each file (sim/publish.hpp); throws OutputError. The
+  // per-task metrics are derived once for every file that needs them; the large files
+  // (tasks.csv, events.jsonl, metrics.prom) are streamed in 1 MiB chunks.
   auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
-  if (which.has(Output::tasks)) write("tasks.csv", tasks_csv());
-  if (which.has(Output::summary)) write("summary.json", summary_json());
-  if (which.has(Output::groups)) write("groups.csv", groups_csv());
+  std::vector<TaskMetrics> tm;
+  if (which.has(Output::tasks) || which.has(Output::summary) || which.has(Output::groups) || which.has(Output::metrics))
+    tm = task_metrics();
+  if (which.has(Output::tasks)) {
+    CheckedWriter w(dir + "/tasks.csv");
+    tasks_csv_to(tm, w.buffer(), [&w] { w.maybe_flush(); });
+    w.close();
+  }
+  if (which.has(Output::summary) || which.has(Output::groups)) {
+    std::string summary, groups;
+    summary_and_groups(tm, which.has(Output::summary) ? &summary : nullptr, which.has(Output::groups) ? &groups : nullptr);
+    if (which.has(Output::summary)) write("summary.json", summary);
+    if (which.has(Output::groups)) write("groups.csv", groups);
+  }
   if (which.has(Output::events)) write_events(dir);
   if (which.has(Output::timeseries)) write_timeseries(dir);
-  if (which.has(Output::metrics)) write_metrics_prom(dir);
+  if (which.has(Output::metrics)) write_metrics_prom(dir, tm);
   if (which.has(Output::timeline)) write("timeline.json", timeline_json());
 }
 
 void Simulator::write_events(const std::string& dir) const {
-  auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
-
   // Task state changes merged with node state changes (a node change comes before the task
-  // changes it caused).
-  std::string ev;
+  // changes it caused). Streamed: one line at a time into a 1 MiB buffer; each line is the
+  // compact JSON object nlohmann::json::dump() prints for it (same keys, order and escapes).
+  CheckedWriter w(dir + "/events.jsonl");
+  std::string& ev = w.buffer();
   std::size_t nc = 0;
   auto node_records = [&](std::size_t upto) {
     for (; nc < node_changes().size() && node_changes()[nc].seq <= upto; ++nc) {
       const auto& n = node_changes()[nc];
-      nlohmann::ordered_json j;
-      j["time_s"] = seconds_json(n.time);
-      j["node"] = n.node;
-      j["event"] = n.up ? "node_up" : "node_down";
-      j["source"] = n.stochastic ? "stochastic" : "injected";
-      ev += j.dump() + "\n";
+      ev += "{\"time_s\":";
+      append_seconds_json(ev, n.time);
+      ev += ",\"node\":";
+      append_json_string(ev, n.node);
+      ev += n.up ? ",\"event\":\"node_up\"" : ",\"event\":\"node_down\"";
+      ev += n.stochastic ? ",\"source\":\"stochastic\"}\n" : ",\"source\":\"injected\"}\n";
     }
   };
   for (std::size_t ci = 0; ci < changes().size(); ++ci) {
     const auto& c = changes()[ci];
     node_records(ci);
-    nlohmann::ordered_json j;
-    j["time_s"] = seconds_json(c.time);
-    j["task"] = sc_.tasks[std::size_t(c.task)].name;
-    j["attempt"] = c.attempt;
-    j["from"] = c.from;
-    j["to"] = c.to;
-    j["reason"] = c.reason;
-    ev += j.dump() + "\n";
+    ev += "{\"time_s\":";
+    append_seconds_json(ev, c.time);
+    ev += ",\"task\":";
+    append_json_string(ev, sc_.tasks[std::size_t(c.task)].name);
+    ev += ",\"attempt\":";
+    fmt::format_to(std::back_inserter(ev), "{}", c.attempt);
+    ev += ",\"from\":\"";
+    if (!c.initial) ev += to_string(c.from);
+    ev += "\",\"to\":\"";
+    ev += to_string(c.to);
+    ev += "\",\"reason\":";
+    append_json_string(ev, reason_of(c));
+    ev += "}\n";
+    w.maybe_flush();
   }
   node_records(changes().size());
-  write("events.jsonl", ev);
+  w.close();
 }
 
 void Simulator::write_timeseries(const std::string& dir) const {
@@ -394,52 +567,110 @@ void Simulator::write_timeseries(const std::string& dir) const {
   write("timeseries.csv", ts);
 }
 
-void Simulator::write_metrics_prom(const std::string& dir) const {
-  auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
-
-  // metrics.prom
-  std::string m;
+void Simulator::write_metrics_prom(const std::string& dir, const std::vector<TaskMetrics>& tm) const {
+  // metrics.prom (docs/outputs.md "metrics.prom"): per-task gauges up to kPromTaskSeriesMax
+  // tasks, else per-group gauges (tenant, user, task type, pool). Streamed.
+  CheckedWriter w(dir + "/metrics.prom");
+  std::string& m = w.buffer();
+  auto out = std::back_inserter(m);
   const auto& cl = sc_.cluster;
-  struct Metric { const char* name; const char* help; };
-  const Metric metrics[] = {
-      {"schedsim_task_attempts", "Attempts of the task."},
-      {"schedsim_task_succeeded", "1 when the task succeeded, else 0."},
-      {"schedsim_task_wait_seconds", "Total time the task's attempts spent queued (s)."},
-      {"schedsim_task_jct_seconds", "Final end minus submit time (s); -1 when unfinished."},
-      {"schedsim_task_lost_work_seconds", "Work lost to failures and preemptions (s)."},
-      {"schedsim_task_gpus", "GPUs of the gang in its last started attempt."},
+  // Per task: attempts, gang milli-GPU of the last started attempt.
+  auto attempts_of = [&](std::size_t i) { return int(runs_[i].attempts.size()); };
+  auto gpus_of = [&](std::size_t i) {
+    std::int64_t gpus = 0;
+    for (const auto& a : runs_[i].attempts)
+      if (a.start >= 0) gpus = a.gpu_milli;
+    return gpus;
   };
-  std::vector<std::vector<const AttemptRecord*>> all_by_task(sc_.tasks.size());
-  for (const AttemptRecord* a : attempts()) all_by_task[std::size_t(a->task)].push_back(a);
-  const auto tm = task_metrics();  // per-task queueing delay, censored as in summary.json
-  for (std::size_t mi = 0; mi < std::size(metrics); ++mi) {
-    m += fmt::format("# HELP {} {}\n# TYPE {} gauge\n", metrics[mi].name, metrics[mi].help, metrics[mi].name);
-    for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
-      const auto& t = sc_.tasks[i];
-      const auto& s = task_stats()[i];
-      int n = 0;
-      std::int64_t gpus = 0;
-      for (const AttemptRecord* a : all_by_task[i]) {
-        ++n;
-        if (a->start >= 0) gpus = a->gpu_milli;
+  const std::string cluster = prom_escape(cl.name), region = prom_escape(cl.region);
+  struct Metric { const char* name; const char* help; };
+  if (sc_.tasks.size() <= kPromTaskSeriesMax) {
+    const Metric metrics[] = {
+        {"schedsim_task_attempts", "Attempts of the task."},
+        {"schedsim_task_succeeded", "1 when the task succeeded, else 0."},
+        {"schedsim_task_wait_seconds", "Total time the task's attempts spent queued (s)."},
+        {"schedsim_task_jct_seconds", "Final end minus submit time (s); -1 when unfinished."},
+        {"schedsim_task_lost_work_seconds", "Work lost to failures and preemptions (s)."},
+        {"schedsim_task_gpus", "GPUs of the gang in its last started attempt."},
+    };
+    for (std::size_t mi = 0; mi < std::size(metrics); ++mi) {
+      fmt::format_to(out, "# HELP {} {}\n# TYPE {} gauge\n", metrics[mi].name, metrics[mi].help, metrics[mi].name);
+      for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
+        const auto& t = sc_.tasks[i];
+        const auto& s = task_stats()[i];
+        double v = 0;
+        switch (mi) {
+          case 0: v = attempts_of(i); break;
+          case 1: v = s.succeeded ? 1 : 0; break;
+          case 2: v = double(tm[i].wait) / 1000.0; break;
+          case 3: v = s.finished ? double(s.end - from_seconds(t.submit_s)) / 1000.0 : -1; break;
+          case 4: v = double(s.lost_work) / 1000.0; break;
+          case 5: v = double(gpus_of(i)) / 1000.0; break;
+        }
+        fmt::format_to(out,
+                       "{}{{cluster=\"{}\",orgname=\"{}\",user=\"{}\",module=\"{}\",task_type=\"{}\",task_name=\"{}\",task_uuid=\"{}\","
+                       "resource_pool=\"{}\",region=\"{}\"}} {}\n",
+                       metrics[mi].name, cluster, prom_escape(t.tenant), prom_escape(t.user), "training", prom_escape(t.type),
+                       prom_escape(t.name), task_uuid(sc_.name, t.name, i), prom_escape(t.pool), region, prom_num(v));
+        w.maybe_flush();
       }
+    }
+    w.close();
+    return;
+  }
+  // Per group: sums over the tasks of each (tenant, user, task type, pool), in that key order.
+  struct Acc {
+    std::int64_t tasks = 0, succeeded = 0, finished = 0, attempts = 0, gpu_milli = 0;
+    Time wait = 0, jct = 0, lost = 0;
+  };
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>, Acc> groups;
+  for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
+    const auto& t = sc_.tasks[i];
+    const auto& s = task_stats()[i];
+    Acc& g = groups[{t.tenant, t.user, t.type, t.pool}];
+    ++g.tasks;
+    g.succeeded += s.succeeded ? 1 : 0;
+    g.finished += s.finished ? 1 : 0;
+    g.attempts += attempts_of(i);
+    g.gpu_milli += gpus_of(i);
+    g.wait += tm[i].wait;
+    if (s.finished) g.jct += s.end - from_seconds(t.submit_s);
+    g.lost += s.lost_work;
+  }
+  const Metric metrics[] = {
+      {"schedsim_tasks", "Tasks of the group."},
+      {"schedsim_tasks_succeeded", "Tasks of the group that succeeded."},
+      {"schedsim_tasks_finished", "Tasks of the group that finished (succeeded or failed)."},
+      {"schedsim_task_attempts_sum", "Attempts of the group's tasks."},
+      {"schedsim_task_wait_seconds_sum", "Queueing delay of the group's tasks, summed (s)."},
+      {"schedsim_task_jct_seconds_sum", "JCT of the group's finished tasks, summed (s)."},
+      {"schedsim_task_lost_work_seconds_sum", "Work lost to failures and preemptions by the group's tasks (s)."},
+      {"schedsim_task_gpus_sum", "GPUs of the gangs in their last started attempts, summed."},
+  };
+  for (std::size_t mi = 0; mi < std::size(metrics); ++mi) {
+    fmt::format_to(out, "# HELP {} {}\n# TYPE {} gauge\n", metrics[mi].name, metrics[mi].help, metrics[mi].name);
+    for (const auto& [key, g] : groups) {
       double v = 0;
       switch (mi) {
-        case 0: v = n; break;
-        case 1: v = s.succeeded ? 1 : 0; break;
-        case 2: v = double(tm[i].wait) / 1000.0; break;
-        case 3: v = s.finished ? double(s.end - from_seconds(t.submit_s)) / 1000.0 : -1; break;
-        case 4: v = double(s.lost_work) / 1000.0; break;
-        case 5: v = double(gpus) / 1000.0; break;
+        case 0: v = double(g.tasks); break;
+        case 1: v = double(g.succeeded); break;
+        case 2: v = double(g.finished); break;
+        case 3: v = double(g.attempts); break;
+        case 4: v = double(g.wait) / 1000.0; break;
+        case 5: v = double(g.jct) / 1000.0; break;
+        case 6: v = double(g.lost) / 1000.0; break;
+        case 7: v = double(g.gpu_milli) / 1000.0; break;
       }
-      m += fmt::format(
-          "{}{{cluster=\"{}\",orgname=\"{}\",user=\"{}\",module=\"{}\",task_type=\"{}\",task_name=\"{}\",task_uuid=\"{}\","
-          "resource_pool=\"{}\",region=\"{}\"}} {}\n",
-          metrics[mi].name, prom_escape(cl.name), prom_escape(t.tenant), prom_escape(t.user), "training", prom_escape(t.type),
-          prom_escape(t.name), task_uuid(sc_.name, t.name, i), prom_escape(t.pool), prom_escape(cl.region), prom_num(v));
+      const auto& [tenant, user, type, pool] = key;
+      fmt::format_to(out,
+                     "{}{{cluster=\"{}\",orgname=\"{}\",user=\"{}\",module=\"{}\",task_type=\"{}\",resource_pool=\"{}\","
+                     "region=\"{}\"}} {}\n",
+                     metrics[mi].name, cluster, prom_escape(std::string(tenant)), prom_escape(std::string(user)), "training",
+                     prom_escape(std::string(type)), prom_escape(std::string(pool)), region, prom_num(v));
+      w.maybe_flush();
     }
   }
-  write("metrics.prom", m);
+  w.close();
 }
 
 }  // namespace sim

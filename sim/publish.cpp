@@ -112,23 +112,42 @@ SignalBlock::SignalBlock() {
 SignalBlock::~SignalBlock() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
 
 void write_file_checked(const std::string& path, const std::string& content) {
+  CheckedWriter w(path);
+  w.append(content);
+  w.close();
+}
+
+// ------------------------------------------------------------------------- CheckedWriter
+
+CheckedWriter::CheckedWriter(std::string path) : path_(std::move(path)) {
   throw_if_interrupted();
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) fail(path + ": cannot create", errno);
-  auto bail = [&](const char* what, int e, bool close_fd) {
-    if (close_fd) ::close(fd);
-    ::unlink(path.c_str());
-    fail(fmt::format("{}: {}", path, what), e);
-  };
-  const char* p = content.data();
-  std::size_t left = content.size();
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) fail(path_ + ": cannot create", errno);
+  buf_.reserve(kChunk);
+}
+
+CheckedWriter::~CheckedWriter() {
+  if (fd_ < 0) return;  // closed, or failed (the file is already removed)
+  ::close(fd_);
+  ::unlink(path_.c_str());  // never closed: an exception is unwinding; leave no partial file
+}
+
+void CheckedWriter::bail(const char* what, int e, bool close_fd) {
+  if (close_fd) ::close(fd_);
+  fd_ = -1;
+  ::unlink(path_.c_str());
+  fail(fmt::format("{}: {}", path_, what), e);
+}
+
+void CheckedWriter::write_out(const char* p, std::size_t left) {
   while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
+    ssize_t n = ::write(fd_, p, left);
     if (n < 0) {
       if (errno == EINTR && !g_signal) continue;
       if (errno == EINTR) {
-        ::close(fd);
-        ::unlink(path.c_str());
+        ::close(fd_);
+        fd_ = -1;
+        ::unlink(path_.c_str());
         throw Interrupted(g_signal);
       }
       bail("cannot write", errno, true);
@@ -137,8 +156,35 @@ void write_file_checked(const std::string& path, const std::string& content) {
     p += n;
     left -= std::size_t(n);
   }
-  if (::fsync(fd) != 0 && errno != EINVAL) bail("cannot sync to disk", errno, true);
-  if (::close(fd) != 0) bail("cannot close", errno, false);
+}
+
+void CheckedWriter::flush_chunk() {
+  if (fd_ < 0) throw OutputError(path_ + ": written after close");
+  write_out(buf_.data(), buf_.size());
+  buf_.clear();
+}
+
+void CheckedWriter::append(std::string_view text) {
+  if (buf_.size() + text.size() > kChunk) {
+    flush_chunk();
+    if (text.size() >= kChunk) {  // large pieces go straight out
+      write_out(text.data(), text.size());
+      return;
+    }
+  }
+  buf_.append(text);
+}
+
+void CheckedWriter::close() {
+  flush_chunk();
+  if (::fsync(fd_) != 0 && errno != EINVAL) bail("cannot sync to disk", errno, true);
+  int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(path_.c_str());
+    fail(fmt::format("{}: {}", path_, "cannot close"), e);
+  }
 }
 
 // ------------------------------------------------------------------------- OutputDir

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sim {
@@ -62,6 +63,38 @@ class SignalBlock {
 /// fsync(2) and close(2); any failure (including of fsync or close) throws OutputError naming
 /// the file and the system error, and removes the file. Throws Interrupted if a signal came.
 void write_file_checked(const std::string& path, const std::string& content);
+
+/// The streaming form of write_file_checked: creates (truncates) `path`, takes the content
+/// piece by piece through append() (buffered, written out in 1 MiB chunks, so a writer never
+/// holds a whole large file in memory) and close() fsyncs and closes it. Same errors as
+/// write_file_checked; any failure, or destruction without close() (an exception unwinding),
+/// removes the file, so a file is left complete or not at all.
+class CheckedWriter {
+ public:
+  explicit CheckedWriter(std::string path);
+  ~CheckedWriter();
+  CheckedWriter(const CheckedWriter&) = delete;
+  CheckedWriter& operator=(const CheckedWriter&) = delete;
+  /// Appends `text`; writes a chunk out when the buffer is full. Throws OutputError, Interrupted.
+  void append(std::string_view text);
+  /// The buffer to append to directly; call maybe_flush() after appending.
+  std::string& buffer() { return buf_; }
+  /// Writes the buffer out when it holds a chunk or more.
+  void maybe_flush() {
+    if (buf_.size() >= kChunk) flush_chunk();
+  }
+  /// Writes the rest, fsync(2), close(2). Throws OutputError (the file is then removed).
+  void close();
+
+ private:
+  static constexpr std::size_t kChunk = std::size_t(1) << 20;
+  void flush_chunk();
+  void write_out(const char* p, std::size_t n);
+  [[noreturn]] void bail(const char* what, int e, bool close_fd);
+  std::string path_;
+  std::string buf_;
+  int fd_ = -1;
+};
 
 /// An output directory being prepared: `prepare` checks the destination and creates the
 /// staging directory before anything is computed; `write` puts a file into staging; `publish`

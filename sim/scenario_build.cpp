@@ -9,6 +9,9 @@
 
 #include "sim/simulator.hpp"
 
+#include <string_view>
+#include <unordered_map>
+
 namespace sim {
 
 using namespace libsched;
@@ -120,10 +123,14 @@ void Simulator::build() {
   };
   std::vector<TaskSpec> specs;
   std::vector<ReplicaShape> shapes;
+  // Task name -> index, for duplicate names and injected task faults; only lookups (never
+  // iterated), views into sc_.tasks, dropped at the end of build().
+  std::unordered_map<std::string_view, int> task_index;
+  task_index.reserve(sc_.tasks.size());
+  specs.reserve(sc_.tasks.size());
   for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
     const auto& t = sc_.tasks[i];
-    if (task_index_.count(t.name)) throw std::invalid_argument("duplicate task name " + t.name);
-    task_index_[t.name] = int(i);
+    if (!task_index.emplace(t.name, int(i)).second) throw std::invalid_argument("duplicate task name " + t.name);
     TaskSpec s;
     s.name = t.name;
     s.user = t.user;
@@ -220,10 +227,16 @@ void Simulator::build() {
     runs_[i].duration = from_seconds(sc_.tasks[i].duration_s);
     runs_[i].remaining = runs_[i].duration;
     task_of_id_.push_back(int(i));
-    q_.schedule(from_seconds(sc_.tasks[i].submit_s), SubmitEv{int(i)});
+    const Time submit = from_seconds(sc_.tasks[i].submit_s);
+    if (submit < 0) throw std::invalid_argument("EventQueue::schedule: time in the past");  // as a queued submission did
+    submit_order_.emplace_back(submit, int(i));
     ++fixed_pending_;
   }
+  // Submissions in delivery order (time, then scenario order); see Simulator::run().
+  std::sort(submit_order_.begin(), submit_order_.end());
   live_tasks_ = int(runs_.size());
+  std::vector<TaskSpec>().swap(specs);  // moved into the scheduler; free the husks (192 B per task) now
+  std::vector<ReplicaShape>().swap(shapes);
 
   // Injected events.
   const Cluster& cl = sched_->cluster();
@@ -239,8 +252,8 @@ void Simulator::build() {
     } else if (e.kind == "node_up") {
       q_.schedule(at, NodeUpEv{node_idx(e.node), false});
     } else if (e.kind == "task_fault") {
-      auto it = task_index_.find(e.task);
-      if (it == task_index_.end()) throw std::invalid_argument("event: unknown task " + e.task);
+      auto it = task_index.find(e.task);
+      if (it == task_index.end()) throw std::invalid_argument("event: unknown task " + e.task);
       q_.schedule(at, TaskFaultEv{it->second, e.error});
     } else if (e.kind == "spot_reclaim") {
       SpotReclaimEv ev;

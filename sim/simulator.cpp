@@ -104,7 +104,8 @@ void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt) {
   }
 }
 
-Simulator::Simulator(const io::Scenario& sc, SimOptions opt) : sc_(sc), opt_(std::move(opt)), faults_(std::make_unique<FaultModel>(opt_.seed ? *opt_.seed : sc.seed)) {
+Simulator::Simulator(io::Scenario sc, SimOptions opt)
+    : sc_(std::move(sc)), opt_(std::move(opt)), faults_(std::make_unique<FaultModel>(opt_.seed ? *opt_.seed : sc_.seed)) {
   seed_ = opt_.seed ? *opt_.seed : sc_.seed;
   auto u = opt_.until_s ? opt_.until_s : sc_.until_s;
   if (u) until_ = from_seconds(*u);
@@ -290,8 +291,18 @@ void Simulator::run() {
   const std::uint64_t cap = opt_.max_events_per_instant ? opt_.max_events_per_instant : events_per_instant_cap(sc_);
   Time last = 0;
   bool cut = false;
+  // Submissions are not in the event queue: they come from submit_order_ (submit time, then
+  // scenario order), delivered before the queue's events of the same instant, which is where
+  // the queue put them when they were scheduled first, in task order (handles 1..N).
+  auto submit_at = [&]() { return next_submit_ < submit_order_.size() ? submit_order_[next_submit_].first : kTimeNever; };
+  auto next_time = [&]() -> std::optional<Time> {
+    auto q = q_.next_time();
+    Time ts = submit_at();
+    if (ts != kTimeNever && (!q || ts <= *q)) return ts;
+    return q;
+  };
   while (live_tasks_ > 0) {
-    auto nt = q_.next_time();
+    auto nt = next_time();
     if (!nt) break;
     if (*nt > until_) {
       cut = true;
@@ -305,16 +316,25 @@ void Simulator::run() {
           file_label(), sc_.timeseries_interval_s, format_seconds(now), kMaxTimeseriesRows, kMaxTimeseriesRows - 1));
     std::uint64_t at_now = 0;  // events at this instant: time must advance (runtime bound)
     do {
-      while (q_.next_time() == now) {
-        auto it = q_.step();
-        ++events_;
-        if (++at_now > cap) stuck_error(now, at_now - 1, it->event);
-        handle(now, it->event);
+      while (true) {
+        if (submit_at() == now) {
+          Event ev = SubmitEv{submit_order_[next_submit_++].second};
+          ++events_;
+          if (++at_now > cap) stuck_error(now, at_now - 1, ev);
+          handle(now, ev);
+        } else if (q_.next_time() == now) {
+          auto it = q_.step();
+          ++events_;
+          if (++at_now > cap) stuck_error(now, at_now - 1, it->event);
+          handle(now, it->event);
+        } else {
+          break;
+        }
         if ((events_ & 1023u) == 0) throw_if_interrupted();
         if (opt_.progress && (events_ & 4095u) == 0) opt_.progress(now, events_);
       }
       instant_end(now);
-    } while (q_.next_time() == now);
+    } while (next_time() == now);
     last = now;
     schedule_wake(now);
     if (active_ == 0 && fixed_pending_ == 0 && wake_handle_ == 0) {

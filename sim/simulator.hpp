@@ -56,10 +56,6 @@ namespace sim {
 /// trailing zeros trimmed ("60.25"); a negative value (not applicable) prints "".
 std::string format_seconds(Time ms);
 
-/// State of an attempt (as printed in tasks.csv and events.jsonl).
-enum class AttemptState : std::uint8_t { queued, prechecking, running, debug_holding, succeeded, failed, stopped };
-std::string_view to_string(AttemptState s);
-
 /// One attempt of a task: what tasks.csv prints. Times are ms (libsched::Time); -1 = not applicable.
 struct AttemptRecord {
   int task = 0;                   ///< index in Scenario::tasks
@@ -71,6 +67,7 @@ struct AttemptRecord {
   Time run_start = -1;            ///< when the entrypoint started (after start-up costs)
   std::string spec;               ///< chosen option label (spec name), "" for inline shapes
   std::vector<std::string> nodes; ///< node names of the replicas, master/head first
+  std::int32_t master_node = -1;  ///< cluster node index of nodes[0] (-1: never placed)
   std::vector<std::int64_t> replica_gpu_milli;  ///< milli-GPU of each replica (same order as nodes)
   std::string reason;             ///< empty on success
   std::string capacity;           ///< capacity class it ran on (reserved, pay_as_you_go, spot, idle)
@@ -110,6 +107,11 @@ struct SimulationLimitError : std::runtime_error {
 /// Latest simulated time: 1e12 s (1000 x the largest time a scenario may state). An event
 /// that would fall later (e.g. an image pull retried without limit) stops the run.
 inline constexpr Time kMaxSimTime = Time(1'000'000'000'000) * 1000;
+/// metrics.prom resolution (docs/outputs.md "metrics.prom"): one gauge per task and metric for
+/// a run of at most this many tasks; above it, one gauge per (tenant, user, task type, pool)
+/// group and metric, sums over the group's tasks (a 111,549-task Philly replay would write
+/// 669,294 per-task series, 153 MB).
+inline constexpr std::size_t kPromTaskSeriesMax = 10'000;
 /// Most rows timeseries.csv may have.
 inline constexpr std::uint64_t kMaxTimeseriesRows = 1'000'000;
 /// Events allowed at one simulated instant: 1,000,000 + 100 x (tasks + nodes + injected
@@ -126,7 +128,9 @@ class Simulator {
   /// Converts `sc` (seconds, vCPU, GiB) into libsched objects (ms, milli-CPU, MiB) and
   /// schedules submissions, injected events, policy ticks and stochastic node failures.
   /// Throws std::invalid_argument on dangling references (unknown spec, pool, node, task).
-  explicit Simulator(const io::Scenario& sc, SimOptions opt = {});
+  /// Takes the scenario by value: a caller that no longer needs it moves it in, so a
+  /// million-task scenario (about 600 bytes per task) is held once, not twice.
+  explicit Simulator(io::Scenario sc, SimOptions opt = {});
   ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
@@ -142,8 +146,10 @@ class Simulator {
   /// All attempts in (task order of the scenario, attempt) order.
   std::vector<const AttemptRecord*> attempts() const;
   const std::vector<TaskStats>& task_stats() const { return metrics_->task_stats(); }
-  const std::vector<Snapshot>& snapshots() const { return metrics_->snapshots(); }
-  const std::vector<StateChange>& changes() const { return metrics_->changes(); }
+  const std::deque<Snapshot>& snapshots() const { return metrics_->snapshots(); }
+  const std::deque<StateChange>& changes() const { return metrics_->changes(); }
+  /// The reason text of a state change ("" when none).
+  const std::string& reason_of(const StateChange& c) const { return metrics_->reason(c.reason); }
   const std::vector<NodeChange>& node_changes() const { return metrics_->node_changes(); }
   /// Per-task metrics (scenario order), unfinished tasks censored at censor_time().
   std::vector<TaskMetrics> task_metrics() const;
@@ -204,7 +210,11 @@ class Simulator {
   // Parts of write_outputs: events.jsonl, timeseries.csv, metrics.prom into `dir`.
   void write_events(const std::string& dir) const;
   void write_timeseries(const std::string& dir) const;
-  void write_metrics_prom(const std::string& dir) const;
+  void write_metrics_prom(const std::string& dir, const std::vector<TaskMetrics>& tm) const;
+  /// tasks.csv appended to `o`, calling `flush` after each task's rows (streaming).
+  void tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o, const std::function<void()>& flush) const;
+  /// summary.json and/or groups.csv (either pointer may be null) from one pass over the groups.
+  void summary_and_groups(const std::vector<TaskMetrics>& tm, std::string* summary, std::string* groups_text) const;
   void handle(Time now, Event& ev);
   void instant_end(Time now);
   /// Keeps one wake-up pending at the scheduler's next eligibility change (none when a policy
@@ -249,9 +259,11 @@ class Simulator {
   EventQueue q_;
   std::vector<TaskRun> runs_;
   Time run_end_ = 0;                     // last instant processed
-  std::map<std::string, int> task_index_;
   libsched::WorkloadDistribution workload_;
   std::vector<int> task_of_id_;          // libsched TaskId -> scenario task index
+  // First submissions, sorted by (time ms, task index): a cursor instead of N queued events.
+  std::vector<std::pair<Time, int>> submit_order_;
+  std::size_t next_submit_ = 0;
   std::size_t fixed_pending_ = 0;        // submissions, injected events, policy ticks not yet delivered
   EventHandle wake_handle_ = 0;          // the pending WakeEv (0: none)
   Time wake_at_ = -1;                    // its time

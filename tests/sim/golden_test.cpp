@@ -178,7 +178,7 @@ TEST_CASE("a RayJob in debug mode holds its pods for the retention time after th
   s.run();
   bool held = false;
   for (const auto& c : s.changes())
-    if (c.task == 0 && c.to == "DebugHolding") held = c.time == 1'000'000;
+    if (c.task == 0 && c.to == sim::AttemptState::debug_holding) held = c.time == 1'000'000;
   REQUIRE(held);
 }
 

@@ -1,0 +1,174 @@
+// The lean core (issue #11): metrics.prom resolution by run size, streamed output files
+// (sim::CheckedWriter), the compact event log (interned reasons) and events.jsonl's JSON text.
+#include <catch2/catch.hpp>
+
+#include "tests/common/files.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "builders.hpp"
+#include "sim/publish.hpp"
+#include "sim/simulator.hpp"
+
+using namespace simtest;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path lean_dir(const std::string& tag) {
+  fs::path d = fs::temp_directory_path() / ("schedsim-test-lean-" + tag + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+/// `n` one-second single-GPU tasks submitted one second apart (never queued); odd tasks are
+/// alice's, even ones bob's.
+sim::io::Scenario staggered(std::size_t n) {
+  auto sc = cluster(1);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto t = task(fmt::format("t{}", i), double(i), 1, 0, "a100.1x");  // (GCC 12 -Wrestrict false positive on "t" + to_string)
+    t.user = i % 2 ? "alice" : "bob";
+    sc.tasks.push_back(t);
+  }
+  return sc;
+}
+
+/// metrics.prom of a run of `sc`.
+std::string prom_of(const sim::io::Scenario& sc) {
+  sim::Simulator s(sc);
+  s.run();
+  fs::path d = lean_dir("prom");
+  auto which = sim::OutputSelection::none();
+  which.set(sim::Output::metrics);
+  s.write_outputs(d.string(), which);
+  std::string prom = testutil::slurp(d / "metrics.prom");
+  fs::remove_all(d);
+  return prom;
+}
+
+/// The value of the series of `metric` whose labels contain `label`.
+std::string value_of(const std::vector<std::string>& lines, const std::string& metric, const std::string& label) {
+  for (const auto& l : lines)
+    if (l.rfind(metric + "{", 0) == 0 && l.find(label) != std::string::npos) return l.substr(l.rfind(' ') + 1);
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("metrics.prom has one series per task and metric for a run of kPromTaskSeriesMax tasks") {
+  const auto lines = lines_of(prom_of(staggered(sim::kPromTaskSeriesMax)));
+  std::size_t attempts = 0, with_uuid = 0;
+  for (const auto& l : lines) {
+    if (l.rfind("schedsim_task_attempts{", 0) != 0) continue;
+    ++attempts;
+    with_uuid += l.find("task_uuid=\"") != std::string::npos;
+  }
+  CHECK(attempts == sim::kPromTaskSeriesMax);
+  CHECK(with_uuid == sim::kPromTaskSeriesMax);
+}
+
+TEST_CASE("above kPromTaskSeriesMax tasks, metrics.prom has one series per (tenant, user, type, pool) with sums over its tasks") {
+  const auto prom = prom_of(staggered(sim::kPromTaskSeriesMax + 1));  // 5,000 of alice, 5,001 of bob
+  const auto lines = lines_of(prom);
+  CHECK(prom.find("task_uuid") == std::string::npos);
+  CHECK(prom.find("task_name") == std::string::npos);
+  std::size_t series = 0;
+  for (const auto& l : lines) series += l.rfind('#', 0) != 0;
+  CHECK(series == 8 * 2);  // 8 metrics x 2 groups
+  CHECK(value_of(lines, "schedsim_tasks", "user=\"alice\"") == "5000");
+  CHECK(value_of(lines, "schedsim_tasks", "user=\"bob\"") == "5001");
+  CHECK(value_of(lines, "schedsim_tasks_succeeded", "user=\"bob\"") == "5001");
+  CHECK(value_of(lines, "schedsim_tasks_finished", "user=\"alice\"") == "5000");
+  CHECK(value_of(lines, "schedsim_task_attempts_sum", "user=\"alice\"") == "5000");
+  CHECK(value_of(lines, "schedsim_task_jct_seconds_sum", "user=\"bob\"") == "5001");  // 1 s each
+  CHECK(value_of(lines, "schedsim_task_wait_seconds_sum", "user=\"bob\"") == "0");
+  CHECK(value_of(lines, "schedsim_task_gpus_sum", "user=\"alice\"") == "5000");
+  // Groups in key order: bob's series comes after alice's (same tenant, user order).
+  const auto alice = prom.find("schedsim_tasks{cluster=\"c1\",orgname=\"default\",user=\"alice\",module=\"training\",task_type=\"PyTorchJob\","
+                               "resource_pool=\"p\",region=\"r1\"} 5000\n");
+  CHECK(alice != std::string::npos);
+  CHECK(alice < prom.find("user=\"bob\""));
+}
+
+TEST_CASE("CheckedWriter puts pieces smaller and larger than its buffer into the file in order") {
+  fs::path d = lean_dir("writer");
+  const std::string path = (d / "f.txt").string();
+  std::string expect;
+  {
+    sim::CheckedWriter w(path);
+    for (std::size_t n : {std::size_t(1), std::size_t(700'000), std::size_t(3'000'000), std::size_t(5), std::size_t(900'000)}) {
+      std::string piece(n, char('a' + n % 26));
+      w.append(piece);
+      expect += piece;
+    }
+    w.buffer() += "tail";
+    expect += "tail";
+    w.maybe_flush();
+    w.close();
+  }
+  CHECK(testutil::slurp(path) == expect);
+  fs::remove_all(d);
+}
+
+TEST_CASE("a CheckedWriter destroyed without close() (an exception unwinding) leaves no file") {
+  fs::path d = lean_dir("writer-abandoned");
+  const std::string path = (d / "f.txt").string();
+  {
+    sim::CheckedWriter w(path);
+    w.append(std::string(3'000'000, 'x'));  // more than one chunk: part of it is on disk
+    REQUIRE(fs::exists(path));
+  }
+  CHECK_FALSE(fs::exists(path));
+  fs::remove_all(d);
+}
+
+TEST_CASE("events.jsonl lines are the JSON text nlohmann prints, escapes and interned reasons included") {
+  auto sc = cluster(2);
+  sc.tasks.push_back(task("quote\"back\\slash\ttab", 0, 100));
+  sc.tasks.push_back(task("caf\xc3\xa9", 0.5, 100));
+  sc.tasks.push_back(task("third", 1.25, 100));
+  sc.until_s = 50;  // all three are stopped with the same reason
+  sim::Simulator s(sc);
+  s.run();
+  std::uint32_t stopped_reason = 0;
+  int stopped = 0;
+  for (const auto& c : s.changes()) {
+    if (c.to != sim::AttemptState::stopped) continue;
+    ++stopped;
+    CHECK(s.reason_of(c) == "stopped: the simulation ended (until_s)");
+    if (stopped_reason == 0) stopped_reason = c.reason;
+    CHECK(c.reason == stopped_reason);  // one text, one id
+  }
+  REQUIRE(stopped == 2);  // two nodes: the third task never started
+  fs::path d = lean_dir("events");
+  auto which = sim::OutputSelection::none();
+  which.set(sim::Output::events);
+  s.write_outputs(d.string(), which);
+  const auto lines = lines_of(testutil::slurp(d / "events.jsonl"));
+  fs::remove_all(d);
+  REQUIRE(lines.size() == s.changes().size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    INFO(lines[i]);
+    auto j = nlohmann::ordered_json::parse(lines[i]);
+    CHECK(j.dump() == lines[i]);
+    CHECK(j["task"] == sc.tasks[std::size_t(s.changes()[i].task)].name);
+  }
+  CHECK(lines.front().find(R"("task":"quote\"back\\slash\ttab")") != std::string::npos);
+  CHECK(lines.front().find(R"("from":"")") != std::string::npos);  // entering the queue
+}
