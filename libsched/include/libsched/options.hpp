@@ -30,6 +30,13 @@ struct SchedulerOptions {
   std::string queue_order = "priority-fifo";     ///< order of the waiting queue
   std::string victim_order = "idle-spot-first";  ///< order in which preemption tries victims
   std::string admission = "quota";               ///< may a gang's whole demand start now
+  /// Debug knob, not a scenario key: false makes every queue pass try each waiting task's
+  /// placement in full (the straightforward scan). True (default) skips, with the same
+  /// decisions, trials that cannot succeed: a gang larger than the free capacity summed over
+  /// its eligible nodes (Session::may_fit), a backfill candidate that ends by the head's
+  /// reservation (actions::may_jump), and the tasks behind an unchanged strict head. The
+  /// property test (tests/core/fast_paths_test.cpp) checks that both give the same outputs.
+  bool fast_paths = true;
 };
 
 }  // namespace libsched

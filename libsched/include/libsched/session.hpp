@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -205,12 +206,16 @@ class Session {
   /// May task `s` use node `node`'s capacity as class `cls` (pools only)?
   bool pool_ok(const TaskSpec& s, ResourceType cls, const Node& node) const { return pool_ok(st, s, cls, node); }
   static bool pool_ok(const Core& core, const TaskSpec& s, ResourceType cls, const Node& node) {
+    return pool_ok(core, s, cls, node.pool);
+  }
+  /// The same for every node of pool `pool`.
+  static bool pool_ok(const Core& core, const TaskSpec& s, ResourceType cls, PoolId pool) {
     switch (cls) {
-      case ResourceType::reserved: return node.pool == s.pool;
+      case ResourceType::reserved: return pool == s.pool;
       case ResourceType::pay_as_you_go:
       case ResourceType::spot:
-        return s.pool.valid() ? node.pool == s.pool : core.cluster_.pool(node.pool).kind == PoolKind::shared;
-      case ResourceType::idle: return idle_pool_ok(s, node.pool);
+        return s.pool.valid() ? pool == s.pool : core.cluster_.pool(pool).kind == PoolKind::shared;
+      case ResourceType::idle: return idle_pool_ok(s, pool);
     }
     return false;
   }
@@ -291,10 +296,51 @@ class Session {
     return best;
   }
 
+  /// A necessary condition for place_gang(s, opt, cls), in O(pools x GPU models): the free
+  /// capacity summed over the nodes that may hold the replicas (pools open to `s` on `cls`,
+  /// up, not drained, GPU model allowed; Cluster::free_sum) covers the gang's total vCPU,
+  /// memory, milli-GPU and whole GPUs. False means no placement exists, whatever the policy,
+  /// node policies or idle stability (they only remove nodes); true promises nothing.
+  bool may_fit(const TaskSpec& s, std::size_t opt, ResourceType cls) const {
+    const Cluster& c = st.cluster_;
+    const GangOption& o = s.options[opt];
+    const ModelMask all = c.models().size() >= 64 ? ~ModelMask{0} : (ModelMask{1} << c.models().size()) - 1;
+    // The (pool, model) slots a shape may use: CPU-only shapes any node, GPU shapes nodes of
+    // an allowed model.
+    auto models_of = [&](const ReplicaShape& r) { return r.num_gpu == 0 || r.models == 0 ? all : (r.models & all); };
+    auto enough = [&](ModelMask models, bool cpu_nodes, const Resources& need, std::int64_t whole_gpus) {
+      Cluster::FreeSum sum;
+      for (std::size_t p = 0; p < c.pools().size(); ++p) {
+        PoolId pool(static_cast<std::int32_t>(p));
+        if (!pool_ok(st, s, cls, pool)) continue;
+        auto add = [&](std::int32_t model) {
+          Cluster::FreeSum f = c.free_sum(pool, model);
+          sum.cpu_milli += f.cpu_milli;
+          sum.mem_mib += f.mem_mib;
+          sum.gpu_milli += f.gpu_milli;
+          sum.full_free_gpus += f.full_free_gpus;
+        };
+        if (cpu_nodes) add(-1);
+        for (ModelMask m = models; m; m &= m - 1) add(std::countr_zero(m));
+      }
+      return need.cpu_milli <= sum.cpu_milli && need.mem_mib <= sum.mem_mib && need.gpu_milli <= sum.gpu_milli &&
+             whole_gpus <= sum.full_free_gpus;
+    };
+    auto whole = [](const ReplicaShape& r) { return r.gpu_milli >= kMilliPerGpu ? std::int64_t(r.num_gpu) : 0; };
+    const std::int64_t w = s.workers;
+    const ModelMask mh = models_of(o.head), mw = models_of(o.worker);
+    const bool ch = o.head.num_gpu == 0, cw = o.worker.num_gpu == 0;
+    if (mh == mw && ch == cw) return enough(mh, ch, s.demand(opt), whole(o.head) + w * whole(o.worker));
+    return enough(mh, ch, o.head.resources(), whole(o.head)) &&
+           (w == 0 || enough(mw, cw, o.worker.resources() * w, w * whole(o.worker)));
+  }
+
   /// Places every replica of option `opt` of `s` (task `t`, or a relaxed copy of its spec) on
-  /// class `cls` inside `tx`, or none (tx as it was).
+  /// class `cls` inside `tx`, or none (tx as it was). With SchedulerOptions::fast_paths a gang
+  /// that cannot possibly fit (may_fit) is refused before any node is tried.
   std::optional<std::vector<ReplicaAllocation>> place_gang(Transaction& tx, const TaskSpec& s, TaskId t, std::size_t opt,
                                                            ResourceType cls, const NodeFilter& f, Time now, bool ignore_filter) {
+    if (st.options_.fast_paths && !may_fit(s, opt, cls)) return std::nullopt;
     std::size_t m = tx.mark();
     std::vector<ReplicaAllocation> out;
     out.reserve(std::size_t(s.replicas()));

@@ -117,6 +117,17 @@ inline Time reservation(Session& S, TaskId head, Time now) {
 /// head's reservation with it is no later than `head_reservation` (the reservation without it).
 inline bool may_jump(Session& S, Transaction& tx, TaskId head, Time head_reservation, std::span<const Placement* const> extras,
                      const Placement& candidate, const std::vector<Preemption>& gone) {
+  if (S.st.options_.fast_paths) {
+    // No known reservation cannot be delayed. A candidate that preempts nothing and is expected
+    // to end by the reservation leaves the head's walk with the same state at that time (its
+    // release is one of the ends walked by then), so the head still fits there: no walk needed.
+    // Not when the head ages into idle fragments (the candidate's nodes would restart ageing).
+    if (head_reservation == kTimeNever) return true;
+    const TaskSpec& cs = S.spec(candidate.task);
+    if (gone.empty() && cs.runtime_estimate >= 0 && S.now + cs.runtime_estimate <= head_reservation &&
+        S.st.stability_threshold(S.spec(head)) == 0)
+      return true;
+  }
   std::vector<const Placement*> with(extras.begin(), extras.end());
   with.push_back(&candidate);
   return reservation(S, tx, head, S.now, with, gone) <= head_reservation;
