@@ -1,7 +1,8 @@
 // Simulator benchmark: one case per process (so peak memory is the case's own).
 //   bench_sim synthetic NODES TASKS [POLICY]   seeded synthetic cluster + workload (sim/synthetic.hpp)
 //   bench_sim default                          the embedded default scenario (schedsim run)
-//   bench_sim scenario FILE                    a scenario file (traces applied), e.g. openb/Philly replay
+//   bench_sim scenario FILE [QUEUEING]         a scenario file (traces applied), e.g. openb/Philly replay;
+//                                              QUEUEING (greedy | strict | backfill) overrides scheduler.queueing
 //   bench_sim fill FILE POLICIES SEEDS         the fill experiment, all policies x seeds
 // Prints one JSON object on stdout: case, wall_s, events, events_per_s, placements,
 // placements_per_s, peak_rss_mib. Build in Release (bench/run.sh does).
@@ -79,6 +80,10 @@ int main(int argc, char** argv) {
   }
   if (mode == "scenario" && argc >= 3) {
     sim::io::Scenario sc = load(argv[2]);
+    if (argc >= 4) {
+      sc.scheduler.queueing = argv[3];
+      return run_sim(fmt::format("replay {} ({})", sc.name, sc.scheduler.queueing), sc);
+    }
     return run_sim(fmt::format("replay {}", sc.name), sc);
   }
   if (mode == "fill" && argc >= 5) {
@@ -100,6 +105,6 @@ int main(int argc, char** argv) {
               << "\n";
     return rc;
   }
-  std::cerr << "usage: bench_sim synthetic NODES TASKS [POLICY] | default | scenario FILE | fill FILE POLICIES SEEDS\n";
+  std::cerr << "usage: bench_sim synthetic NODES TASKS [POLICY] | default | scenario FILE [QUEUEING] | fill FILE POLICIES SEEDS\n";
   return 2;
 }

@@ -487,8 +487,10 @@ class Cluster {
   void apply(Node& n, const ReplicaAllocation& a, int sign) {
     mark_changed(a.node);
     takes_(n, -1);
-    free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, a.node.value});
-    free_index_.emplace(n.free.gpu_milli + sign * a.total_gpu_milli(), n.free.cpu_milli + sign * a.cpu_milli, a.node.value);
+    if (a.gpu_mask != 0 || a.cpu_milli != 0) {  // the key moves
+      free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, a.node.value});
+      free_index_.emplace(n.free.gpu_milli + sign * a.total_gpu_milli(), n.free.cpu_milli + sign * a.cpu_milli, a.node.value);
+    }
     std::int32_t* g = gpu_free_.data() + n.gpu_offset;
     for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) {
       int i = std::countr_zero(m);

@@ -14,6 +14,7 @@
 #include <bit>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -144,6 +145,14 @@ struct SchedulerCore {
   /// epoch cannot start until it changes.
   std::uint64_t capacity_epoch_ = 0;
   std::uint64_t last_pass_epoch_ = ~std::uint64_t{0};
+  /// Bumped at every change of what a reservation walk reads (a start or release, node state,
+  /// quota, node policies, a running task's spec or replicas): with capacity_epoch_ and `now`
+  /// it stamps the reservation memo.
+  std::uint64_t state_epoch_ = 0;
+  /// Reservations (and may_jump walks) computed on the committed state: (head, candidate or
+  /// invalid) -> reservation, valid while reservation_stamp_ holds (actions/backfill.hpp).
+  mutable std::map<std::pair<std::int32_t, std::int32_t>, Time> reservation_memo_;
+  mutable std::tuple<std::uint64_t, std::uint64_t, Time> reservation_stamp_{~std::uint64_t{0}, 0, 0};
   bool retry_all_next_ = false;  ///< a task failed while tasks started at this instant were victims it could take
   Time last_now_ = -kTimeNever;
   std::vector<TaskId> fresh_;   ///< enqueued since the last pass
@@ -452,6 +461,7 @@ class Session {
     e.state = State::idle_state;
     e.placement = Placement{};
     ++st.capacity_epoch_;
+    ++st.state_epoch_;
   }
   /// After try_start()'s transaction was committed: the task runs with placement `p`.
   void commit_start(TaskId t, Placement p, Time now) {
@@ -468,6 +478,7 @@ class Session {
     st.account(e.placement, +1);
     st.started_now_.push_back(t);
     st.running_.insert(t);
+    ++st.state_epoch_;
     if (st.run_pos_.size() < st.tasks_.size()) st.run_pos_.resize(st.tasks_.size(), 0);
     st.run_pos_[t.index()] = st.run_info_.size();
     st.run_info_.push_back(RunInfo{t, e.placement.capacity, e.spec.priority, e.spec.guarantee, e.placement.start,
@@ -505,7 +516,10 @@ class Session {
   }
   /// Bumps the epoch when a node policy starts or ends in (last_now_, now].
   void note_time(Time now) {
-    if (policies_change_by(now)) ++st.capacity_epoch_;
+    if (policies_change_by(now)) {
+      ++st.capacity_epoch_;
+      ++st.state_epoch_;
+    }
     st.last_now_ = std::max(st.last_now_, now);
   }
   /// Would a node policy start or end in (last pass, now]? Then schedule() bumps the capacity

@@ -43,6 +43,18 @@ inline Time expected_end(const Session& S, TaskId t, Time now) {
 inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std::span<const Placement* const> extras,
                         const std::vector<Preemption>& gone) {
   auto& st = S.st;
+  // Memo (fast paths): with no victim and at most one tentative start, the walk depends only
+  // on the committed state (stamped by the epochs and now), the head and that task.
+  std::pair<std::int32_t, std::int32_t> memo_key{-1, -1};
+  if (st.options_.fast_paths && gone.empty() && extras.size() <= 1) {
+    auto stamp = std::make_tuple(st.capacity_epoch_, st.state_epoch_, now);
+    if (st.reservation_stamp_ != stamp) {
+      st.reservation_memo_.clear();
+      st.reservation_stamp_ = stamp;
+    }
+    memo_key = {head.value, extras.empty() ? -1 : extras[0]->task.value};
+    if (auto it = st.reservation_memo_.find(memo_key); it != st.reservation_memo_.end()) return it->second;
+  }
   const TaskSpec& hs = S.spec(head);
   std::vector<std::pair<Time, const Placement*>> ends;
   for (const Placement* extra : extras) {
@@ -103,6 +115,7 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     if (fits_at(at)) result = at;
   }
   tx.rollback_to(m);
+  if (memo_key.first >= 0) st.reservation_memo_.emplace(memo_key, result);
   return result;
 }
 
