@@ -310,7 +310,9 @@ class Session {
   /// up, not drained, GPU model allowed; Cluster::free_sum) covers the gang's total vCPU,
   /// memory, milli-GPU and whole GPUs. False means no placement exists, whatever the policy,
   /// node policies or idle stability (they only remove nodes); true promises nothing.
-  bool may_fit(const TaskSpec& s, std::size_t opt, ResourceType cls) const {
+  /// `delta`: capacity to count as free on top (per pool x Cluster::kSlotsPerPool + model + 1),
+  /// e.g. what tasks expected to end by some time will release (actions::may_jump).
+  bool may_fit(const TaskSpec& s, std::size_t opt, ResourceType cls, const std::vector<Cluster::FreeSum>* delta = nullptr) const {
     const Cluster& c = st.cluster_;
     const GangOption& o = s.options[opt];
     const ModelMask all = c.models().size() >= 64 ? ~ModelMask{0} : (ModelMask{1} << c.models().size()) - 1;
@@ -323,11 +325,15 @@ class Session {
         PoolId pool(static_cast<std::int32_t>(p));
         if (!pool_ok(st, s, cls, pool)) continue;
         auto add = [&](std::int32_t model) {
-          Cluster::FreeSum f = c.free_sum(pool, model);
-          sum.cpu_milli += f.cpu_milli;
-          sum.mem_mib += f.mem_mib;
-          sum.gpu_milli += f.gpu_milli;
-          sum.full_free_gpus += f.full_free_gpus;
+          for (int k = 0; k < 2; ++k) {
+            std::size_t i = p * Cluster::kSlotsPerPool + std::size_t(model + 1);
+            if (k == 1 && (!delta || i >= delta->size())) break;
+            Cluster::FreeSum f = k == 0 ? c.free_sum(pool, model) : (*delta)[i];
+            sum.cpu_milli += f.cpu_milli;
+            sum.mem_mib += f.mem_mib;
+            sum.gpu_milli += f.gpu_milli;
+            sum.full_free_gpus += f.full_free_gpus;
+          }
         };
         if (cpu_nodes) add(-1);
         for (ModelMask m = models; m; m &= m - 1) add(std::countr_zero(m));

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <set>
 #include <span>
 #include <utility>
@@ -140,6 +141,42 @@ inline bool may_jump(Session& S, Transaction& tx, TaskId head, Time head_reserva
     if (gone.empty() && cs.runtime_estimate >= 0 && S.now + cs.runtime_estimate <= head_reservation &&
         S.st.stability_threshold(S.spec(head)) == 0)
       return true;
+    // A candidate that cannot jump: even counting as free everything expected to end by the
+    // reservation (running tasks, the earlier tentative starts, the candidate itself if it
+    // ends by then), the head's gang exceeds the free capacity of its eligible nodes
+    // (Session::may_fit). Free capacity only grows along the walk, so no walked time up to the
+    // reservation fits the head: its reservation with the candidate is later.
+    if (gone.empty()) {
+      auto& st = S.st;
+      const Cluster& c = st.cluster_;
+      const Time now = S.now;
+      std::vector<Cluster::FreeSum> delta(c.pools().size() * Cluster::kSlotsPerPool);
+      auto add = [&](const Placement& p) {
+        for (const auto& a : p.replicas) {
+          const Node& n = c.nodes()[a.node.index()];
+          if (!n.up || n.drained) continue;
+          auto& f = delta[std::size_t(n.pool.index()) * Cluster::kSlotsPerPool + std::size_t(n.model + 1)];
+          f.cpu_milli += a.cpu_milli;
+          f.mem_mib += a.mem_mib;
+          f.gpu_milli += a.total_gpu_milli();
+          f.full_free_gpus += std::popcount(a.gpu_mask);
+        }
+      };
+      for (TaskId t : st.running_)
+        if (expected_end(S, t, now) <= head_reservation) add(st.tasks_[t.index()].placement);
+      auto tentative_ends_by = [&](const Placement& p) {
+        const TaskSpec& xs = S.spec(p.task);
+        return xs.runtime_estimate >= 0 && now + xs.runtime_estimate <= head_reservation;
+      };
+      for (const Placement* x : extras)
+        if (tentative_ends_by(*x)) add(*x);
+      if (tentative_ends_by(candidate)) add(candidate);
+      const TaskSpec& hs = S.spec(head);
+      bool may = false;
+      for (ResourceType cls : Session::classes(hs))
+        for (std::size_t i = 0; i < hs.options.size() && !may; ++i) may = S.may_fit(hs, i, cls, &delta);
+      if (!may) return false;
+    }
   }
   std::vector<const Placement*> with(extras.begin(), extras.end());
   with.push_back(&candidate);
