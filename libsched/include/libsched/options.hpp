@@ -32,10 +32,11 @@ struct SchedulerOptions {
   std::string admission = "quota";               ///< may a gang's whole demand start now
   /// Debug knob, not a scenario key: false makes every queue pass try each waiting task's
   /// placement in full (the straightforward scan). True (default) skips, with the same
-  /// decisions, trials that cannot succeed: a gang larger than the free capacity summed over
-  /// its eligible nodes (Session::may_fit), a backfill candidate that ends by the head's
-  /// reservation (actions::may_jump), and the tasks behind an unchanged strict head. The
-  /// property test (tests/core/fast_paths_test.cpp) checks that both give the same outputs.
+  /// decisions, work whose outcome is known: a gang larger than the free capacity summed over
+  /// its eligible nodes (Session::may_fit), reservation walks (computed only when needed,
+  /// memoised until the state changes, and skipped by may_jump when a candidate ends by the
+  /// reservation or the head cannot fit by then). The property test in
+  /// tests/core/property_test.cpp checks that both give the same decisions and wait codes.
   bool fast_paths = true;
 };
 
