@@ -1,7 +1,8 @@
 // Simulator benchmark: one case per process (so peak memory is the case's own).
 //   bench_sim synthetic NODES TASKS [POLICY]   seeded synthetic cluster + workload (sim/synthetic.hpp)
 //   bench_sim default                          the embedded default scenario (schedsim run)
-//   bench_sim scenario FILE                    a scenario file (traces applied), e.g. openb/Philly replay
+//   bench_sim scenario FILE [QUEUEING]         a scenario file (traces applied), e.g. openb/Philly replay;
+//                                              QUEUEING (greedy | strict | backfill) overrides scheduler.queueing
 //   bench_sim outputs FILE                     simulate FILE, then write its default outputs: the share
 //                                              of the run spent writing them (target <= 20 %)
 //   bench_sim fill FILE POLICIES SEEDS         the fill experiment, all policies x seeds
@@ -142,6 +143,11 @@ int main(int argc, char** argv) {
   }
   if (mode == "scenario" && argc >= 3) {
     sim::io::Scenario sc = load(argv[2]);
+    if (argc >= 4) {
+      sc.scheduler.queueing = argv[3];
+      std::string name = fmt::format("replay {} ({})", sc.name, sc.scheduler.queueing);
+      return run_sim(name, std::move(sc));
+    }
     std::string name = fmt::format("replay {}", sc.name);
     return run_sim(name, std::move(sc));
   }
@@ -164,6 +170,6 @@ int main(int argc, char** argv) {
               << "\n";
     return rc;
   }
-  std::cerr << "usage: bench_sim synthetic NODES TASKS [POLICY] | default | scenario FILE | outputs FILE | fill FILE POLICIES SEEDS\n";
+  std::cerr << "usage: bench_sim synthetic NODES TASKS [POLICY] | default | scenario FILE [QUEUEING] | outputs FILE | fill FILE POLICIES SEEDS\n";
   return 2;
 }

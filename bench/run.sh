@@ -20,6 +20,15 @@ TMP=$(mktemp)
 DATA="${SCHEDSIM_DATA:-$(pwd)/../shared/data}"
 
 run() { build-bench/bench/bench_sim "$@" >> "$TMP"; }
+TARGETS=$(mktemp)
+# target LABEL FILE QUEUEING SECONDS: runs one replay case and records "LABEL: X s (target <= SECONDS s) PASS|MISS".
+target() {
+  local line wall
+  line=$(build-bench/bench/bench_sim scenario "$2" "$3")
+  echo "$line" >> "$TMP"
+  wall=$(sed -n 's/.*"wall_s": \([0-9.]*\).*/\1/p' <<<"$line")
+  awk -v l="$1" -v w="$wall" -v t="$4" 'BEGIN { printf "%s: %.2f s (target <= %s s) %s\n", l, w, t, (w + 0 <= t + 0) ? "PASS" : "MISS" }' >> "$TARGETS"
+}
 
 printf "%-58s %8s %10s %12s %9s\n" case "wall s" "events/s" "placements/s" "peak MiB"
 echo "== simulator: synthetic clusters and workloads (best-fit; Philly gang sizes, openb GPU requests)"
@@ -51,9 +60,27 @@ else
   echo "Philly data not found under $DATA: replay case skipped"
 fi
 
+echo "== queue passes (issue 11): Batsim's EASY setting and the other queueing modes on the same traces"
+# Targets: backfill (EASY) under the bound; greedy and strict no slower than backfill's bound.
+for c in "KTH-SP2:swf/KTH-SP2-1996-2.1-cln.swf.gz:scenarios/batsim-kth-sp2.json:0.2" \
+         "Philly-Batsim:philly/philly_trace.RFold-derived.csv:scenarios/batsim-philly.json:1.6" \
+         "HPC2N:swf/HPC2N-2002-2.1-cln.swf.gz:scenarios/batsim-hpc2n.json:2"; do
+  IFS=: read -r label data file bound <<<"$c"
+  if [ ! -f "$DATA/$data" ]; then
+    echo "$label data not found under $DATA: cases skipped" | tee -a "$TARGETS"
+    continue
+  fi
+  target "$label EASY" "$file" backfill "$bound"
+  target "$label greedy" "$file" greedy "$bound"
+  target "$label strict" "$file" strict "$bound"
+done
+
 echo "== placement: one schedule() of an 8-replica gang"
 build-bench/bench/bench_placement bench/results/placement.json
 
 { echo "["; paste -sd, "$TMP"; echo "]"; } > "$OUT"
 rm -f "$TMP"
+echo "== targets"
+cat "$TARGETS"
+rm -f "$TARGETS"
 echo "results: $OUT, bench/results/placement.json"

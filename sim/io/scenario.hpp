@@ -183,6 +183,9 @@ struct TraceCfg {
   std::string nodes;                 ///< node/machine list (openb, philly), relative to the data root
   std::optional<std::size_t> limit;  ///< read at most this many jobs
   int procs_per_node = 1;            ///< swf: processors per replica node
+  /// philly: 0 = one replica per server part of the shape; g >= 1 = every job split into
+  /// ceil(size / g) replicas of min(size, g) GPUs each (g = 1: one 1-GPU replica per GPU)
+  int gpus_per_replica = 0;
   std::string pool;                  ///< pool the trace's nodes/tasks go to (default: first pool or "trace")
   std::string resource_type = "pay_as_you_go";
   double time_scale = 1.0;           ///< multiply all trace times

@@ -658,14 +658,17 @@ EventCfg read_event(Sink& sink, const json& j, const std::string& path) {
 TraceCfg read_trace(Sink& sink, const json& j, const std::string& path) {
   TraceCfg t;
   Obj o(sink, j, path,
-        {"format", "path", "nodes", "limit", "procs_per_node", "pool", "resource_type", "time_scale", "arrival_scale",
-         "runtime_estimate", "rebase_time", "virtual_clusters"});
+        {"format", "path", "nodes", "limit", "procs_per_node", "gpus_per_replica", "pool", "resource_type", "time_scale",
+         "arrival_scale", "runtime_estimate", "rebase_time", "virtual_clusters"});
   o.enumeration("format", t.format, k_trace_formats, Req::required);
   o.str("path", t.path, Req::required, true);
   o.str("nodes", t.nodes);
   std::int64_t limit = 0;
   if (o.integer64("limit", limit, Req::optional, at_least(0))) t.limit = static_cast<std::size_t>(limit);
   o.integer("procs_per_node", t.procs_per_node, Req::optional, at_least(1));
+  o.integer("gpus_per_replica", t.gpus_per_replica, Req::optional, between(1, 64));
+  if (t.gpus_per_replica != 0 && t.format != "philly" && !t.format.empty())
+    sink.error(o.path("gpus_per_replica"), std::to_string(t.gpus_per_replica), "only philly traces take gpus_per_replica");
   o.str("pool", t.pool);
   o.enumeration("resource_type", t.resource_type, k_resource_types);
   o.number("time_scale", t.time_scale, Req::optional, above(0));
@@ -1804,6 +1807,7 @@ json trace_json(const TraceCfg& t) {
             {"time_scale", t.time_scale},
             {"arrival_scale", t.arrival_scale}};
   if (t.limit) e["limit"] = *t.limit;
+  if (t.gpus_per_replica) e["gpus_per_replica"] = t.gpus_per_replica;
   if (t.runtime_estimate == "affine")
     e["runtime_estimate"] = {{"factor", t.estimate_factor}, {"add_s", t.estimate_add_s}};
   else if (!t.runtime_estimate.empty())

@@ -116,6 +116,14 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
     // 10 jobs of the derived trace last 0.0 s (shorter than the trace's 1 s resolution): 1 s.
     if (duration == 0) duration = 1.0;
 
+    if (cfg.gpus_per_replica > 0) {  // split into replicas of gpus_per_replica GPUs
+      const long long g = cfg.gpus_per_replica;
+      parts = (total + g - 1) / g;
+      largest = static_cast<int>(std::min(total, g));
+      if (parts - 1 > limits::max_workers)
+        row_fail(f[4].column, field_name(4, kNames[4]) + ": " + std::to_string(parts) + " replicas of " + std::to_string(g) +
+                                  " GPUs, more than " + std::to_string(limits::max_workers + 1) + " (the limit for one task)");
+    }
     TaskCfg t;
     detail::init_task(t, cfg, "philly");
     t.name = "philly-" + sanitize_name(f[0].text, "job");

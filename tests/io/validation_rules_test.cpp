@@ -220,6 +220,12 @@ std::vector<Case> cases() {
          j["traces"] = json::array({{{"format", "swf"}, {"path", "a.swf"}, {"runtime_estimate", {{"factor", 2}, {"add_s", -1}}}}});
        },
        "traces[0].runtime_estimate.add_s"},
+      {"trace gpus_per_replica is 1..64",
+       [](json& j) { j["traces"] = json::array({{{"format", "philly"}, {"path", "a.csv"}, {"gpus_per_replica", 0}}}); },
+       "traces[0].gpus_per_replica"},
+      {"trace gpus_per_replica is philly only",
+       [](json& j) { j["traces"] = json::array({{{"format", "swf"}, {"path", "a.swf"}, {"gpus_per_replica", 1}}}); },
+       "traces[0].gpus_per_replica"},
       {"trace rebase_time is a boolean",
        [](json& j) { j["traces"] = json::array({{{"format", "swf"}, {"path", "a.swf"}, {"rebase_time", "yes"}}}); },
        "traces[0].rebase_time"},

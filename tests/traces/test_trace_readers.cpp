@@ -261,6 +261,31 @@ TEST_CASE("philly jobs: gangs from the shape", "[traces][philly]") {
   CHECK(tasks[1].duration_s == 241.0);
 }
 
+TEST_CASE("philly gpus_per_replica splits every job into replicas of that many GPUs", "[traces][philly]") {
+  TempDir dir;
+  auto path = dir.write("jobs.csv",
+                        "1,0,CLOS,8+8,16,100\n"
+                        "2,1,CLOS,1,1,100\n"
+                        "3,2,CLOS,4+2,6,100\n");
+  auto cfg = cfg_of("philly", path);
+  cfg.gpus_per_replica = 1;
+  auto tasks = read_philly_jobs(path, cfg, {});
+  REQUIRE(tasks.size() == 3);
+  CHECK(tasks[0].workers == 15);  // 16 one-GPU replicas
+  CHECK(tasks[0].replica->gpus == 1);
+  CHECK(tasks[0].replica->vcpu == 6.0);
+  CHECK(tasks[0].replica->memory_gib == 64.0);
+  CHECK(tasks[1].workers == 0);
+  CHECK(tasks[2].workers == 5);  // 6 GPUs, whatever the unequal split
+  cfg.gpus_per_replica = 4;
+  tasks = read_philly_jobs(path, cfg, {});
+  CHECK(tasks[0].workers == 3);  // 16 GPUs: 4 replicas of 4
+  CHECK(tasks[0].replica->gpus == 4);
+  CHECK(tasks[1].replica->gpus == 1);  // min(size, 4)
+  CHECK(tasks[2].workers == 1);        // ceil(6 / 4) = 2 replicas of 4 (the last rounded up)
+  CHECK(tasks[2].replica->gpus == 4);
+}
+
 TEST_CASE("philly unequal parts: each replica asks for the largest part", "[traces][philly]") {
   TempDir dir;
   auto path = dir.write("jobs.csv", "7,5,CLOS,4+2,6,100\n");

@@ -275,6 +275,7 @@ class Cluster {
     total_ += nodes_.back().capacity;
     free_index_.emplace(nodes_.back().free.gpu_milli, nodes_.back().free.cpu_milli, id.value);
     up_capacity_ += nodes_.back().capacity;
+    takes_(nodes_.back(), +1);
     changed_flag_.push_back(0);
     mark_changed(id);
     if (group_opts_) {
@@ -294,6 +295,7 @@ class Cluster {
     if (n.removed) throw InvalidState("Cluster::remove_node: node " + n.name + " was removed already");
     if (!(n.free == n.capacity)) throw InvalidState("Cluster::remove_node: replicas are still allocated on " + n.name);
     group_out(id);
+    takes_(n, -1);
     free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, id.value});
     total_ -= n.capacity;
     if (n.up) up_capacity_ -= n.capacity;
@@ -315,7 +317,9 @@ class Cluster {
     check_node(id, "Cluster::set_drained");
     if (nodes_[id.index()].removed) throw InvalidState("Cluster::set_drained: node " + nodes_[id.index()].name + " was removed");
     group_out(id);
+    takes_(nodes_[id.index()], -1);
     nodes_[id.index()].drained = drained;
+    takes_(nodes_[id.index()], +1);
     mark_changed(id);
     group_in(id);
   }
@@ -406,12 +410,28 @@ class Cluster {
     if (n.removed) throw InvalidState("Cluster::set_up: node " + n.name + " was removed");
     if (n.up != up) up_capacity_ += up ? n.capacity : Resources{} - n.capacity;
     group_out(id);
+    takes_(n, -1);
     n.up = up;
+    takes_(n, +1);
     mark_changed(id);
     group_in(id);
   }
   /// Sum of the capacity of the nodes that are up.
   const Resources& up_capacity() const { return up_capacity_; }
+
+  /// Free capacity summed over the nodes that take replicas (up, not drained) of one pool and
+  /// one GPU model (milli-vCPU, MiB, milli-GPU, whole free GPUs). Kept on every allocation,
+  /// release and node state change (O(1) each). An upper bound of what any set of replicas can
+  /// take there: the scheduler's cheap "cannot possibly fit" test (Session::may_fit).
+  struct FreeSum {
+    std::int64_t cpu_milli = 0, mem_mib = 0, gpu_milli = 0, full_free_gpus = 0;
+  };
+  static constexpr std::size_t kSlotsPerPool = std::size_t(kMaxGpuModels) + 1;
+  /// The sum of pool `p`'s nodes of GPU model `model` (-1: CPU-only nodes). O(1).
+  FreeSum free_sum(PoolId p, std::int32_t model) const {
+    std::size_t i = std::size_t(p.index()) * kSlotsPerPool + std::size_t(model + 1);
+    return i < free_sums_.size() ? free_sums_[i] : FreeSum{};
+  }
 
   /// Nodes whose free capacity or up/down state changed since the last call, each once, in
   /// the order of their first change; clears the list. O(changed nodes). Lets observers
@@ -566,8 +586,11 @@ class Cluster {
   void apply(Node& n, const ReplicaAllocation& a, int sign) {
     mark_changed(a.node);
     group_out(a.node);
-    free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, a.node.value});
-    free_index_.emplace(n.free.gpu_milli + sign * a.total_gpu_milli(), n.free.cpu_milli + sign * a.cpu_milli, a.node.value);
+    takes_(n, -1);
+    if (a.gpu_mask != 0 || a.cpu_milli != 0) {  // the key moves
+      free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, a.node.value});
+      free_index_.emplace(n.free.gpu_milli + sign * a.total_gpu_milli(), n.free.cpu_milli + sign * a.cpu_milli, a.node.value);
+    }
     std::int32_t* g = gpu_free_.data() + n.gpu_offset;
     for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) {
       int i = std::countr_zero(m);
@@ -579,7 +602,20 @@ class Cluster {
     }
     Resources d = a.resources();
     if (sign > 0) n.free += d; else n.free -= d;
+    takes_(n, +1);
     group_in(a.node);
+  }
+  /// Adds (sign +1) or takes away (-1) node `n`'s free capacity to its (pool, model) sum
+  /// when it takes replicas (up, not drained).
+  void takes_(const Node& n, int sign) {
+    if (!n.up || n.drained) return;
+    std::size_t i = std::size_t(n.pool.index()) * kSlotsPerPool + std::size_t(n.model + 1);
+    if (i >= free_sums_.size()) free_sums_.resize((std::size_t(n.pool.index()) + 1) * kSlotsPerPool);
+    FreeSum& f = free_sums_[i];
+    f.cpu_milli += sign * n.free.cpu_milli;
+    f.mem_mib += sign * n.free.mem_mib;
+    f.gpu_milli += sign * n.free.gpu_milli;
+    f.full_free_gpus += sign * n.full_free_gpus;
   }
   /// Takes node `id` out of its group (no-op when groups are off or it is in none).
   void group_out(NodeId id) {
@@ -637,6 +673,7 @@ class Cluster {
   std::unordered_map<std::string, NodeId> node_ids_;
   std::vector<std::int32_t> gpu_free_;
   std::set<FreeKey> free_index_;
+  std::vector<FreeSum> free_sums_;  ///< per (pool, model + 1), kSlotsPerPool per pool
   std::vector<NodeId> changed_;
   std::vector<char> changed_flag_;
   Resources total_;

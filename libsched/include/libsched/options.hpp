@@ -34,6 +34,14 @@ struct SchedulerOptions {
   /// the policy's node groups (placement/pick.hpp). Same decisions, O(N) per replica: the
   /// reference the fast paths are tested against. Not a scenario key.
   bool full_scan_placement = false;
+  /// Debug knob, not a scenario key: false makes every queue pass try each waiting task's
+  /// placement in full (the straightforward scan). True (default) skips, with the same
+  /// decisions, work whose outcome is known: a gang larger than the free capacity summed over
+  /// its eligible nodes (Session::may_fit), reservation walks (computed only when needed,
+  /// memoised until the state changes, and skipped by may_jump when a candidate ends by the
+  /// reservation or the head cannot fit by then). The property test in
+  /// tests/core/property_test.cpp checks that both give the same decisions and wait codes.
+  bool fast_paths = true;
 };
 
 }  // namespace libsched

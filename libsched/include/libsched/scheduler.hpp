@@ -87,6 +87,7 @@ class Scheduler : private detail::SchedulerCore {
     NodeId id = cluster_.add_node(d);
     node_tasks_.resize(cluster_.size());
     ++capacity_epoch_;
+    ++state_epoch_;
     return id;
   }
 
@@ -99,17 +100,22 @@ class Scheduler : private detail::SchedulerCore {
     if (!node_tasks_[n.index()].empty())
       throw InvalidState("Scheduler::remove_node: tasks still run on " + node.name + " (release them first)");
     cluster_.remove_node(n);
+    ++state_epoch_;
   }
 
   /// Drains (cordons) node `n`: no new replica goes there (placements, preemption, backfill
   /// reservations, explain all see it as unable to take replicas); tasks already running on it
   /// continue until released. Idempotent. Throws UnknownNode; InvalidState for a removed node.
-  void drain_node(NodeId n) { cluster_.set_drained(n, true); }
+  void drain_node(NodeId n) {
+    cluster_.set_drained(n, true);
+    ++state_epoch_;
+  }
   /// Ends a drain: the node takes replicas again from the next schedule(). Idempotent. Throws
   /// UnknownNode; InvalidState for a removed node.
   void undrain_node(NodeId n) {
     cluster_.set_drained(n, false);
     ++capacity_epoch_;
+    ++state_epoch_;
   }
 
   /// Sets when the owners' (non-idle) allocation on node `n` last changed, e.g. restored from a
@@ -118,6 +124,7 @@ class Scheduler : private detail::SchedulerCore {
   void set_owner_change(NodeId n, Time t) {
     cluster_.touch_owner(n, t);
     ++capacity_epoch_;
+    ++state_epoch_;
   }
 
   /// Sets (or replaces) a quota entry. Throws InvalidArgument for an idle key, a reserved key
@@ -215,6 +222,7 @@ class Scheduler : private detail::SchedulerCore {
   /// Mutable quota book (e.g. to set limits); counts as a capacity change.
   QuotaBook& quotas() {
     ++capacity_epoch_;
+    ++state_epoch_;
     return quotas_;
   }
   const QuotaBook& quotas() const { return quotas_; }
@@ -225,6 +233,7 @@ class Scheduler : private detail::SchedulerCore {
     detail::check_node_policy(p, cluster_, "Scheduler::add_node_policy");
     policies_.push_back(std::move(p));
     ++capacity_epoch_;
+    ++state_epoch_;
   }
   const std::vector<NodePolicy>& node_policies() const { return policies_; }
 
@@ -238,6 +247,7 @@ class Scheduler : private detail::SchedulerCore {
     if (spec.is_idle()) spec.priority = 0;
     if (TaskId reused = reuse_forgotten_id(); reused.valid()) {
       tasks_[reused.index()].spec = std::move(spec);
+      ++state_epoch_;  // memos keyed by task id
       return reused;
     }
     TaskId id(std::int32_t(tasks_.size()));
@@ -258,6 +268,7 @@ class Scheduler : private detail::SchedulerCore {
     check_task_id(t, "Scheduler::mutable_task");
     if (tasks_[t.index()].state == State::waiting)
       throw InvalidState("Scheduler::mutable_task: task " + tasks_[t.index()].spec.name + " is waiting");
+    ++state_epoch_;  // a running task's estimate moves reservations
     return tasks_[t.index()].spec;
   }
   /// Number of task ids handed out, forgotten ones included (knows_task tells them apart).
@@ -372,6 +383,7 @@ class Scheduler : private detail::SchedulerCore {
     cluster_.set_up(n, up);
     cluster_.touch_owner(n, now);
     if (up) ++capacity_epoch_;
+    ++state_epoch_;
   }
 
   /// One scheduling decision at `now`: passes over the queue in order (the configured queue
@@ -441,6 +453,7 @@ class Scheduler : private detail::SchedulerCore {
     allocated_[std::size_t(e.placement.capacity)] += a.total_gpu_milli();
     node_tasks_[best.index()].push_back(t);
     if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(best, now);
+    ++state_epoch_;
     return a;
   }
   /// Releases the most recently added worker of a running task (never the master/head).
@@ -462,6 +475,7 @@ class Scheduler : private detail::SchedulerCore {
     v.erase(std::find(v.begin(), v.end(), t));
     if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
     ++capacity_epoch_;
+    ++state_epoch_;
     return true;
   }
 

@@ -11,8 +11,10 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -144,6 +146,14 @@ struct SchedulerCore {
   /// epoch cannot start until it changes.
   std::uint64_t capacity_epoch_ = 0;
   std::uint64_t last_pass_epoch_ = ~std::uint64_t{0};
+  /// Bumped at every change of what a reservation walk reads (a start or release, node state,
+  /// quota, node policies, a running task's spec or replicas): with capacity_epoch_ and `now`
+  /// it stamps the reservation memo.
+  std::uint64_t state_epoch_ = 0;
+  /// Reservations (and may_jump walks) computed on the committed state: (head, candidate or
+  /// invalid) -> reservation, valid while reservation_stamp_ holds (actions/backfill.hpp).
+  mutable std::map<std::pair<std::int32_t, std::int32_t>, Time> reservation_memo_;
+  mutable std::tuple<std::uint64_t, std::uint64_t, Time> reservation_stamp_{~std::uint64_t{0}, 0, 0};
   bool retry_all_next_ = false;  ///< a task failed while tasks started at this instant were victims it could take
   Time last_now_ = -kTimeNever;
   std::vector<TaskId> fresh_;   ///< enqueued since the last pass
@@ -206,12 +216,16 @@ class Session {
   /// May task `s` use node `node`'s capacity as class `cls` (pools only)?
   bool pool_ok(const TaskSpec& s, ResourceType cls, const Node& node) const { return pool_ok(st, s, cls, node); }
   static bool pool_ok(const Core& core, const TaskSpec& s, ResourceType cls, const Node& node) {
+    return pool_ok(core, s, cls, node.pool);
+  }
+  /// The same for every node of pool `pool`.
+  static bool pool_ok(const Core& core, const TaskSpec& s, ResourceType cls, PoolId pool) {
     switch (cls) {
-      case ResourceType::reserved: return node.pool == s.pool;
+      case ResourceType::reserved: return pool == s.pool;
       case ResourceType::pay_as_you_go:
       case ResourceType::spot:
-        return s.pool.valid() ? node.pool == s.pool : core.cluster_.pool(node.pool).kind == PoolKind::shared;
-      case ResourceType::idle: return idle_pool_ok(s, node.pool);
+        return s.pool.valid() ? pool == s.pool : core.cluster_.pool(pool).kind == PoolKind::shared;
+      case ResourceType::idle: return idle_pool_ok(s, pool);
     }
     return false;
   }
@@ -252,10 +266,57 @@ class Session {
     return placement::pick_node(st.cluster_, *st.policy_, q, NodeCheck(group_ok, node_ok), st.options_.full_scan_placement);
   }
 
+  /// A necessary condition for place_gang(s, opt, cls), in O(pools x GPU models): the free
+  /// capacity summed over the nodes that may hold the replicas (pools open to `s` on `cls`,
+  /// up, not drained, GPU model allowed; Cluster::free_sum) covers the gang's total vCPU,
+  /// memory, milli-GPU and whole GPUs. False means no placement exists, whatever the policy,
+  /// node policies or idle stability (they only remove nodes); true promises nothing.
+  /// `delta`: capacity to count as free on top (per pool x Cluster::kSlotsPerPool + model + 1),
+  /// e.g. what tasks expected to end by some time will release (actions::may_jump).
+  bool may_fit(const TaskSpec& s, std::size_t opt, ResourceType cls, const std::vector<Cluster::FreeSum>* delta = nullptr) const {
+    const Cluster& c = st.cluster_;
+    const GangOption& o = s.options[opt];
+    const ModelMask all = c.models().size() >= 64 ? ~ModelMask{0} : (ModelMask{1} << c.models().size()) - 1;
+    // The (pool, model) slots a shape may use: CPU-only shapes any node, GPU shapes nodes of
+    // an allowed model.
+    auto models_of = [&](const ReplicaShape& r) { return r.num_gpu == 0 || r.models == 0 ? all : (r.models & all); };
+    auto enough = [&](ModelMask models, bool cpu_nodes, const Resources& need, std::int64_t whole_gpus) {
+      Cluster::FreeSum sum;
+      for (std::size_t p = 0; p < c.pools().size(); ++p) {
+        PoolId pool(static_cast<std::int32_t>(p));
+        if (!pool_ok(st, s, cls, pool)) continue;
+        auto add = [&](std::int32_t model) {
+          for (int k = 0; k < 2; ++k) {
+            std::size_t i = p * Cluster::kSlotsPerPool + std::size_t(model + 1);
+            if (k == 1 && (!delta || i >= delta->size())) break;
+            Cluster::FreeSum f = k == 0 ? c.free_sum(pool, model) : (*delta)[i];
+            sum.cpu_milli += f.cpu_milli;
+            sum.mem_mib += f.mem_mib;
+            sum.gpu_milli += f.gpu_milli;
+            sum.full_free_gpus += f.full_free_gpus;
+          }
+        };
+        if (cpu_nodes) add(-1);
+        for (ModelMask m = models; m; m &= m - 1) add(std::countr_zero(m));
+      }
+      return need.cpu_milli <= sum.cpu_milli && need.mem_mib <= sum.mem_mib && need.gpu_milli <= sum.gpu_milli &&
+             whole_gpus <= sum.full_free_gpus;
+    };
+    auto whole = [](const ReplicaShape& r) { return r.gpu_milli >= kMilliPerGpu ? std::int64_t(r.num_gpu) : 0; };
+    const std::int64_t w = s.workers;
+    const ModelMask mh = models_of(o.head), mw = models_of(o.worker);
+    const bool ch = o.head.num_gpu == 0, cw = o.worker.num_gpu == 0;
+    if (mh == mw && ch == cw) return enough(mh, ch, s.demand(opt), whole(o.head) + w * whole(o.worker));
+    return enough(mh, ch, o.head.resources(), whole(o.head)) &&
+           (w == 0 || enough(mw, cw, o.worker.resources() * w, w * whole(o.worker)));
+  }
+
   /// Places every replica of option `opt` of `s` (task `t`, or a relaxed copy of its spec) on
-  /// class `cls` inside `tx`, or none (tx as it was).
+  /// class `cls` inside `tx`, or none (tx as it was). With SchedulerOptions::fast_paths a gang
+  /// that cannot possibly fit (may_fit) is refused before any node is tried.
   std::optional<std::vector<ReplicaAllocation>> place_gang(Transaction& tx, const TaskSpec& s, TaskId t, std::size_t opt,
                                                            ResourceType cls, const NodeFilter& f, Time now, bool ignore_filter) {
+    if (st.options_.fast_paths && !may_fit(s, opt, cls)) return std::nullopt;
     std::size_t m = tx.mark();
     std::vector<ReplicaAllocation> out;
     out.reserve(std::size_t(s.replicas()));
@@ -367,6 +428,7 @@ class Session {
     e.state = State::idle_state;
     e.placement = Placement{};
     ++st.capacity_epoch_;
+    ++st.state_epoch_;
   }
   /// After try_start()'s transaction was committed: the task runs with placement `p`.
   void commit_start(TaskId t, Placement p, Time now) {
@@ -383,6 +445,7 @@ class Session {
     st.account(e.placement, +1);
     st.started_now_.push_back(t);
     st.running_.insert(t);
+    ++st.state_epoch_;
     if (st.run_pos_.size() < st.tasks_.size()) st.run_pos_.resize(st.tasks_.size(), 0);
     st.run_pos_[t.index()] = st.run_info_.size();
     st.run_info_.push_back(RunInfo{t, e.placement.capacity, e.spec.priority, e.spec.guarantee, e.placement.start,
@@ -420,7 +483,10 @@ class Session {
   }
   /// Bumps the epoch when a node policy starts or ends in (last_now_, now].
   void note_time(Time now) {
-    if (policies_change_by(now)) ++st.capacity_epoch_;
+    if (policies_change_by(now)) {
+      ++st.capacity_epoch_;
+      ++st.state_epoch_;
+    }
     st.last_now_ = std::max(st.last_now_, now);
   }
   /// Would a node policy start or end in (last pass, now]? Then schedule() bumps the capacity

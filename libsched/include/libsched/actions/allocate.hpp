@@ -35,6 +35,17 @@
 
 namespace libsched::actions {
 
+/// May task `t` start now (or by preemption)? False only when no trial can succeed: it may
+/// not preempt and no (class, option) passes Session::may_fit. Always true without fast paths.
+inline bool might_start(const Session& S, TaskId t) {
+  if (!S.st.options_.fast_paths || S.may_preempt(t)) return true;
+  const TaskSpec& s = S.spec(t);
+  for (ResourceType cls : Session::classes(s))
+    for (std::size_t i = 0; i < s.options.size(); ++i)
+      if (S.may_fit(s, i, cls)) return true;
+  return false;
+}
+
 /// One pass at S.now (see the file's contract). `first`: the first pass of this schedule()
 /// call (only then may a greedy pass visit just the tasks enqueued since the last pass).
 /// Returns true when it preempted (and stopped right after that start).
@@ -61,6 +72,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   bool blocked = false;
   std::optional<TaskId> head;     // strict: the blocking task; backfill: first blocked task
   Time head_reservation = kTimeNever;
+  bool head_reservation_known = false;
   std::unordered_set<std::uint64_t> failed_signatures;
   for (TaskId t : order) {
     auto& e = st.tasks_[t.index()];
@@ -80,6 +92,12 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     bool known_to_fail = (e.failed_epoch == st.capacity_epoch_ && !st.ages(e.spec)) ||
                          (sig != 0 && failed_signatures.count(sig));
     if (!known_to_fail) {
+      // The head's reservation, computed (fast paths) only once a later task might start: no
+      // task starts between the head's failure and then, so the state is the same as eager.
+      if (head && !head_reservation_known && queueing == Queueing::backfill && might_start(S, t)) {
+        head_reservation = reservation(S, *head, now);
+        head_reservation_known = true;
+      }
       tx.emplace(st.cluster_, st.quotas_);
       p = S.try_start(*tx, t, now);
       if (!p && S.may_preempt(t)) p = preempt(S, *tx, t, now, victims);
@@ -109,7 +127,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
         head = t;
       } else if (queueing == Queueing::backfill && !head) {
         head = t;
-        head_reservation = reservation(S, *head, now);
+        if (!st.options_.fast_paths) {
+          head_reservation = reservation(S, *head, now);
+          head_reservation_known = true;
+        }
       }
       continue;
     }

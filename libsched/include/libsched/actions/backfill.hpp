@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <set>
 #include <span>
 #include <utility>
@@ -43,6 +44,18 @@ inline Time expected_end(const Session& S, TaskId t, Time now) {
 inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std::span<const Placement* const> extras,
                         const std::vector<Preemption>& gone) {
   auto& st = S.st;
+  // Memo (fast paths): with no victim and at most one tentative start, the walk depends only
+  // on the committed state (stamped by the epochs and now), the head and that task.
+  std::pair<std::int32_t, std::int32_t> memo_key{-1, -1};
+  if (st.options_.fast_paths && gone.empty() && extras.size() <= 1) {
+    auto stamp = std::make_tuple(st.capacity_epoch_, st.state_epoch_, now);
+    if (st.reservation_stamp_ != stamp) {
+      st.reservation_memo_.clear();
+      st.reservation_stamp_ = stamp;
+    }
+    memo_key = {head.value, extras.empty() ? -1 : extras[0]->task.value};
+    if (auto it = st.reservation_memo_.find(memo_key); it != st.reservation_memo_.end()) return it->second;
+  }
   const TaskSpec& hs = S.spec(head);
   std::vector<std::pair<Time, const Placement*>> ends;
   for (const Placement* extra : extras) {
@@ -103,6 +116,7 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     if (fits_at(at)) result = at;
   }
   tx.rollback_to(m);
+  if (memo_key.first >= 0) st.reservation_memo_.emplace(memo_key, result);
   return result;
 }
 
@@ -117,6 +131,53 @@ inline Time reservation(Session& S, TaskId head, Time now) {
 /// head's reservation with it is no later than `head_reservation` (the reservation without it).
 inline bool may_jump(Session& S, Transaction& tx, TaskId head, Time head_reservation, std::span<const Placement* const> extras,
                      const Placement& candidate, const std::vector<Preemption>& gone) {
+  if (S.st.options_.fast_paths) {
+    // No known reservation cannot be delayed. A candidate that preempts nothing and is expected
+    // to end by the reservation leaves the head's walk with the same state at that time (its
+    // release is one of the ends walked by then), so the head still fits there: no walk needed.
+    // Not when the head ages into idle fragments (the candidate's nodes would restart ageing).
+    if (head_reservation == kTimeNever) return true;
+    const TaskSpec& cs = S.spec(candidate.task);
+    if (gone.empty() && cs.runtime_estimate >= 0 && S.now + cs.runtime_estimate <= head_reservation &&
+        S.st.stability_threshold(S.spec(head)) == 0)
+      return true;
+    // A candidate that cannot jump: even counting as free everything expected to end by the
+    // reservation (running tasks, the earlier tentative starts, the candidate itself if it
+    // ends by then), the head's gang exceeds the free capacity of its eligible nodes
+    // (Session::may_fit). Free capacity only grows along the walk, so no walked time up to the
+    // reservation fits the head: its reservation with the candidate is later.
+    if (gone.empty()) {
+      auto& st = S.st;
+      const Cluster& c = st.cluster_;
+      const Time now = S.now;
+      std::vector<Cluster::FreeSum> delta(c.pools().size() * Cluster::kSlotsPerPool);
+      auto add = [&](const Placement& p) {
+        for (const auto& a : p.replicas) {
+          const Node& n = c.nodes()[a.node.index()];
+          if (!n.up || n.drained) continue;
+          auto& f = delta[std::size_t(n.pool.index()) * Cluster::kSlotsPerPool + std::size_t(n.model + 1)];
+          f.cpu_milli += a.cpu_milli;
+          f.mem_mib += a.mem_mib;
+          f.gpu_milli += a.total_gpu_milli();
+          f.full_free_gpus += std::popcount(a.gpu_mask);
+        }
+      };
+      for (TaskId t : st.running_)
+        if (expected_end(S, t, now) <= head_reservation) add(st.tasks_[t.index()].placement);
+      auto tentative_ends_by = [&](const Placement& p) {
+        const TaskSpec& xs = S.spec(p.task);
+        return xs.runtime_estimate >= 0 && now + xs.runtime_estimate <= head_reservation;
+      };
+      for (const Placement* x : extras)
+        if (tentative_ends_by(*x)) add(*x);
+      if (tentative_ends_by(candidate)) add(candidate);
+      const TaskSpec& hs = S.spec(head);
+      bool may = false;
+      for (ResourceType cls : Session::classes(hs))
+        for (std::size_t i = 0; i < hs.options.size() && !may; ++i) may = S.may_fit(hs, i, cls, &delta);
+      if (!may) return false;
+    }
+  }
   std::vector<const Placement*> with(extras.begin(), extras.end());
   with.push_back(&candidate);
   return reservation(S, tx, head, S.now, with, gone) <= head_reservation;
