@@ -12,17 +12,25 @@
 
 using namespace sim::io;
 using trace_test::EnvGuard;
+using trace_test::error_of;
 using trace_test::TempDir;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const TraceError& e) {
-    return e.what();
-  }
-  return "<no TraceError>";
+/// A scenario with a pool `philly` and one Philly trace with virtual clusters.
+Scenario vc_scenario(const std::string& jobs, const std::string& machines, const std::string& vcs) {
+  Scenario sc;
+  PoolCfg p;
+  p.name = "philly";
+  sc.cluster.pools.push_back(p);
+  TraceCfg t;
+  t.format = "philly";
+  t.path = jobs;
+  t.nodes = machines;
+  t.pool = "philly";
+  t.virtual_clusters = vcs;
+  sc.traces.push_back(t);
+  return sc;
 }
 
 /// A data root with a machine list (two 8-GPU machines, a CPU-only one, two 4-GPU ones), a VC
@@ -47,20 +55,7 @@ struct VcData {
       }
     dir.write("philly/jobs.csv", jobs);
   }
-  Scenario scenario() const {
-    Scenario sc;
-    PoolCfg p;
-    p.name = "philly";
-    sc.cluster.pools.push_back(p);
-    TraceCfg t;
-    t.format = "philly";
-    t.path = "philly/jobs.csv";
-    t.nodes = "philly/machines.csv";
-    t.pool = "philly";
-    t.virtual_clusters = "philly/vc.csv";
-    sc.traces.push_back(t);
-    return sc;
-  }
+  Scenario scenario() const { return vc_scenario("philly/jobs.csv", "philly/machines.csv", "philly/vc.csv"); }
 };
 
 const PoolCfg* pool_named(const Scenario& sc, const std::string& name) {
@@ -186,17 +181,8 @@ TEST_CASE("philly VCs on the real Helios VC file: 11 VC pools, every job reserve
     WARN("Philly data not found under " << root << ": skipped (set SCHEDSIM_DATA)");
     return;
   }
-  Scenario sc;
-  PoolCfg p;
-  p.name = "philly";
-  sc.cluster.pools.push_back(p);
-  TraceCfg t;
-  t.format = "philly";
-  t.path = "philly/philly_trace.RFold-derived.csv";
-  t.nodes = "philly/revised_machine_list.csv";
-  t.pool = "philly";
-  t.virtual_clusters = "philly/philly_vc_node_num.HeliosArtifact.csv";
-  sc.traces.push_back(t);
+  Scenario sc = vc_scenario("philly/philly_trace.RFold-derived.csv", "philly/revised_machine_list.csv",
+                            "philly/philly_vc_node_num.HeliosArtifact.csv");
   apply_traces(sc);
   CHECK(sc.quotas.size() == 11);
   std::size_t vc_nodes = 0;

@@ -13,18 +13,10 @@
 #include "trace_test_util.hpp"
 
 using namespace sim::io;
+using trace_test::error_of;
 using trace_test::TempDir;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const TraceError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 const char* k_swf_row = "1 0 0 10 1 -1 -1 1 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n";
 

@@ -8,6 +8,7 @@
 
 using namespace sim::io;
 using trace_test::EnvGuard;
+using trace_test::error_of;
 using trace_test::TempDir;
 
 namespace {
@@ -15,15 +16,6 @@ namespace {
 const char* kPodHeader =
     "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
     "scheduled_time\n";
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const TraceError& e) {
-    return e.what();
-  }
-  return "<no TraceError>";
-}
 
 /// "PATH:LINE:COL:" for a field that starts at `needle` inside `line_text`.
 std::string loc(const std::string& path, int line, const std::string& line_text, const std::string& needle) {

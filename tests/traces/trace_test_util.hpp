@@ -7,9 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unistd.h>
+
+#include "sim/io/traces.hpp"
 
 namespace trace_test {
 
@@ -104,5 +107,15 @@ class EnvGuard {
   const char* name_;
   std::optional<std::string> old_;
 };
+
+/// The message of the sim::io::TraceError `f` throws, or "<no TraceError>" when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const sim::io::TraceError& e) {
+    return e.what();
+  }
+  return "<no TraceError>";
+}
 
 }  // namespace trace_test
