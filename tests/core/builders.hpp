@@ -13,6 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+
 #include <libsched/libsched.hpp>
 
 namespace libsched::testing {
@@ -207,6 +210,47 @@ inline std::vector<TaskId> victims(const ScheduleResult& r) {
   std::vector<TaskId> v;
   for (const auto& p : r.preemptions) v.push_back(p.victim);
   return v;
+}
+
+/// The property tests' seeded generator (Boost.Random: the same draws on every platform).
+class Gen {
+ public:
+  explicit Gen(std::uint32_t seed) : rng_(seed) {}
+  std::int64_t range(std::int64_t lo, std::int64_t hi) {  // inclusive
+    return boost::random::uniform_int_distribution<std::int64_t>(lo, hi)(rng_);
+  }
+  bool chance(int percent) { return range(0, 99) < percent; }
+  template <class T>
+  const T& pick(const std::vector<T>& v) { return v[std::size_t(range(0, std::int64_t(v.size()) - 1))]; }
+
+ private:
+  boost::random::mt19937 rng_;
+};
+
+/// Bounds of random_shape: whole vCPU and GiB ranges (inclusive), and the percentage of GPU
+/// replicas pinned to one GPU model of the cluster.
+struct ShapeBounds {
+  int vcpu_lo = 0, vcpu_hi = 16;
+  int gib_lo = 0, gib_hi = 64;
+  int model_pct = 25;
+};
+
+/// A random replica: 10 % CPU-only, 30 % a GPU share (100-900 milli), else 1-8 whole GPUs.
+inline ReplicaShape random_shape(Gen& g, const Cluster& c, const ShapeBounds& b = {}) {
+  ReplicaShape r;
+  auto kind = g.range(0, 9);
+  if (kind == 0) {
+    r.num_gpu = 0;
+  } else if (kind <= 3) {
+    r.num_gpu = 1;
+    r.gpu_milli = std::int32_t(g.pick(std::vector<std::int64_t>{100, 200, 250, 300, 500, 700, 900}));
+  } else {
+    r.num_gpu = std::int32_t(g.pick(std::vector<std::int64_t>{1, 1, 2, 4, 8}));
+  }
+  r.cpu_milli = g.range(b.vcpu_lo, b.vcpu_hi) * 1000;
+  r.mem_mib = g.range(b.gib_lo, b.gib_hi) * kMibPerGib;
+  if (r.num_gpu > 0 && g.chance(b.model_pct)) r.models = c.model_bit(std::int32_t(g.range(0, std::int64_t(c.models().size()) - 1)));
+  return r;
 }
 
 }  // namespace libsched::testing

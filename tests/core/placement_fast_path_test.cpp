@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <boost/random/mersenne_twister.hpp>
-#include <boost/random/uniform_int_distribution.hpp>
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -22,37 +20,6 @@ using namespace libsched;
 using namespace libsched::testing;
 
 namespace {
-
-class Gen {
- public:
-  explicit Gen(std::uint32_t seed) : rng_(seed) {}
-  std::int64_t range(std::int64_t lo, std::int64_t hi) {  // inclusive
-    return boost::random::uniform_int_distribution<std::int64_t>(lo, hi)(rng_);
-  }
-  bool chance(int percent) { return range(0, 99) < percent; }
-  template <class T>
-  T pick(const std::vector<T>& v) { return v[std::size_t(range(0, std::int64_t(v.size()) - 1))]; }
-
- private:
-  boost::random::mt19937 rng_;
-};
-
-ReplicaShape random_shape(Gen& g, const Cluster& c) {
-  ReplicaShape r;
-  auto kind = g.range(0, 9);
-  if (kind == 0) {
-    r.num_gpu = 0;
-  } else if (kind <= 3) {
-    r.num_gpu = 1;
-    r.gpu_milli = std::int32_t(g.pick(std::vector<std::int64_t>{100, 200, 250, 300, 500, 700, 900}));
-  } else {
-    r.num_gpu = std::int32_t(g.pick(std::vector<std::int64_t>{1, 1, 2, 4, 8}));
-  }
-  r.cpu_milli = g.range(0, 16) * 1000;
-  r.mem_mib = g.range(0, 64) * kMibPerGib;
-  if (r.num_gpu > 0 && g.chance(25)) r.models = c.model_bit(std::int32_t(g.range(0, std::int64_t(c.models().size()) - 1)));
-  return r;
-}
 
 /// A random cluster: few distinct node specs (so groups have several members), 1-3 pools,
 /// racks and switches that collide, a random fill, and some down, drained and removed nodes.

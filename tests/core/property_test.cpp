@@ -12,8 +12,6 @@
 #include <map>
 #include <set>
 
-#include <boost/random/mersenne_twister.hpp>
-#include <boost/random/uniform_int_distribution.hpp>
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -24,19 +22,8 @@ using namespace libsched::testing;
 
 namespace {
 
-class Gen {
- public:
-  explicit Gen(std::uint32_t seed) : rng_(seed) {}
-  std::int64_t range(std::int64_t lo, std::int64_t hi) {  // inclusive
-    return boost::random::uniform_int_distribution<std::int64_t>(lo, hi)(rng_);
-  }
-  bool chance(int percent) { return range(0, 99) < percent; }
-  template <class T>
-  const T& pick(const std::vector<T>& v) { return v[std::size_t(range(0, std::int64_t(v.size()) - 1))]; }
-
- private:
-  boost::random::mt19937 rng_;
-};
+/// Replicas of the scheduler property tests: always some vCPU and memory.
+const ShapeBounds kPropertyShapes{1, 24, 1, 200, 30};
 
 const std::vector<std::string> kUsers{"alice", "bob", "carol"};
 const std::vector<std::string> kTenants{"t1", "t2"};
@@ -50,23 +37,6 @@ struct Scenario {
   std::vector<NodePolicy> policies;
   std::vector<TaskSpec> tasks;
 };
-
-ReplicaShape random_shape(Gen& g, const Cluster& c) {
-  ReplicaShape r;
-  auto kind = g.range(0, 9);
-  if (kind == 0) {
-    r.num_gpu = 0;
-  } else if (kind <= 3) {
-    r.num_gpu = 1;
-    r.gpu_milli = std::int32_t(g.pick(std::vector<std::int64_t>{100, 200, 250, 300, 500, 700, 900}));
-  } else {
-    r.num_gpu = std::int32_t(g.pick(std::vector<std::int64_t>{1, 1, 2, 4, 8}));
-  }
-  r.cpu_milli = g.range(1, 24) * 1000;
-  r.mem_mib = g.range(1, 200) * kMibPerGib;
-  if (r.num_gpu > 0 && g.chance(30)) r.models = c.model_bit(std::int32_t(g.range(0, std::int64_t(c.models().size()) - 1)));
-  return r;
-}
 
 Scenario random_scenario(std::uint32_t seed, bool backfill_family) {
   Gen g(seed);
@@ -101,7 +71,7 @@ Scenario random_scenario(std::uint32_t seed, bool backfill_family) {
   o.seed = seed;
   if (g.chance(50)) {
     std::vector<ReplicaShape> w;
-    for (int i = 0; i < 4; ++i) w.push_back(random_shape(g, c));
+    for (int i = 0; i < 4; ++i) w.push_back(random_shape(g, c, kPropertyShapes));
     o.workload = WorkloadDistribution::from_shapes(w);
   }
   for (const auto& u : kUsers)
@@ -154,8 +124,8 @@ Scenario random_scenario(std::uint32_t seed, bool backfill_family) {
     t.workers = std::int32_t(g.range(0, 3));
     auto nopt = g.range(1, 2);
     for (std::int64_t k = 0; k < nopt; ++k) {
-      ReplicaShape w = random_shape(g, c);
-      ReplicaShape h = t.type == TaskType::ray_job && g.chance(50) ? random_shape(g, c) : w;
+      ReplicaShape w = random_shape(g, c, kPropertyShapes);
+      ReplicaShape h = t.type == TaskType::ray_job && g.chance(50) ? random_shape(g, c, kPropertyShapes) : w;
       t.options.push_back(GangOption{fmt::format("spec{}", k), h, w});
     }
     t.submit = backfill_family ? 0 : g.range(0, 600) * 1000;
