@@ -205,9 +205,8 @@ void Simulator::instant_end(Time now) {
     if (it != memo.end()) {
       code = it->second;
     } else {
-      WaitStatus ws = sched_->explain(id, now);
-      code = ws.primary();
-      if (sig && ws.code != WaitCode::blocked_by_queue) memo.emplace(sig, code);
+      code = sched_->wait_code(id, now);
+      if (sig && code != WaitCode::blocked_by_queue) memo.emplace(sig, code);
     }
     metrics_->set_wait(std::size_t(task_of_id_[id.index()]), int(code), now);
   }

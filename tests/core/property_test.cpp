@@ -567,7 +567,8 @@ TEST_CASE("explain agrees with the next schedule(): no waiting code for a task i
 namespace {
 /// Everything a simulation would write about its tasks (tasks.csv / wait attribution): each
 /// start (time, option, class, nodes and GPUs), each preemption, and each change of a task's
-/// wait code as the simulator attributes it (explain() of the tasks schedule() visited).
+/// wait code as the simulator attributes it (explain() of the tasks schedule() visited; with
+/// fast paths also Scheduler::wait_code, which must agree).
 std::vector<std::string> simulate_records(std::uint32_t seed, Scenario sc, bool fast) {
   sc.options.fast_paths = fast;
   Driver d(seed, std::move(sc));
@@ -588,7 +589,13 @@ std::vector<std::string> simulate_records(std::uint32_t seed, Scenario sc, bool 
       for (const auto& v : r.preemptions)
         out.push_back(fmt::format("{} preempt {} by {} ({})", now, s.task(v.victim).name, s.task(v.preemptor).name, int(v.kind)));
       for (TaskId t : s.take_visited_waiting()) {
+        // Fast: the code-only diagnosis the simulator uses (wait_code), which must equal the
+        // full explain()'s; slow: explain() replaying every queue hold.
         int c = int(s.explain(t, now).primary());
+        if (fast) {
+          int code_only = int(s.wait_code(t, now));
+          if (code_only != c) out.push_back(fmt::format("{} wait_code {} {} != explain {}", now, s.task(t).name, code_only, c));
+        }
         auto [it, fresh] = code.emplace(t, c);
         if (fresh || it->second != c) out.push_back(fmt::format("{} wait {} {}", now, s.task(t).name, c));
         it->second = c;

@@ -29,7 +29,10 @@ namespace libsched {
 /// The diagnosis of one explain() call (see the file's contract).
 class Explain {
  public:
-  explicit Explain(Session& s) : S(s), st(s.st) {}
+  /// `reasons`: build the one-line reason with its figures. Without, only the codes are
+  /// computed (the same codes: Scheduler::wait_code, the simulator's wait attribution) and
+  /// every reason is empty.
+  explicit Explain(Session& s, bool reasons = true) : S(s), st(s.st), R(reasons) {}
 
   /// Why task `t` waits at S.now: for a task that is not waiting, the status of its last pass.
   WaitStatus operator()(TaskId t) {
@@ -42,7 +45,7 @@ class Explain {
         e.hold_stamp == std::make_tuple(st.pass_, st.capacity_epoch_, now))
       return e.wait;
     // As the next schedule() call at `now` would see it: tasks started at `now` are no victims.
-    if (st.options_.queueing != Queueing::greedy)
+    if (st.options_.queueing != Queueing::greedy && !failed_in_settled_pass(e))
       if (auto hold = queue_hold(t, now)) return std::move(*hold);
     return diagnose(t, now);
   }
@@ -50,6 +53,24 @@ class Explain {
  private:
   Session& S;
   Session::Core& st;
+  const bool R;  ///< build reasons (see the constructor)
+
+  /// The reason text, or "" without reasons (the arguments are still evaluated: keep them cheap).
+  template <class... A>
+  std::string txt(fmt::format_string<A...> f, A&&... a) const {
+    return R ? fmt::format(f, std::forward<A>(a)...) : std::string();
+  }
+
+  /// Fast paths: did the last pass try `e` and fail, with nothing changed since that
+  /// schedule() call ended (no start, release, enqueue, dequeue, time step; Core::settled_)?
+  /// Then a new pass at `now` sees the same queue ahead of it: tasks that started are gone,
+  /// the ones that failed are known to fail (the failure memo), so the same head holds the
+  /// same reservation, and `e` itself is known to fail: nothing would hold it
+  /// (queue_hold's answer is nullopt without replaying the pass).
+  bool failed_in_settled_pass(const Session::Entry& e) const {
+    return st.options_.fast_paths && e.failed_pass == st.pass_ &&
+           st.settled_ == std::make_tuple(st.pass_, st.state_epoch_, st.capacity_epoch_, st.queue_epoch_, S.now);
+  }
 
   // ------------------------------------------------------------------ diagnosis
   /// The queue hold a schedule() call at `now` would put on waiting task `t` (strict /
@@ -68,8 +89,8 @@ class Explain {
     auto held = [&]() -> std::optional<WaitStatus> {
       const std::string& hn = st.tasks_[head->index()].spec.name;
       if (st.options_.queueing == Queueing::strict)
-        return WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", hn), {WaitCode::blocked_by_queue}};
-      return WaitStatus{WaitCode::blocked_by_queue, fmt::format("would delay the reserved start of {} (backfill)", hn),
+        return WaitStatus{WaitCode::blocked_by_queue, txt("waits behind {} (strict queueing)", hn), {WaitCode::blocked_by_queue}};
+      return WaitStatus{WaitCode::blocked_by_queue, txt("would delay the reserved start of {} (backfill)", hn),
                         {WaitCode::blocked_by_queue}};
     };
     for (const auto& k : st.queue_) {
@@ -129,15 +150,15 @@ class Explain {
     const Session::Entry& entry = st.tasks_[t.index()];
     const TaskSpec& s = entry.spec;
     const ReplicaShape& w = s.options[0].worker;
-    std::string model = w.num_gpu == 0 ? "CPU" : model_names(w.models);
-    std::string need = fmt::format("needs {} x {} on {}", s.replicas(), shape_str(w), model);
+    const std::string need = R ? fmt::format("needs {} x {} on {}", s.replicas(), shape_str(w), w.num_gpu == 0 ? "CPU" : model_names(w.models))
+                               : std::string();
     // A failure remembered by the last pass holds until the capacity epoch changes (exactly
     // what schedule() assumes when it skips the task).
     const bool known_to_fail = entry.failed_epoch == st.capacity_epoch_ && !st.ages(s) && !S.policies_change_by(now);
     // 1. Fits now: the placement schedule() would make.
     if (!known_to_fail) {
       Transaction tx(st.cluster_, st.quotas_);
-      if (S.try_start(tx, t, now)) return {WaitCode::fits_now, fmt::format("{}; fits now: starts at the next scheduling pass", need), {}};
+      if (S.try_start(tx, t, now)) return {WaitCode::fits_now, txt("{}; fits now: starts at the next scheduling pass", need), {}};
     }
     // 2. Never: per (class, option), could the empty cluster (every node up, no policy) host
     // every replica, and could the quota limit ever admit the whole demand?
@@ -166,16 +187,18 @@ class Explain {
         QuotaKey k = Session::quota_key(s, s.resource_type);
         const auto* q = st.quotas_.find(k);
         Resources limit = q ? q->limit : Resources{};
-        ws.reason += fmt::format("; task demand {} of {} ({}{}) even with nothing running",
-                                 quota_excess(s.demand(0), limit, "quota limit"), s.user, to_string(s.resource_type),
-                                 q ? "" : ", no quota entry");
+        if (R)
+          ws.reason += fmt::format("; task demand {} of {} ({}{}) even with nothing running",
+                                   quota_excess(s.demand(0), limit, "quota limit"), s.user, to_string(s.resource_type),
+                                   q ? "" : ", no quota entry");
       }
       if (!cap_ever || quota_ever) {
         ws.blocking.push_back(WaitCode::waits_for_capacity);
         std::int32_t largest = 0;
-        for (const auto& n : st.cluster_.nodes())
-          if (w.num_gpu == 0 || w.models == 0 || (n.model >= 0 && ((w.models >> n.model) & 1u))) largest = std::max(largest, n.gpus);
-        ws.reason += fmt::format("; largest node has {} GPU", largest);
+        if (R)
+          for (const auto& n : st.cluster_.nodes())
+            if (w.num_gpu == 0 || w.models == 0 || (n.model >= 0 && ((w.models >> n.model) & 1u))) largest = std::max(largest, n.gpus);
+        if (R) ws.reason += fmt::format("; largest node has {} GPU", largest);
       }
       return finish(std::move(ws));
     }
@@ -185,7 +208,7 @@ class Explain {
       Transaction tx(st.cluster_, st.quotas_);
       std::vector<Preemption> v;
       if (actions::preempt(S, tx, t, now, v))
-        return {WaitCode::fits_after_preemption, fmt::format("{}; fits after preempting {} task(s)", need, v.size()),
+        return {WaitCode::fits_after_preemption, txt("{}; fits after preempting {} task(s)", need, v.size()),
                 {WaitCode::fits_after_preemption}};
     }
     // 4. Quota now, and whether the gang would place ignoring quota.
@@ -203,8 +226,9 @@ class Explain {
       const auto* q = st.quotas_.find(refused->first);
       Resources room = q ? q->limit - q->used : Resources{};
       quota_ws = {WaitCode::waits_for_quota,
-                  fmt::format("{}; task demand {} of {} ({})", need, quota_excess(refused->second, room, "remaining quota"), s.user,
-                              to_string(refused->first.resource_type)),
+                  R ? fmt::format("{}; task demand {} of {} ({})", need, quota_excess(refused->second, room, "remaining quota"), s.user,
+                                  to_string(refused->first.resource_type))
+                    : std::string(),
                   {WaitCode::waits_for_quota}};
       // Some option fits the free capacity and only its quota holds it back; otherwise the
       // capacity side binds too and is named after the quota.
@@ -239,6 +263,7 @@ class Explain {
     };
     // a. Node policies: it would place without them.
     if (!f.empty() && gang_places(s, t, now, true)) {
+      if (!R) return {WaitCode::blocked_by_node_policy, "", {WaitCode::blocked_by_node_policy}};
       std::size_t allowed = 0, excluded_fit = 0;
       for (std::size_t n = 0; n < st.cluster_.size(); ++n) {
         if (eligible(n, false)) ++allowed;
@@ -261,7 +286,7 @@ class Explain {
       std::vector<Preemption> v;
       if (actions::preempt(S, tx, t, now, v, /*hypothetical=*/true))
         return {WaitCode::fits_after_preemption,
-                fmt::format("{}; fits after preempting {} task(s), which the scheduler's preemption settings do not allow", need, v.size()),
+                txt("{}; fits after preempting {} task(s), which the scheduler's preemption settings do not allow", need, v.size()),
                 {WaitCode::fits_after_preemption}};
     }
     // c. Idle stability: it would place on idle capacity offered at stability low.
@@ -269,6 +294,7 @@ class Explain {
       TaskSpec low = s;
       low.idle_stability = IdleStability::low;
       if (gang_places(low, t, now, false)) {
+        if (!R) return {WaitCode::waits_for_idle_stability, "", {WaitCode::waits_for_idle_stability}};
         Time threshold = s.idle_stability == IdleStability::high ? st.options_.idle_stability_high : st.options_.idle_stability_medium;
         std::size_t offered = 0, young_fit = 0;
         for (std::size_t n = 0; n < st.cluster_.size(); ++n) {
@@ -283,22 +309,39 @@ class Explain {
                 {WaitCode::waits_for_idle_stability}};
       }
     }
-    // Free capacity of the eligible nodes (model-matching for a GPU replica).
+    // Free capacity of the eligible nodes (model-matching for a GPU replica), once needed.
     std::int64_t free_gpu = 0;
     std::int32_t largest_frag = 0;
-    for (std::size_t n = 0; n < st.cluster_.size(); ++n) {
-      const Node& node = st.cluster_.nodes()[n];
-      if (!eligible(n, false)) continue;
-      if (w.num_gpu > 0 && (node.model < 0 || (w.models != 0 && !((w.models >> node.model) & 1u)))) continue;
-      free_gpu += node.free.gpu_milli;
-      largest_frag = std::max(largest_frag, st.cluster_.usable_gpus(node, w.gpu_milli));
-    }
+    auto sum_free = [&] {
+      if (!R && f.empty() && !st.ages(s)) {
+        // Only the total is needed: without node policies or ageing, the eligible nodes are
+        // the up, undrained nodes of the pools some class may use, whose free capacity the
+        // cluster keeps summed per (pool, model).
+        const Cluster& c = st.cluster_;
+        for (std::size_t p = 0; p < c.pools().size(); ++p) {
+          PoolId pool(static_cast<std::int32_t>(p));
+          if (std::none_of(cls_list.begin(), cls_list.end(), [&](ResourceType cls) { return Session::pool_ok(st, s, cls, pool); }))
+            continue;
+          for (std::int32_t m = w.num_gpu > 0 ? 0 : -1; m < std::int32_t(c.models().size()); ++m)
+            if (w.num_gpu == 0 || w.models == 0 || ((w.models >> m) & 1u)) free_gpu += c.free_sum(pool, m).gpu_milli;
+        }
+        return;
+      }
+      for (std::size_t n = 0; n < st.cluster_.size(); ++n) {
+        const Node& node = st.cluster_.nodes()[n];
+        if (!eligible(n, false)) continue;
+        if (w.num_gpu > 0 && (node.model < 0 || (w.models != 0 && !((w.models >> node.model) & 1u)))) continue;
+        free_gpu += node.free.gpu_milli;
+        largest_frag = std::max(largest_frag, st.cluster_.usable_gpus(node, w.gpu_milli));
+      }
+    };
     // d. vCPU / memory: the same request without vCPU and memory would place.
     {
       TaskSpec gpu_only = s;
       for (auto& o : gpu_only.options)
         for (ReplicaShape* r : {&o.head, &o.worker}) r->cpu_milli = r->mem_mib = 0;
       if (gang_places(gpu_only, t, now, false)) {
+        if (!R) return {WaitCode::waits_for_cpu_memory, "", {WaitCode::waits_for_cpu_memory}};
         std::int64_t max_cpu = 0, max_mem = 0;
         std::size_t gpu_nodes = 0;
         for (std::size_t n = 0; n < st.cluster_.size(); ++n) {
@@ -319,17 +362,18 @@ class Explain {
       }
     }
     // e. GPU fragmentation vs capacity.
+    if (R || w.num_gpu > 0) sum_free();
     if (w.num_gpu > 0 && free_gpu >= s.demand(0).gpu_milli)
       return {WaitCode::waits_for_fragmentation,
-              fmt::format("{}; {} GPU free in total but largest free fragment {} GPU", need, gpus_str(free_gpu), largest_frag),
+              txt("{}; {} GPU free in total but largest free fragment {} GPU", need, gpus_str(free_gpu), largest_frag),
               {WaitCode::waits_for_fragmentation}};
-    return {WaitCode::waits_for_capacity, fmt::format("{}; {} GPU free in eligible nodes", need, gpus_str(free_gpu)),
+    return {WaitCode::waits_for_capacity, txt("{}; {} GPU free in eligible nodes", need, gpus_str(free_gpu)),
             {WaitCode::waits_for_capacity}};
   }
 
   /// Appends "[blocking: a, b]" (bucket names) when more than one constraint binds.
-  static WaitStatus finish(WaitStatus ws) {
-    if (ws.blocking.size() > 1) {
+  WaitStatus finish(WaitStatus ws) const {
+    if (R && ws.blocking.size() > 1) {
       std::string list;
       for (WaitCode c : ws.blocking) list += (list.empty() ? "" : ", ") + std::string(wait_bucket(c));
       ws.reason += " [blocking: " + list + "]";

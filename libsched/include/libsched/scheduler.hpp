@@ -285,7 +285,9 @@ class Scheduler : private detail::SchedulerCore {
     e.wait = WaitStatus{};
     e.failed_epoch = ~std::uint64_t{0};
     e.rank = queue_rank(e.spec, t);
+    e.failed_pass = 0;
     queue_.insert(key(t));
+    ++queue_epoch_;
     fresh_.push_back(t);
     if (ages(e.spec) && std::find(aging_.begin(), aging_.end(), t) == aging_.end()) aging_.push_back(t);
   }
@@ -296,6 +298,7 @@ class Scheduler : private detail::SchedulerCore {
     Entry& e = tasks_[t.index()];
     if (e.state != State::waiting) return;
     queue_.erase(key(t));
+    ++queue_epoch_;
     e.state = State::idle_state;
     if (!aging_.empty()) aging_.erase(std::remove(aging_.begin(), aging_.end(), t), aging_.end());
   }
@@ -408,6 +411,7 @@ class Scheduler : private detail::SchedulerCore {
     session.note_time(now);
     for (bool first = true; actions::allocate(session, out, first); first = false) {
     }
+    settled_ = {pass_, state_epoch_, capacity_epoch_, queue_epoch_, now};
     return out;
   }
 
@@ -426,6 +430,14 @@ class Scheduler : private detail::SchedulerCore {
     detail::check_time(now, last_now_, "Scheduler::explain");
     Session session(const_cast<Scheduler&>(*this), now);
     return Explain(session)(t);
+  }
+  /// explain(t, now).primary() without building the reason (the same code, computed by the
+  /// same diagnosis; the simulator's wait attribution). Same errors as explain().
+  WaitCode wait_code(TaskId t, Time now) const {
+    check_task_id(t, "Scheduler::wait_code");
+    detail::check_time(now, last_now_, "Scheduler::wait_code");
+    Session session(const_cast<Scheduler&>(*this), now);
+    return Explain(session, /*reasons=*/false)(t).primary();
   }
 
   /// RayJob autoscaling: places one more worker of the running task's chosen option, on its

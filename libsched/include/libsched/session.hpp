@@ -70,6 +70,9 @@ struct SchedulerCore {
     std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
     /// (pass, capacity epoch, now) of the pass that set a blocked_by_queue status.
     std::tuple<std::uint64_t, std::uint64_t, Time> hold_stamp{0, 0, 0};
+    /// The schedule() call (pass_) whose last visit tried it and failed, the failure
+    /// remembered (failed_epoch); 0 otherwise (explain's failed_in_settled_pass).
+    std::uint64_t failed_pass = 0;
   };
   /// The queue's sort key: (rank, name, id).
   struct QueueKey {
@@ -154,6 +157,11 @@ struct SchedulerCore {
   /// invalid) -> reservation, valid while reservation_stamp_ holds (actions/backfill.hpp).
   mutable std::map<std::pair<std::int32_t, std::int32_t>, Time> reservation_memo_;
   mutable std::tuple<std::uint64_t, std::uint64_t, Time> reservation_stamp_{~std::uint64_t{0}, 0, 0};
+  /// Bumped at every enqueue and dequeue (not at starts: a start bumps state_epoch_).
+  std::uint64_t queue_epoch_ = 0;
+  /// (pass_, state_epoch_, capacity_epoch_, queue_epoch_, now) when the last schedule() call
+  /// ended: while it holds, nothing changed since that call's last (complete) pass.
+  std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, Time> settled_{0, 0, 0, 0, 0};
   bool retry_all_next_ = false;  ///< a task failed while tasks started at this instant were victims it could take
   Time last_now_ = -kTimeNever;
   std::vector<TaskId> fresh_;   ///< enqueued since the last pass

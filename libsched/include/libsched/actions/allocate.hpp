@@ -78,6 +78,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     auto& e = st.tasks_[t.index()];
     if (e.state != State::waiting) continue;
     e.wait = WaitStatus{};  // this pass decides afresh (no stale blocked_by_queue)
+    e.failed_pass = 0;
     if (blocked) {
       e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", S.spec(*head).name),
                           {WaitCode::blocked_by_queue}};
@@ -119,8 +120,12 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       // attempts): at the next instant it may.
       bool fresh_victims = std::any_of(st.started_now_.begin(), st.started_now_.end(),
                                        [&](TaskId v) { return S.preemption_kind(t, v, false).has_value(); });
-      if (fresh_victims) st.retry_all_next_ = true;
-      else e.failed_epoch = st.capacity_epoch_;
+      if (fresh_victims) {
+        st.retry_all_next_ = true;
+      } else {
+        e.failed_epoch = st.capacity_epoch_;
+        e.failed_pass = st.pass_;
+      }
       if (sig != 0) failed_signatures.insert(sig);
       if (queueing == Queueing::strict) {
         blocked = true;

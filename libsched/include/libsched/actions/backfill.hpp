@@ -31,6 +31,29 @@ inline Time expected_end(const Session& S, TaskId t, Time now) {
   return std::max(now, e.placement.start + e.spec.runtime_estimate);
 }
 
+/// Adds what placement `p` holds on up, undrained nodes to `delta` (per pool x
+/// Cluster::kSlotsPerPool + model + 1, the layout of Cluster::free_sum and Session::may_fit):
+/// the capacity its release would add to the free sums.
+inline void add_released(const Cluster& c, const Placement& p, std::vector<Cluster::FreeSum>& delta) {
+  for (const auto& a : p.replicas) {
+    const Node& n = c.nodes()[a.node.index()];
+    if (!n.up || n.drained) continue;
+    auto& f = delta[std::size_t(n.pool.index()) * Cluster::kSlotsPerPool + std::size_t(n.model + 1)];
+    f.cpu_milli += a.cpu_milli;
+    f.mem_mib += a.mem_mib;
+    f.gpu_milli += a.total_gpu_milli();
+    f.full_free_gpus += std::popcount(a.gpu_mask);
+  }
+}
+
+/// Session::may_fit for some (class, option) of `s`, counting `delta` as free on top.
+inline bool may_fit_any(const Session& S, const TaskSpec& s, const std::vector<Cluster::FreeSum>& delta) {
+  for (ResourceType cls : Session::classes(s))
+    for (std::size_t i = 0; i < s.options.size(); ++i)
+      if (S.may_fit(s, i, cls, &delta)) return true;
+  return false;
+}
+
 /// The reservation of waiting task `head` with the tasks `extras` tentatively placed inside
 /// `tx` (a backfill candidate; explain's replay of a pass), each expected to run until now +
 /// its estimate.
@@ -91,6 +114,13 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     st.owner_override_ = true;
   }
   std::size_t m = tx.mark();
+  // Fast paths, when the head does not age into idle fragments: the releases are summed per
+  // (pool, model) first and applied to tx only once Session::may_fit passes with them
+  // (free capacity only grows along the walk, so no time before can fit).
+  const bool defer = st.options_.fast_paths && th == 0;
+  std::vector<Cluster::FreeSum> delta;
+  if (defer) delta.resize(st.cluster_.pools().size() * Cluster::kSlotsPerPool);
+  std::size_t applied = 0;  // ends[0, applied) are released inside tx
   auto fits_at = [&](Time at) {
     std::size_t m1 = tx.mark();
     bool ok = S.try_start(tx, head, at).has_value();
@@ -103,6 +133,10 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     Time at = *times.begin();
     times.erase(times.begin());
     for (; i < ends.size() && ends[i].first <= at; ++i) {
+      if (defer) {
+        add_released(st.cluster_, *ends[i].second, delta);
+        continue;
+      }
       const Placement* p = ends[i].second;
       for (const auto& a : p->replicas) tx.release(a);
       if (p->capacity == ResourceType::idle) continue;
@@ -112,6 +146,15 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
           st.owner_at_[a.node.index()] = ends[i].first;
           times.insert(ends[i].first + th);
         }
+    }
+    if (defer) {
+      if (!may_fit_any(S, hs, delta)) continue;
+      for (; applied < i; ++applied) {
+        const Placement* p = ends[applied].second;
+        for (const auto& a : p->replicas) tx.release(a);
+        if (p->capacity != ResourceType::idle) tx.charge(p->quota_key, p->quota_held, -1);
+      }
+      std::fill(delta.begin(), delta.end(), Cluster::FreeSum{});  // now in the cluster's own sums
     }
     if (fits_at(at)) result = at;
   }
@@ -151,17 +194,7 @@ inline bool may_jump(Session& S, Transaction& tx, TaskId head, Time head_reserva
       const Cluster& c = st.cluster_;
       const Time now = S.now;
       std::vector<Cluster::FreeSum> delta(c.pools().size() * Cluster::kSlotsPerPool);
-      auto add = [&](const Placement& p) {
-        for (const auto& a : p.replicas) {
-          const Node& n = c.nodes()[a.node.index()];
-          if (!n.up || n.drained) continue;
-          auto& f = delta[std::size_t(n.pool.index()) * Cluster::kSlotsPerPool + std::size_t(n.model + 1)];
-          f.cpu_milli += a.cpu_milli;
-          f.mem_mib += a.mem_mib;
-          f.gpu_milli += a.total_gpu_milli();
-          f.full_free_gpus += std::popcount(a.gpu_mask);
-        }
-      };
+      auto add = [&](const Placement& p) { add_released(c, p, delta); };
       for (TaskId t : st.running_)
         if (expected_end(S, t, now) <= head_reservation) add(st.tasks_[t.index()].placement);
       auto tentative_ends_by = [&](const Placement& p) {
@@ -171,11 +204,7 @@ inline bool may_jump(Session& S, Transaction& tx, TaskId head, Time head_reserva
       for (const Placement* x : extras)
         if (tentative_ends_by(*x)) add(*x);
       if (tentative_ends_by(candidate)) add(candidate);
-      const TaskSpec& hs = S.spec(head);
-      bool may = false;
-      for (ResourceType cls : Session::classes(hs))
-        for (std::size_t i = 0; i < hs.options.size() && !may; ++i) may = S.may_fit(hs, i, cls, &delta);
-      if (!may) return false;
+      if (!may_fit_any(S, S.spec(head), delta)) return false;
     }
   }
   std::vector<const Placement*> with(extras.begin(), extras.end());
