@@ -588,8 +588,10 @@ class Cluster {
     group_out(a.node);
     takes_(n, -1);
     if (a.gpu_mask != 0 || a.cpu_milli != 0) {  // the key moves
-      free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, a.node.value});
-      free_index_.emplace(n.free.gpu_milli + sign * a.total_gpu_milli(), n.free.cpu_milli + sign * a.cpu_milli, a.node.value);
+      // Moves the index entry without freeing and allocating a tree node.
+      auto h = free_index_.extract(FreeKey{n.free.gpu_milli, n.free.cpu_milli, a.node.value});
+      h.value() = FreeKey{n.free.gpu_milli + sign * a.total_gpu_milli(), n.free.cpu_milli + sign * a.cpu_milli, a.node.value};
+      free_index_.insert(std::move(h));
     }
     std::int32_t* g = gpu_free_.data() + n.gpu_offset;
     for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) {

@@ -286,6 +286,7 @@ class Scheduler : private detail::SchedulerCore {
     e.failed_epoch = ~std::uint64_t{0};
     e.rank = queue_rank(e.spec, t);
     e.failed_pass = 0;
+    e.spec_hash = 0;
     queue_.insert(key(t));
     ++queue_epoch_;
     fresh_.push_back(t);

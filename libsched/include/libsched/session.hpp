@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <functional>
@@ -73,6 +74,10 @@ struct SchedulerCore {
     /// The schedule() call (pass_) whose last visit tried it and failed, the failure
     /// remembered (failed_epoch); 0 otherwise (explain's failed_in_settled_pass).
     std::uint64_t failed_pass = 0;
+    /// Session::signature's hash of the spec (0: not computed yet), valid while the quota
+    /// book has spec_hash_quotas entries (entries are only ever added); reset at enqueue.
+    std::uint64_t spec_hash = 0;
+    std::size_t spec_hash_quotas = 0;
   };
   /// The queue's sort key: (rank, name, id).
   struct QueueKey {
@@ -200,12 +205,20 @@ class Session {
   const SchedulerOptions& options() const { return st.options_; }
 
   // ------------------------------------------------------------------ eligibility
+  /// At most two capacity classes, in order (no allocation: asked on every trial).
+  struct ClassList {
+    std::array<ResourceType, 2> v{};
+    std::uint8_t n = 0;
+    const ResourceType* begin() const { return v.data(); }
+    const ResourceType* end() const { return v.data() + n; }
+    std::size_t size() const { return n; }
+  };
   /// Capacity classes a task may run on, in the order tried.
-  static std::vector<ResourceType> classes(const TaskSpec& s) {
-    if (s.resource_type != ResourceType::reserved) return {s.resource_type};
-    if (s.prefer_idle) return {ResourceType::idle, ResourceType::reserved};
-    if (s.accept_idle) return {ResourceType::reserved, ResourceType::idle};
-    return {ResourceType::reserved};
+  static ClassList classes(const TaskSpec& s) {
+    if (s.resource_type != ResourceType::reserved) return {{s.resource_type, s.resource_type}, 1};
+    if (s.prefer_idle) return {{ResourceType::idle, ResourceType::reserved}, 2};
+    if (s.accept_idle) return {{ResourceType::reserved, ResourceType::idle}, 2};
+    return {{ResourceType::reserved, ResourceType::reserved}, 1};
   }
   static QuotaKey quota_key(const TaskSpec& s, ResourceType cls) { return QuotaKey{s.user, cls, s.pool}; }
 
@@ -265,13 +278,14 @@ class Session {
   // ------------------------------------------------------------------ placement
   /// The node the placement policy picks for replica `q` among the eligible nodes that fit it,
   /// or an invalid id. Nodes are visited in the policy's scan order (PlacementPolicy).
-  NodeId pick_node(const ReplicaRequest& q, const NodeFilter& f, Time now, bool ignore_filter) {
+  /// `from`: scan hint (placement::pick_node).
+  NodeId pick_node(const ReplicaRequest& q, const NodeFilter& f, Time now, bool ignore_filter, std::size_t from = 0) {
     const TaskSpec& s = q.task;
     const ResourceType cls = q.capacity;
     const Core& core = st;
     auto group_ok = [&](NodeId n) { return pool_ok(core, s, cls, core.cluster_.node(n)); };
     auto node_ok = [&](NodeId n) { return node_eligible(core, s, cls, n, f, now, ignore_filter); };
-    return placement::pick_node(st.cluster_, *st.policy_, q, NodeCheck(group_ok, node_ok), st.options_.full_scan_placement);
+    return placement::pick_node(st.cluster_, *st.policy_, q, NodeCheck(group_ok, node_ok), st.options_.full_scan_placement, from);
   }
 
   /// A necessary condition for place_gang(s, opt, cls), in O(pools x GPU models): the free
@@ -329,13 +343,18 @@ class Session {
     std::vector<ReplicaAllocation> out;
     out.reserve(std::size_t(s.replicas()));
     st.policy_->begin_gang(st.cluster_);
+    // Fast paths: the next worker's scan starts at the previous worker's node (no node below
+    // it fitted that shape, and placing replicas only takes capacity away).
+    const bool hint = st.options_.fast_paths;
+    std::size_t from = 0;
     for (std::int32_t i = 0; i < s.replicas(); ++i) {
       const ReplicaShape& r = i == 0 ? s.options[opt].head : s.options[opt].worker;
-      NodeId n = pick_node(ReplicaRequest{r, s, t, i, opt, cls}, f, now, ignore_filter);
+      NodeId n = pick_node(ReplicaRequest{r, s, t, i, opt, cls}, f, now, ignore_filter, hint && i >= 2 ? from : 0);
       if (!n.valid()) {
         tx.rollback_to(m);
         return std::nullopt;
       }
+      from = n.index();
       out.push_back(tx.allocate(n, r));
       st.policy_->replica_placed(st.cluster_, out.back());
     }
@@ -468,6 +487,12 @@ class Session {
     const TaskSpec& s = spec(t);
     for (const auto& p : st.policies_)
       if (p.applies(s, now)) return 0;
+    // The hash reads the spec and whether a quota entry exists for it: cached while the task
+    // waits (a waiting task's spec does not change; quota entries are only ever added, so
+    // their count stamps the cached value).
+    auto& e = st.tasks_[t.index()];
+    const std::size_t quotas = st.quotas_.entries().size();
+    if (e.spec_hash != 0 && e.spec_hash_quotas == quotas) return e.spec_hash;
     std::uint64_t h = 1469598103934665603ull;
     auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; h ^= h >> 29; };
     mix(std::uint64_t(s.resource_type));
@@ -487,7 +512,9 @@ class Session {
       }
     if (s.resource_type == ResourceType::reserved || st.quotas_.find(quota_key(s, s.resource_type)))
       mix(std::hash<std::string>{}(s.user));
-    return h == 0 ? 1 : h;
+    e.spec_hash = h == 0 ? 1 : h;
+    e.spec_hash_quotas = quotas;
+    return e.spec_hash;
   }
   /// Bumps the epoch when a node policy starts or ends in (last_now_, now].
   void note_time(Time now) {

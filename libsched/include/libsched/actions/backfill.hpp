@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <functional>
 #include <set>
 #include <span>
 #include <utility>
@@ -81,6 +82,7 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   }
   const TaskSpec& hs = S.spec(head);
   std::vector<std::pair<Time, const Placement*>> ends;
+  ends.reserve(st.running_.size() + extras.size());
   for (const Placement* extra : extras) {
     const TaskSpec& xs = S.spec(extra->task);
     ends.emplace_back(xs.runtime_estimate < 0 ? kTimeNever : now + xs.runtime_estimate, extra);
@@ -90,13 +92,27 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     if (!released) ends.emplace_back(expected_end(S, t, now), &st.tasks_[t.index()].placement);
   }
   std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::set<Time> times;
+  // The times to try, earliest first (a min-heap; a time pushed twice is tried once).
+  std::vector<Time> times;
+  times.reserve(ends.size() + 2 * st.policies_.size());
+  auto push_time = [&times](Time x) {
+    times.push_back(x);
+    std::push_heap(times.begin(), times.end(), std::greater<>{});
+  };
+  auto pop_time = [&times]() {
+    Time x = times.front();
+    while (!times.empty() && times.front() == x) {
+      std::pop_heap(times.begin(), times.end(), std::greater<>{});
+      times.pop_back();
+    }
+    return x;
+  };
   for (const auto& e : ends)
-    if (e.first != kTimeNever) times.insert(e.first);
+    if (e.first != kTimeNever) push_time(e.first);
   for (const auto& p : st.policies_) {
     if (!(p.created < p.expire && p.applies(hs, p.created))) continue;  // never constrains the head
-    if (p.created > now) times.insert(p.created);
-    if (p.expire > now && p.expire != kTimeNever) times.insert(p.expire);
+    if (p.created > now) push_time(p.created);
+    if (p.expire > now && p.expire != kTimeNever) push_time(p.expire);
   }
   const Time th = st.stability_threshold(hs);
   struct OverrideGuard {
@@ -110,7 +126,7 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
       if (extra->capacity != ResourceType::idle)
         for (const auto& a : extra->replicas) st.owner_at_[a.node.index()] = now;
     for (std::size_t n = 0; n < st.cluster_.size(); ++n)
-      if (st.cluster_.nodes()[n].up && st.owner_at_[n] + th > now) times.insert(st.owner_at_[n] + th);
+      if (st.cluster_.nodes()[n].up && st.owner_at_[n] + th > now) push_time(st.owner_at_[n] + th);
     st.owner_override_ = true;
   }
   std::size_t m = tx.mark();
@@ -130,8 +146,7 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   Time result = fits_at(now) ? now : kTimeNever;
   std::size_t i = 0;
   while (result == kTimeNever && !times.empty()) {
-    Time at = *times.begin();
-    times.erase(times.begin());
+    Time at = pop_time();
     for (; i < ends.size() && ends[i].first <= at; ++i) {
       if (defer) {
         add_released(st.cluster_, *ends[i].second, delta);
@@ -144,7 +159,7 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
       if (th > 0)
         for (const auto& a : p->replicas) {
           st.owner_at_[a.node.index()] = ends[i].first;
-          times.insert(ends[i].first + th);
+          push_time(ends[i].first + th);
         }
     }
     if (defer) {

@@ -126,11 +126,14 @@ class StateScore : public ShapeScore<Derived> {
 /// The reference: every node in id order that fits `q.shape` and passes check.node_ok is
 /// scored (first-fit: the first one wins); the highest score wins, ties to the lowest id.
 /// O(N) score() calls.
-inline NodeId pick_full_scan(const Cluster& c, PlacementPolicy& policy, const ReplicaRequest& q, const NodeCheck& check) {
+/// `from`: nodes below it are known not to fit or not to be eligible (first-fit only; see
+/// pick_node).
+inline NodeId pick_full_scan(const Cluster& c, PlacementPolicy& policy, const ReplicaRequest& q, const NodeCheck& check,
+                             std::size_t from = 0) {
   const bool first_wins = policy.first_feasible_wins();
   NodeId best;
   double best_score = 0;
-  for (std::size_t i = 0, n = c.size(); i < n; ++i) {
+  for (std::size_t i = first_wins ? from : 0, n = c.size(); i < n; ++i) {
     NodeId id(static_cast<std::int32_t>(i));
     if (!c.fits(id, q.shape)) continue;
     if (!check.node_ok(id)) continue;
@@ -148,8 +151,11 @@ inline NodeId pick_full_scan(const Cluster& c, PlacementPolicy& policy, const Re
 /// index (GPU replicas of best-fit / worst-fit), the policy's node groups, or the full scan.
 /// `full_scan` forces the full scan (the reference the fast paths are tested against).
 /// Enables the policy's node groups on `c` on first use.
+/// `from` (a scan hint for policies whose first feasible node wins): the caller knows no node
+/// below it fits `q` and is eligible, e.g. the node of the gang's previous replica of the same
+/// shape (placing replicas only takes capacity away). Ignored by the other policies.
 inline NodeId pick_node(Cluster& c, PlacementPolicy& policy, const ReplicaRequest& q, const NodeCheck& check,
-                        bool full_scan = false) {
+                        bool full_scan = false, std::size_t from = 0) {
   if (full_scan) return pick_full_scan(c, policy, q, check);
   const ReplicaShape& r = q.shape;
   const auto order = policy.scan_order();
@@ -183,7 +189,7 @@ inline NodeId pick_node(Cluster& c, PlacementPolicy& policy, const ReplicaReques
       return policy.pick_grouped(c, q, check);
     }
   }
-  return pick_full_scan(c, policy, q, check);
+  return pick_full_scan(c, policy, q, check, from);
 }
 
 }  // namespace libsched::placement
