@@ -273,7 +273,7 @@ class Cluster {
     node_ids_.emplace(n.name, id);
     nodes_.push_back(std::move(n));
     total_ += nodes_.back().capacity;
-    free_index_.emplace(nodes_.back().free.gpu_milli, nodes_.back().free.cpu_milli, id.value);
+    if (free_index_on_) free_index_.emplace(nodes_.back().free.gpu_milli, nodes_.back().free.cpu_milli, id.value);
     up_capacity_ += nodes_.back().capacity;
     takes_(nodes_.back(), +1);
     changed_flag_.push_back(0);
@@ -296,7 +296,7 @@ class Cluster {
     if (!(n.free == n.capacity)) throw InvalidState("Cluster::remove_node: replicas are still allocated on " + n.name);
     group_out(id);
     takes_(n, -1);
-    free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, id.value});
+    if (free_index_on_) free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, id.value});
     total_ -= n.capacity;
     if (n.up) up_capacity_ -= n.capacity;
     node_ids_.erase(n.name);
@@ -344,7 +344,23 @@ class Cluster {
   /// Every node keyed by (free milli-GPU, free milli-vCPU, node id), ascending: lets best-fit /
   /// worst-fit visit nodes in leftover order and stop at the first feasible node (O(log N)
   /// upkeep per allocation or release).
-  const std::set<FreeKey>& free_index() const { return free_index_; }
+  /// Throws InvalidState when the index is not kept (keep_free_index(false)).
+  const std::set<FreeKey>& free_index() const {
+    if (!free_index_on_) throw InvalidState("Cluster::free_index: the index is not kept (keep_free_index(false) was called)");
+    return free_index_;
+  }
+  /// Keep free_index() up to date (the default), or not: a scheduler whose placement policy
+  /// never reads it turns it off and saves two tree updates per allocation and release.
+  /// Turning it on again rebuilds it, O(N log N).
+  void keep_free_index(bool on) {
+    if (on == free_index_on_) return;
+    free_index_on_ = on;
+    free_index_.clear();
+    if (on)
+      for (std::size_t i = 0; i < nodes_.size(); ++i)
+        if (!nodes_[i].removed) free_index_.emplace(nodes_[i].free.gpu_milli, nodes_[i].free.cpu_milli, std::int32_t(i));
+  }
+  bool keeps_free_index() const { return free_index_on_; }
 
   /// Node groups: the schedulable nodes partitioned by NodeGroupKey, kept up to date by every
   /// change (allocate, release, reacquire, set_up, set_drained, add_node, remove_node) once
@@ -587,7 +603,7 @@ class Cluster {
     mark_changed(a.node);
     group_out(a.node);
     takes_(n, -1);
-    if (a.gpu_mask != 0 || a.cpu_milli != 0) {  // the key moves
+    if (free_index_on_ && (a.gpu_mask != 0 || a.cpu_milli != 0)) {  // the key moves
       // Moves the index entry without freeing and allocating a tree node.
       auto h = free_index_.extract(FreeKey{n.free.gpu_milli, n.free.cpu_milli, a.node.value});
       h.value() = FreeKey{n.free.gpu_milli + sign * a.total_gpu_milli(), n.free.cpu_milli + sign * a.cpu_milli, a.node.value};
@@ -675,6 +691,7 @@ class Cluster {
   std::unordered_map<std::string, NodeId> node_ids_;
   std::vector<std::int32_t> gpu_free_;
   std::set<FreeKey> free_index_;
+  bool free_index_on_ = true;
   std::vector<FreeSum> free_sums_;  ///< per (pool, model + 1), kSlotsPerPool per pool
   std::vector<NodeId> changed_;
   std::vector<char> changed_flag_;

@@ -337,10 +337,20 @@ class Explain {
     };
     // d. vCPU / memory: the same request without vCPU and memory would place.
     {
-      TaskSpec gpu_only = s;
-      for (auto& o : gpu_only.options)
-        for (ReplicaShape* r : {&o.head, &o.worker}) r->cpu_milli = r->mem_mib = 0;
-      if (gang_places(gpu_only, t, now, false)) {
+      // A CPU-only request without vCPU and memory asks nothing of a node: (fast paths) it
+      // places exactly when some node is eligible, without running the placement.
+      const bool cpu_only = std::all_of(s.options.begin(), s.options.end(),
+                                        [](const GangOption& o) { return o.head.num_gpu == 0 && o.worker.num_gpu == 0; });
+      bool gpu_side_places = false;
+      if (cpu_only && st.options_.fast_paths) {
+        for (std::size_t n = 0; n < st.cluster_.size() && !gpu_side_places; ++n) gpu_side_places = eligible(n, false);
+      } else {
+        TaskSpec gpu_only = s;
+        for (auto& o : gpu_only.options)
+          for (ReplicaShape* r : {&o.head, &o.worker}) r->cpu_milli = r->mem_mib = 0;
+        gpu_side_places = gang_places(gpu_only, t, now, false);
+      }
+      if (gpu_side_places) {
         if (!R) return {WaitCode::waits_for_cpu_memory, "", {WaitCode::waits_for_cpu_memory}};
         std::int64_t max_cpu = 0, max_mem = 0;
         std::size_t gpu_nodes = 0;

@@ -58,6 +58,8 @@ struct SchedulerCore {
     builtin_victim_order_ = dynamic_cast<const plugins::IdleSpotFirst*>(victim_order_.get()) != nullptr;
     builtin_admission_ = dynamic_cast<const plugins::QuotaAdmission*>(admission_.get()) != nullptr;
     memo_by_signature_ = builtin_admission_ && policy_->shape_only();
+    // Only best-fit / worst-fit style policies read the free index (placement::pick_node).
+    cluster_.keep_free_index(policy_->scan_order() != PlacementPolicy::ScanOrder::all_nodes);
     node_tasks_.resize(cluster_.size());
   }
 

@@ -89,12 +89,19 @@ inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
       for (std::int32_t g = 0; g < node.gpus; ++g) usable += rel.gpu[g] >= r.gpu_milli;
       slots += slots_of(r, usable, rel.cpu, rel.mem);
     }
-    const auto& idx = cluster.free_index();
-    for (auto it = idx.lower_bound({r.total_gpu_milli(), 0, -1}); it != idx.end() && slots < s.replicas(); ++it) {
-      NodeId n(std::get<2>(*it));
-      if (st.scratch_slot_[n.index()] >= 0) continue;
+    // The untouched nodes with enough free milli-GPU (their order does not change the sum).
+    auto add_untouched = [&](NodeId n) {
+      if (st.scratch_slot_[n.index()] >= 0) return;
       const Node& node = cluster.node(n);
       if (model_ok(node)) slots += slots_of(r, cluster.usable_gpus(node, r.gpu_milli), node.free.cpu_milli, node.free.mem_mib);
+    };
+    if (cluster.keeps_free_index()) {
+      const auto& idx = cluster.free_index();
+      for (auto it = idx.lower_bound({r.total_gpu_milli(), 0, -1}); it != idx.end() && slots < s.replicas(); ++it)
+        add_untouched(NodeId(std::get<2>(*it)));
+    } else {
+      for (std::size_t i = 0; i < cluster.size() && slots < s.replicas(); ++i)
+        if (!cluster.nodes()[i].removed && cluster.nodes()[i].free.gpu_milli >= r.total_gpu_milli()) add_untouched(NodeId(std::int32_t(i)));
     }
     ok = slots >= s.replicas();
   }
