@@ -649,3 +649,25 @@ TEST_CASE("a long-lived scheduler that forgets ended tasks keeps a bounded numbe
   }
   CHECK(s.task_count() == 1);
 }
+
+TEST_CASE("Cluster::keep_free_index(false) stops the index; turning it on rebuilds the same index") {
+  Scheduler s = two_nodes();
+  TaskId t = submit(s, whole_node("a"));
+  s.schedule(0);
+  REQUIRE(s.is_running(t));
+  Cluster c = s.cluster();
+  const auto before = c.free_index();
+  c.keep_free_index(false);
+  CHECK_FALSE(c.keeps_free_index());
+  CHECK_THROWS_AS(c.free_index(), InvalidState);
+  c.release(s.placement_of(t)->replicas[0]);  // changes while off are not recorded...
+  c.keep_free_index(true);                       // ...and the rebuild sees them
+  CHECK(c.keeps_free_index());
+  CHECK(c.free_index().size() == before.size());
+  for (const auto& k : c.free_index()) {
+    const Node& n = c.node(NodeId(std::get<2>(k)));
+    CHECK(std::get<0>(k) == n.free.gpu_milli);
+    CHECK(std::get<1>(k) == n.free.cpu_milli);
+  }
+  CHECK(c.free_index() != before);
+}

@@ -337,3 +337,31 @@ TEST_CASE("a guaranteed task on reserved capacity is never a victim, not even of
   CHECK_FALSE(s.preemption_kind(o, g).has_value());
   CHECK(s.schedule(1).preemptions.empty());
 }
+
+TEST_CASE("a first-fit scheduler (no free index kept) preempts and explains preemption like a best-fit one") {
+  // may_help reads the free index when the cluster keeps it and scans the nodes otherwise;
+  // both must let the same victim go. Node n1 is free but too small: 4 GPUs.
+  for (const char* policy : {"first-fit", "best-fit"}) {
+    for (bool on : {true, false}) {
+      SchedulerOptions o;
+      o.placement = policy;
+      o.preemption = on;
+      Scheduler s(make_cluster().nodes("n", 1).node("small", "A100", 4).build(), o);
+      CHECK(s.cluster().keeps_free_index() == (std::string(policy) == "best-fit"));
+      TaskId low = submit(s, make_task("low").priority(1).option("x", gpus(8)));
+      s.schedule(0);
+      TaskId hi = submit(s, make_task("hi").priority(9).option("x", gpus(8)), 1);
+      INFO(policy << " preemption " << on);
+      if (on) {
+        ScheduleResult r = s.schedule(1);
+        REQUIRE(r.preemptions.size() == 1);
+        CHECK(r.preemptions[0].victim == low);
+        CHECK(s.is_running(hi));
+      } else {
+        CHECK(s.schedule(1).empty());
+        CHECK(s.explain(hi, 1).code == WaitCode::fits_after_preemption);
+        CHECK(s.wait_code(hi, 1) == WaitCode::fits_after_preemption);
+      }
+    }
+  }
+}

@@ -169,6 +169,8 @@ struct SchedulerCore {
   /// (pass_, state_epoch_, capacity_epoch_, queue_epoch_, now) when the last schedule() call
   /// ended: while it holds, nothing changed since that call's last (complete) pass.
   std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, Time> settled_{0, 0, 0, 0, 0};
+  std::vector<TaskId> pass_order_;                   ///< scratch of actions::allocate
+  std::vector<std::uint64_t> pass_failed_signatures_;  ///< scratch of actions::allocate
   bool retry_all_next_ = false;  ///< a task failed while tasks started at this instant were victims it could take
   Time last_now_ = -kTimeNever;
   std::vector<TaskId> fresh_;   ///< enqueued since the last pass

@@ -24,7 +24,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -54,12 +53,26 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   auto& st = S.st;
   const Time now = S.now;
   const Queueing queueing = st.options_.queueing;
-  std::vector<TaskId> order;
+  // The pass's order and failed signatures live in scratch vectors of the state (no
+  // allocation per pass once they have grown); handed back however the pass ends.
+  std::vector<TaskId> order = std::move(st.pass_order_);
+  std::vector<std::uint64_t> failed_signatures = std::move(st.pass_failed_signatures_);  // sorted
+  order.clear();
+  failed_signatures.clear();
+  struct HandBack {
+    Session::Core& st;
+    std::vector<TaskId>& order;
+    std::vector<std::uint64_t>& sigs;
+    ~HandBack() {
+      st.pass_order_ = std::move(order);
+      st.pass_failed_signatures_ = std::move(sigs);
+    }
+  } hand_back{st, order, failed_signatures};
   if (first && queueing == Queueing::greedy && st.capacity_epoch_ == st.last_pass_epoch_) {
     // Nothing was released since the last pass: only tasks enqueued since then, and tasks
     // whose idle fragments age with time, can start now (everything else failed on at
     // least this much capacity).
-    order = st.fresh_;
+    order.assign(st.fresh_.begin(), st.fresh_.end());
     for (TaskId t : st.aging_)
       if (st.tasks_[t.index()].state == State::waiting) order.push_back(t);
     std::sort(order.begin(), order.end(), [&st](TaskId a, TaskId b) { return st.key(a) < st.key(b); });
@@ -73,7 +86,6 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   std::optional<TaskId> head;     // strict: the blocking task; backfill: first blocked task
   Time head_reservation = kTimeNever;
   bool head_reservation_known = false;
-  std::unordered_set<std::uint64_t> failed_signatures;
   for (TaskId t : order) {
     auto& e = st.tasks_[t.index()];
     if (e.state != State::waiting) continue;
@@ -91,7 +103,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     std::optional<Transaction> tx;
     std::uint64_t sig = S.signature(t, now);
     bool known_to_fail = (e.failed_epoch == st.capacity_epoch_ && !st.ages(e.spec)) ||
-                         (sig != 0 && failed_signatures.count(sig));
+                         (sig != 0 && std::binary_search(failed_signatures.begin(), failed_signatures.end(), sig));
     if (!known_to_fail) {
       // The head's reservation, computed (fast paths) only once a later task might start: no
       // task starts between the head's failure and then, so the state is the same as eager.
@@ -126,7 +138,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
         e.failed_epoch = st.capacity_epoch_;
         e.failed_pass = st.pass_;
       }
-      if (sig != 0) failed_signatures.insert(sig);
+      if (sig != 0) {
+        auto at = std::lower_bound(failed_signatures.begin(), failed_signatures.end(), sig);
+        if (at == failed_signatures.end() || *at != sig) failed_signatures.insert(at, sig);
+      }
       if (queueing == Queueing::strict) {
         blocked = true;
         head = t;

@@ -82,16 +82,20 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   }
   const TaskSpec& hs = S.spec(head);
   std::vector<std::pair<Time, const Placement*>> ends;
-  ends.reserve(st.running_.size() + extras.size());
+  ends.reserve(st.run_info_.size() + extras.size());
   for (const Placement* extra : extras) {
     const TaskSpec& xs = S.spec(extra->task);
     ends.emplace_back(xs.runtime_estimate < 0 ? kTimeNever : now + xs.runtime_estimate, extra);
   }
-  for (TaskId t : st.running_) {
+  for (const auto& ri : st.run_info_) {
+    TaskId t = ri.id;
     bool released = std::any_of(gone.begin(), gone.end(), [t](const Preemption& g) { return g.victim == t; });
     if (!released) ends.emplace_back(expected_end(S, t, now), &st.tasks_[t.index()].placement);
   }
-  std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // In time order; ties by task id (releases at one time commute: any order gives the same
+  // state to try, so this only fixes the order for reproducibility).
+  std::sort(ends.begin(), ends.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.first, a.second->task) < std::tie(b.first, b.second->task); });
   // The times to try, earliest first (a min-heap; a time pushed twice is tried once).
   std::vector<Time> times;
   times.reserve(ends.size() + 2 * st.policies_.size());
@@ -210,8 +214,8 @@ inline bool may_jump(Session& S, Transaction& tx, TaskId head, Time head_reserva
       const Time now = S.now;
       std::vector<Cluster::FreeSum> delta(c.pools().size() * Cluster::kSlotsPerPool);
       auto add = [&](const Placement& p) { add_released(c, p, delta); };
-      for (TaskId t : st.running_)
-        if (expected_end(S, t, now) <= head_reservation) add(st.tasks_[t.index()].placement);
+      for (const auto& ri : st.run_info_)
+        if (expected_end(S, ri.id, now) <= head_reservation) add(st.tasks_[ri.id.index()].placement);
       auto tentative_ends_by = [&](const Placement& p) {
         const TaskSpec& xs = S.spec(p.task);
         return xs.runtime_estimate >= 0 && now + xs.runtime_estimate <= head_reservation;
