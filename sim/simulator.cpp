@@ -197,16 +197,18 @@ void Simulator::instant_end(Time now) {
   // requests get identical diagnoses at one instant (memoised by request signature; a
   // per-task blocked_by_queue status is never shared).
   // The wait is attributed to the status's primary (first binding) constraint.
-  std::map<std::uint64_t, WaitCode> memo;
+  auto& memo = wait_memo_;  // (signature, code), sorted; scratch kept between instants
+  memo.clear();
   for (TaskId id : sched_->take_visited_waiting()) {
     std::uint64_t sig = sched_->request_signature(id, now);
-    auto it = sig ? memo.find(sig) : memo.end();
+    auto it = std::lower_bound(memo.begin(), memo.end(), std::make_pair(sig, WaitCode{}),
+                               [](const auto& a, const auto& b) { return a.first < b.first; });
     WaitCode code;
-    if (it != memo.end()) {
+    if (sig && it != memo.end() && it->first == sig) {
       code = it->second;
     } else {
       code = sched_->wait_code(id, now);
-      if (sig && code != WaitCode::blocked_by_queue) memo.emplace(sig, code);
+      if (sig && code != WaitCode::blocked_by_queue) memo.insert(it, {sig, code});
     }
     metrics_->set_wait(std::size_t(task_of_id_[id.index()]), int(code), now);
   }

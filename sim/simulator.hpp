@@ -267,6 +267,7 @@ class Simulator {
   std::size_t fixed_pending_ = 0;        // submissions, injected events, policy ticks not yet delivered
   EventHandle wake_handle_ = 0;          // the pending WakeEv (0: none)
   Time wake_at_ = -1;                    // its time
+  std::vector<std::pair<std::uint64_t, libsched::WaitCode>> wait_memo_;  // instant_end scratch: request signature -> wait code
   std::vector<Time> policy_ticks_;       // sorted times of the PolicyTickEv events
   int live_tasks_ = 0;
   int active_ = 0;                       // attempts holding resources

@@ -38,12 +38,11 @@ class Explain {
   WaitStatus operator()(TaskId t) {
     const Time now = S.now;
     const auto& e = st.tasks_.at(t.index());
-    if (e.state != Session::State::waiting) return e.wait;
+    if (e.state != Session::State::waiting) return hold_status(e);
     // Nothing changed since the pass that held it (the simulator asks right after schedule()):
     // a new pass would hold it the same way.
-    if (e.wait.code == WaitCode::blocked_by_queue && !e.wait.reason.empty() &&
-        e.hold_stamp == std::make_tuple(st.pass_, st.capacity_epoch_, now))
-      return e.wait;
+    if (e.hold != Session::Entry::Hold::none && e.hold_stamp == std::make_tuple(st.pass_, st.capacity_epoch_, now))
+      return hold_status(e);
     // As the next schedule() call at `now` would see it: tasks started at `now` are no victims.
     if (st.options_.queueing != Queueing::greedy && !failed_in_settled_pass(e))
       if (auto hold = queue_hold(t, now)) return std::move(*hold);
@@ -59,6 +58,16 @@ class Explain {
   template <class... A>
   std::string txt(fmt::format_string<A...> f, A&&... a) const {
     return R ? fmt::format(f, std::forward<A>(a)...) : std::string();
+  }
+
+  /// The status of the queue hold `e`'s last pass put on it (WaitStatus{} when none).
+  WaitStatus hold_status(const Session::Entry& e) const {
+    if (e.hold == Session::Entry::Hold::none) return WaitStatus{};
+    const std::string& hn = st.tasks_[e.hold_head.index()].spec.name;
+    return WaitStatus{WaitCode::blocked_by_queue,
+                      e.hold == Session::Entry::Hold::strict ? txt("waits behind {} (strict queueing)", hn)
+                                                             : txt("would delay the reserved start of {} (backfill)", hn),
+                      {WaitCode::blocked_by_queue}};
   }
 
   /// Fast paths: did the last pass try `e` and fail, with nothing changed since that

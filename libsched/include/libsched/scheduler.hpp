@@ -282,7 +282,7 @@ class Scheduler : private detail::SchedulerCore {
     if (e.state != State::idle_state)
       throw InvalidState("Scheduler::enqueue: task " + e.spec.name + (e.state == State::waiting ? " already waits" : " runs"));
     e.state = State::waiting;
-    e.wait = WaitStatus{};
+    e.hold = Entry::Hold::none;
     e.failed_epoch = ~std::uint64_t{0};
     e.rank = queue_rank(e.spec, t);
     e.failed_pass = 0;

@@ -68,7 +68,12 @@ struct SchedulerCore {
     TaskSpec spec;
     State state = State::idle_state;
     Placement placement;
-    WaitStatus wait;
+    /// The queue hold its last pass put on it: none, behind `hold_head` under strict queueing,
+    /// or would delay `hold_head`'s reservation (backfill). explain() turns it into a
+    /// WaitStatus (Explain::hold_status) only when asked.
+    enum class Hold : std::uint8_t { none, strict, backfill };
+    Hold hold = Hold::none;
+    TaskId hold_head;
     Rank rank{};                                      ///< queue rank, set at enqueue
     std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
     /// (pass, capacity epoch, now) of the pass that set a blocked_by_queue status.
@@ -467,7 +472,7 @@ class Session {
     st.queue_.erase(st.key(t));
     if (!st.aging_.empty()) st.aging_.erase(std::remove(st.aging_.begin(), st.aging_.end(), t), st.aging_.end());
     e.state = State::running;
-    e.wait = WaitStatus{};
+    e.hold = Entry::Hold::none;
     for (const auto& a : p.replicas) {
       st.node_tasks_[a.node.index()].push_back(t);
       if (p.capacity != ResourceType::idle) st.cluster_.touch_owner(a.node, now);

@@ -89,11 +89,11 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   for (TaskId t : order) {
     auto& e = st.tasks_[t.index()];
     if (e.state != State::waiting) continue;
-    e.wait = WaitStatus{};  // this pass decides afresh (no stale blocked_by_queue)
+    e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
     e.failed_pass = 0;
     if (blocked) {
-      e.wait = WaitStatus{WaitCode::blocked_by_queue, fmt::format("waits behind {} (strict queueing)", S.spec(*head).name),
-                          {WaitCode::blocked_by_queue}};
+      e.hold = Session::Entry::Hold::strict;
+      e.hold_head = *head;
       e.hold_stamp = {st.pass_, st.capacity_epoch_, now};
       st.visited_.push_back(t);
       continue;
@@ -117,9 +117,8 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     }
     if (p && head && queueing == Queueing::backfill && !may_jump(S, *tx, *head, head_reservation, {}, *p, victims)) {
       // Starting t would delay the head's reserved start.
-      e.wait = WaitStatus{WaitCode::blocked_by_queue,
-                          fmt::format("would delay the reserved start of {} (backfill)", S.spec(*head).name),
-                          {WaitCode::blocked_by_queue}};
+      e.hold = Session::Entry::Hold::backfill;
+      e.hold_head = *head;
       e.hold_stamp = {st.pass_, st.capacity_epoch_, now};
       st.visited_.push_back(t);
       continue;  // tx rolls back
