@@ -321,3 +321,43 @@ TEST_CASE("random picks every feasible node about equally often across seeds") {
     CHECK(n < 160);
   }
 }
+
+TEST_CASE("the first-fit tree never skips a node that fits, through allocate, release and node changes") {
+  // Cluster::first_fit_candidate(from, r) must return a node at or below the first node >= from
+  // that fits r, and the candidate loop of pick_full_scan must find exactly that node.
+  std::size_t found = 0, none = 0;
+  for (std::uint32_t seed = 1; seed <= 200; ++seed) {
+    Gen g(seed);
+    Cluster c = random_cluster(g);
+    c.keep_fit_tree(true);
+    REQUIRE(c.keeps_fit_tree());
+    std::vector<ReplicaAllocation> held = random_fill(g, c, int(g.range(0, 300)));
+    for (int round = 0; round < 6; ++round) {
+      for (int k = 0; k < 40; ++k) {
+        ReplicaShape r = random_shape(g, c);
+        std::size_t from = std::size_t(g.range(0, std::int64_t(c.size())));
+        std::size_t first = c.size();
+        for (std::size_t i = from; i < c.size() && first == c.size(); ++i)
+          if (c.fits(NodeId(std::int32_t(i)), r)) first = i;
+        INFO("seed " << seed << " round " << round << " from " << from);
+        std::size_t cand = c.first_fit_candidate(from, r);
+        CHECK(cand <= first);
+        CHECK(cand >= std::min(from, c.size()));
+        std::size_t i = cand;
+        while (i < c.size() && !c.fits(NodeId(std::int32_t(i)), r)) i = c.first_fit_candidate(i + 1, r);
+        REQUIRE(i == first);
+        (first < c.size() ? found : none) += 1;
+      }
+      // Changes the tree must follow: releases, new allocations, node up/down/drain/remove/add.
+      for (std::size_t j = 0; j < held.size(); j += 2) c.release(held[j]);
+      std::vector<ReplicaAllocation> kept;
+      for (std::size_t j = 1; j < held.size(); j += 2) kept.push_back(held[j]);
+      held = std::move(kept);
+      auto more = random_fill(g, c, int(g.range(0, 100)));
+      held.insert(held.end(), more.begin(), more.end());
+      random_node_changes(g, c);
+    }
+  }
+  CHECK(found > 10000);  // not vacuous: both outcomes are common
+  CHECK(none > 1000);
+}

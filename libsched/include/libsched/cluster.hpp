@@ -282,6 +282,7 @@ class Cluster {
       node_group_.push_back(-1);
       group_in(id);
     }
+    if (fit_tree_on_) build_fit_tree();  // the tree may need to grow
     return id;
   }
 
@@ -308,6 +309,7 @@ class Cluster {
     n.full_free_gpus = 0;
     n.gpu_state = 0;
     mark_changed(id);
+    fit_update(id);
   }
 
   /// Drains (cordons, `drained` true) or undrains node `id`: a drained node takes no new
@@ -322,6 +324,7 @@ class Cluster {
     takes_(nodes_[id.index()], +1);
     mark_changed(id);
     group_in(id);
+    fit_update(id);
   }
 
   /// Number of node ids (removed nodes included).
@@ -361,6 +364,53 @@ class Cluster {
         if (!nodes_[i].removed) free_index_.emplace(nodes_[i].free.gpu_milli, nodes_[i].free.cpu_milli, std::int32_t(i));
   }
   bool keeps_free_index() const { return free_index_on_; }
+
+  /// First-fit search tree (off by default): a tree over node ids of the per-node free vCPU,
+  /// memory, milli-GPU, whole free GPUs and largest per-GPU free share (maxima per subtree; a
+  /// node that takes no replica counts as nothing free). first_fit_candidate() finds the
+  /// lowest id >= `from` that may fit a shape in O(log N), skipping full nodes; a first-fit
+  /// scheduler turns it on. Turning it on builds it, O(N x GPUs per node); updates are
+  /// O(log N) per allocation, release or node change.
+  void keep_fit_tree(bool on) {
+    if (on == fit_tree_on_) return;
+    fit_tree_on_ = on;
+    fit_tree_.clear();
+    fit_leaves_ = 0;
+    if (on) build_fit_tree();
+  }
+  bool keeps_fit_tree() const { return fit_tree_on_; }
+  /// The lowest node id >= `from` whose free capacity passes the necessary conditions of
+  /// fits(id, r) (vCPU, memory, milli-GPU, whole GPUs or the largest per-GPU share), or
+  /// size() when none. Every node below it, from `from` on, fails fits(id, r). Requires
+  /// keep_fit_tree(true) (InvalidState otherwise).
+  std::size_t first_fit_candidate(std::size_t from, const ReplicaShape& r) const {
+    if (!fit_tree_on_) throw InvalidState("Cluster::first_fit_candidate: the fit tree is not kept (keep_fit_tree(true) first)");
+    if (from >= nodes_.size()) return nodes_.size();
+    auto ok = [&r](const FitKey& v) {
+      if (v.cpu_milli < r.cpu_milli || v.mem_mib < r.mem_mib) return false;
+      if (r.num_gpu == 0) return true;
+      if (v.gpu_milli < r.total_gpu_milli()) return false;
+      return r.gpu_milli >= kMilliPerGpu ? v.full_free_gpus >= r.num_gpu : v.max_gpu_free >= r.gpu_milli;
+    };
+    // From leaf `from`: a subtree whose maxima pass is descended (left child first); one that
+    // fails, or whose children both fail, is left for the next subtree on its right.
+    std::size_t i = fit_leaves_ + from;
+    while (true) {
+      if (ok(fit_tree_[i])) {
+        while (i < fit_leaves_) {
+          if (ok(fit_tree_[2 * i])) i = 2 * i;
+          else if (ok(fit_tree_[2 * i + 1])) i = 2 * i + 1;
+          else break;
+        }
+        if (i >= fit_leaves_) return i - fit_leaves_;  // padding leaves never pass
+      }
+      while (i & 1) {  // a right child (or the root): the next ids are right of its parent
+        i >>= 1;
+        if (i == 0) return nodes_.size();
+      }
+      ++i;
+    }
+  }
 
   /// Node groups: the schedulable nodes partitioned by NodeGroupKey, kept up to date by every
   /// change (allocate, release, reacquire, set_up, set_drained, add_node, remove_node) once
@@ -431,6 +481,7 @@ class Cluster {
     takes_(n, +1);
     mark_changed(id);
     group_in(id);
+    fit_update(id);
   }
   /// Sum of the capacity of the nodes that are up.
   const Resources& up_capacity() const { return up_capacity_; }
@@ -622,6 +673,7 @@ class Cluster {
     if (sign > 0) n.free += d; else n.free -= d;
     takes_(n, +1);
     group_in(a.node);
+    fit_update(a.node);
   }
   /// Adds (sign +1) or takes away (-1) node `n`'s free capacity to its (pool, model) sum
   /// when it takes replicas (up, not drained).
@@ -692,6 +744,40 @@ class Cluster {
   std::vector<std::int32_t> gpu_free_;
   std::set<FreeKey> free_index_;
   bool free_index_on_ = true;
+  /// The first-fit search tree (keep_fit_tree): heap layout, leaves at [fit_leaves_, 2 x
+  /// fit_leaves_), internal node k = element-wise max of 2k and 2k + 1.
+  struct FitKey {
+    std::int64_t cpu_milli = -1, mem_mib = -1, gpu_milli = -1;
+    std::int32_t full_free_gpus = -1, max_gpu_free = -1;
+  };
+  std::vector<FitKey> fit_tree_;
+  std::size_t fit_leaves_ = 0;
+  bool fit_tree_on_ = false;
+  FitKey fit_leaf(std::size_t i) const {
+    const Node& n = nodes_[i];
+    if (!n.up || n.drained || n.removed) return FitKey{};
+    FitKey k{n.free.cpu_milli, n.free.mem_mib, n.free.gpu_milli, n.full_free_gpus, 0};
+    const std::int32_t* g = gpu_free_.data() + n.gpu_offset;
+    for (std::int32_t j = 0; j < n.gpus; ++j) k.max_gpu_free = std::max(k.max_gpu_free, g[j]);
+    return k;
+  }
+  static FitKey fit_max(const FitKey& a, const FitKey& b) {
+    return {std::max(a.cpu_milli, b.cpu_milli), std::max(a.mem_mib, b.mem_mib), std::max(a.gpu_milli, b.gpu_milli),
+            std::max(a.full_free_gpus, b.full_free_gpus), std::max(a.max_gpu_free, b.max_gpu_free)};
+  }
+  void build_fit_tree() {
+    fit_leaves_ = 1;
+    while (fit_leaves_ < nodes_.size()) fit_leaves_ *= 2;
+    fit_tree_.assign(2 * fit_leaves_, FitKey{});
+    for (std::size_t i = 0; i < nodes_.size(); ++i) fit_tree_[fit_leaves_ + i] = fit_leaf(i);
+    for (std::size_t k = fit_leaves_; k-- > 1;) fit_tree_[k] = fit_max(fit_tree_[2 * k], fit_tree_[2 * k + 1]);
+  }
+  void fit_update(NodeId id) {
+    if (!fit_tree_on_) return;
+    std::size_t k = fit_leaves_ + id.index();
+    fit_tree_[k] = fit_leaf(id.index());
+    for (k >>= 1; k >= 1; k >>= 1) fit_tree_[k] = fit_max(fit_tree_[2 * k], fit_tree_[2 * k + 1]);
+  }
   std::vector<FreeSum> free_sums_;  ///< per (pool, model + 1), kSlotsPerPool per pool
   std::vector<NodeId> changed_;
   std::vector<char> changed_flag_;

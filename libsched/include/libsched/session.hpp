@@ -42,6 +42,10 @@ namespace libsched {
 
 namespace detail {
 
+/// Clusters from this many nodes on keep the first-fit tree under a first-fit policy
+/// (Cluster::keep_fit_tree).
+inline constexpr std::size_t kFitTreeMinNodes = 1024;
+
 /// The state a Scheduler owns. Members keep the Scheduler's own names (Scheduler derives from
 /// this). `mutable` members are those explain() (a const query) touches while it probes: its
 /// trials run in rolled-back transactions and leave them as they were.
@@ -60,6 +64,12 @@ struct SchedulerCore {
     memo_by_signature_ = builtin_admission_ && policy_->shape_only();
     // Only best-fit / worst-fit style policies read the free index (placement::pick_node).
     cluster_.keep_free_index(policy_->scan_order() != PlacementPolicy::ScanOrder::all_nodes);
+    // First-fit jumps over full nodes with the fit tree (placement::pick_full_scan) on large
+    // clusters; not when the reference full scan is asked for. On a few hundred nodes a scan
+    // is cheaper than the tree's O(log N) upkeep at every allocation and release (measured:
+    // 100 and 240 nodes 2x slower with it, 2,496 nodes 25 % faster).
+    cluster_.keep_fit_tree(policy_->first_feasible_wins() && !options_.full_scan_placement && options_.fast_paths &&
+                           cluster_.size() >= kFitTreeMinNodes);
     node_tasks_.resize(cluster_.size());
   }
 

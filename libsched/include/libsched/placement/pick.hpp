@@ -133,6 +133,14 @@ inline NodeId pick_full_scan(const Cluster& c, PlacementPolicy& policy, const Re
   const bool first_wins = policy.first_feasible_wins();
   NodeId best;
   double best_score = 0;
+  if (first_wins && c.keeps_fit_tree()) {
+    // Jump over the nodes that cannot fit (Cluster::first_fit_candidate): the same first node.
+    for (std::size_t i = c.first_fit_candidate(from, q.shape); i < c.size(); i = c.first_fit_candidate(i + 1, q.shape)) {
+      NodeId id(static_cast<std::int32_t>(i));
+      if (c.fits(id, q.shape) && check.node_ok(id)) return id;
+    }
+    return NodeId();
+  }
   for (std::size_t i = first_wins ? from : 0, n = c.size(); i < n; ++i) {
     NodeId id(static_cast<std::int32_t>(i));
     if (!c.fits(id, q.shape)) continue;
