@@ -41,8 +41,7 @@ class Explain {
     if (e.state != Session::State::waiting) return hold_status(e);
     // Nothing changed since the pass that held it (the simulator asks right after schedule()):
     // a new pass would hold it the same way.
-    if (e.hold != Session::Entry::Hold::none && e.hold_stamp == std::make_tuple(st.pass_, st.capacity_epoch_, now))
-      return hold_status(e);
+    if (st.held_by_last_pass(e, now)) return hold_status(e);
     // As the next schedule() call at `now` would see it: tasks started at `now` are no victims.
     if (st.options_.queueing != Queueing::greedy && !failed_in_settled_pass(e))
       if (auto hold = queue_hold(t, now)) return std::move(*hold);

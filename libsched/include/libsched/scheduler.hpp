@@ -437,10 +437,8 @@ class Scheduler : private detail::SchedulerCore {
   WaitCode wait_code(TaskId t, Time now) const {
     check_task_id(t, "Scheduler::wait_code");
     detail::check_time(now, last_now_, "Scheduler::wait_code");
-    // Explain's first answer without building a status: held by the pass that just ran.
-    const Entry& e = tasks_[t.index()];
-    if (e.state == State::waiting && e.hold != Entry::Hold::none && e.hold_stamp == std::make_tuple(pass_, capacity_epoch_, now))
-      return WaitCode::blocked_by_queue;
+    // Explain's first answer without building a status.
+    if (held_by_last_pass(tasks_[t.index()], now)) return WaitCode::blocked_by_queue;
     Session session(const_cast<Scheduler&>(*this), now);
     return Explain(session, /*reasons=*/false)(t).primary();
   }

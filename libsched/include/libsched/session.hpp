@@ -134,6 +134,11 @@ struct SchedulerCore {
     if (!ages(s)) return 0;
     return s.idle_stability == IdleStability::high ? options_.idle_stability_high : options_.idle_stability_medium;
   }
+  /// Did the last pass, at `now` with nothing released since, put a queue hold on `e`? Then
+  /// a new pass would hold it the same way (explain's first answer).
+  bool held_by_last_pass(const Entry& e, Time now) const {
+    return e.state == State::waiting && e.hold != Entry::Hold::none && e.hold_stamp == std::make_tuple(pass_, capacity_epoch_, now);
+  }
   void account(const Placement& p, int sign) {
     for (const auto& a : p.replicas) allocated_[std::size_t(p.capacity)] += sign * a.total_gpu_milli();
   }

@@ -18,7 +18,7 @@ namespace libsched {
 
 class Transaction {
  public:
-  Transaction(Cluster& c, QuotaBook& q) : cluster_(c), quotas_(q) { ops_.reserve(16); }  // one allocation for a small gang
+  Transaction(Cluster& c, QuotaBook& q) : cluster_(c), quotas_(q) {}
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   ~Transaction() {

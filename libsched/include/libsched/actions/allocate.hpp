@@ -26,8 +26,6 @@
 #include <optional>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "libsched/actions/backfill.hpp"
 #include "libsched/actions/preempt.hpp"
 #include "libsched/session.hpp"

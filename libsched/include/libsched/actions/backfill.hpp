@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <bit>
 #include <functional>
-#include <set>
 #include <span>
 #include <utility>
 #include <vector>
@@ -213,16 +212,15 @@ inline bool may_jump(Session& S, Transaction& tx, TaskId head, Time head_reserva
       const Cluster& c = st.cluster_;
       const Time now = S.now;
       std::vector<Cluster::FreeSum> delta(c.pools().size() * Cluster::kSlotsPerPool);
-      auto add = [&](const Placement& p) { add_released(c, p, delta); };
       for (const auto& ri : st.run_info_)
-        if (expected_end(S, ri.id, now) <= head_reservation) add(st.tasks_[ri.id.index()].placement);
+        if (expected_end(S, ri.id, now) <= head_reservation) add_released(c, st.tasks_[ri.id.index()].placement, delta);
       auto tentative_ends_by = [&](const Placement& p) {
         const TaskSpec& xs = S.spec(p.task);
         return xs.runtime_estimate >= 0 && now + xs.runtime_estimate <= head_reservation;
       };
       for (const Placement* x : extras)
-        if (tentative_ends_by(*x)) add(*x);
-      if (tentative_ends_by(candidate)) add(candidate);
+        if (tentative_ends_by(*x)) add_released(c, *x, delta);
+      if (tentative_ends_by(candidate)) add_released(c, candidate, delta);
       if (!may_fit_any(S, S.spec(head), delta)) return false;
     }
   }
