@@ -366,3 +366,84 @@ TEST_CASE("the first-fit tree never skips a node that fits, through allocate, re
   CHECK(found > 10000 * kSeeds / 200);  // not vacuous: both outcomes are common
   CHECK(none > 1000 * kSeeds / 200);
 }
+
+TEST_CASE("replica slots count exactly the replicas a node takes one after another, with and without released capacity") {
+  // Cluster::replica_slots(id, r) must equal the number of successive Cluster::allocate(id, r)
+  // calls that succeed (the rule behind Session::fits_by_slots), and counting released
+  // allocations on top (detail::ReleasedCapacity) must equal releasing them.
+#ifdef SCHEDSIM_SANITIZED
+  constexpr std::uint32_t kSeeds = 30;
+#else
+  constexpr std::uint32_t kSeeds = 150;
+#endif
+  constexpr std::int64_t kCap = 200;  // an unbounded shape (no vCPU, memory or GPU) stops here
+  std::size_t zero = 0, several = 0, overlay_checks = 0;
+  for (std::uint32_t seed = 1; seed <= kSeeds; ++seed) {
+    Gen g(seed);
+    Cluster c = random_cluster(g);
+    std::vector<ReplicaAllocation> held = random_fill(g, c, int(g.range(0, 400)));
+    random_node_changes(g, c);
+    for (int round = 0; round < 4; ++round) {
+      for (int k = 0; k < 10; ++k) {
+        ReplicaShape r = random_shape(g, c, ShapeBounds{0, 24, 0, 96, 25});
+        REQUIRE(Cluster::replica_slots_exact(r));
+        for (std::size_t i = 0; i < c.size(); ++i) {
+          const NodeId id{std::int32_t(i)};
+          std::int64_t expect = c.replica_slots(id, r);
+          std::vector<ReplicaAllocation> taken;
+          while (std::int64_t(taken.size()) < kCap && c.fits(id, r)) taken.push_back(c.allocate(id, r));
+          INFO("seed " << seed << " round " << round << " node " << i);
+          CHECK(std::min(expect, kCap) == std::int64_t(taken.size()));
+          for (auto it = taken.rbegin(); it != taken.rend(); ++it) c.release(*it);
+          if (expect == 0) ++zero;
+          if (expect > 1) ++several;
+        }
+      }
+      // Count a random half of what is held as released, then release it for real.
+      detail::ReleasedCapacity rel;
+      std::vector<ReplicaAllocation> kept, gone;
+      for (const auto& a : held) (g.chance(50) ? gone : kept).push_back(a);
+      for (const auto& a : gone) rel.add(c, a);
+      std::vector<ReplicaShape> shapes;
+      for (int k = 0; k < 10; ++k) shapes.push_back(random_shape(g, c));
+      std::vector<std::int64_t> counted;
+      for (const auto& r : shapes)
+        for (std::size_t i = 0; i < c.size(); ++i) {
+          const NodeId id{std::int32_t(i)};
+          counted.push_back(rel.touches(id) ? c.replica_slots(id, r, rel.node[i], rel.gpu.data() + c.nodes()[i].gpu_offset)
+                                            : c.replica_slots(id, r));
+        }
+      rel.clear(c);
+      for (std::size_t i = 0; i < c.size(); ++i) REQUIRE_FALSE(rel.touches(NodeId(std::int32_t(i))));
+      for (const auto& a : gone) c.release(a);
+      std::size_t j = 0;
+      for (const auto& r : shapes)
+        for (std::size_t i = 0; i < c.size(); ++i, ++j) {
+          INFO("seed " << seed << " round " << round << " node " << i);
+          CHECK(counted[j] == c.replica_slots(NodeId(std::int32_t(i)), r));
+          ++overlay_checks;
+        }
+      held = std::move(kept);
+      auto more = random_fill(g, c, int(g.range(0, 200)));
+      held.insert(held.end(), more.begin(), more.end());
+      random_node_changes(g, c);
+    }
+  }
+  CHECK(zero > 1000 * kSeeds / 150);  // not vacuous: full nodes and roomy nodes are both common
+  CHECK(several > 1000 * kSeeds / 150);
+  CHECK(overlay_checks > 0);
+}
+
+TEST_CASE("several GPU shares per replica are not counted by slots") {
+  ReplicaShape two_shares;
+  two_shares.num_gpu = 2;
+  two_shares.gpu_milli = 500;
+  CHECK_FALSE(Cluster::replica_slots_exact(two_shares));
+  ReplicaShape whole = two_shares;
+  whole.gpu_milli = kMilliPerGpu;
+  CHECK(Cluster::replica_slots_exact(whole));
+  ReplicaShape cpu;
+  cpu.num_gpu = 0;
+  cpu.cpu_milli = 1000;
+  CHECK(Cluster::replica_slots_exact(cpu));
+}

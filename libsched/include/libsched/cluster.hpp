@@ -531,6 +531,48 @@ class Cluster {
     return usable_gpus(n, r.gpu_milli) >= r.num_gpu;
   }
 
+  /// True when replica_slots(id, r) is exact: placing one replica of `r` on a node that fits
+  /// it (allocate) lowers that node's slots by exactly one and no other node's. So a gang of k
+  /// replicas all of shape `r` is placed, whatever node each pick chooses among those that fit,
+  /// if and only if the eligible nodes' slots sum to at least k. Holds for CPU-only shapes,
+  /// whole GPUs (gpu_milli = 1000) and a single GPU share (num_gpu = 1, 0 < gpu_milli < 1000);
+  /// not for several shares (which GPUs a share takes changes what the next one can use).
+  static constexpr bool replica_slots_exact(const ReplicaShape& r) {
+    return r.num_gpu == 0 || (r.gpu_milli == kMilliPerGpu && r.num_gpu > 0) ||
+           (r.num_gpu == 1 && r.gpu_milli > 0 && r.gpu_milli < kMilliPerGpu);
+  }
+  /// How many replicas of `r` node `id` could take one after another (0 when it is down,
+  /// drained or of a model `r` does not allow), counting `released` (vCPU, memory) and
+  /// `released_gpu` (per-GPU milli-GPU, node.gpus entries; may be null) as free on top: the
+  /// capacity tasks release by some future time (actions::reservation). Saturates at
+  /// kUnboundedSlots (a shape that takes nothing a node has). Meaningful as a count only for
+  /// replica_slots_exact shapes. O(GPUs per node). Does not check the id (hot path).
+  static constexpr std::int64_t kUnboundedSlots = std::int64_t{1} << 40;
+  std::int64_t replica_slots(NodeId id, const ReplicaShape& r, const Resources& released = {},
+                             const std::int32_t* released_gpu = nullptr) const {
+    const Node& n = nodes_[id.index()];
+    if (!n.up || n.drained) return 0;
+    std::int64_t s = kUnboundedSlots;
+    if (r.cpu_milli > 0) s = std::min(s, (n.free.cpu_milli + released.cpu_milli) / r.cpu_milli);
+    if (r.mem_mib > 0) s = std::min(s, (n.free.mem_mib + released.mem_mib) / r.mem_mib);
+    if (r.num_gpu == 0 || s == 0) return s;
+    if (n.model < 0 || (r.models != 0 && !(r.models & model_bit(n.model)))) return 0;
+    const std::int32_t* g = gpu_free_.data() + n.gpu_offset;
+    std::int64_t k = 0;
+    if (r.gpu_milli >= kMilliPerGpu) {
+      if (!released_gpu) {
+        k = n.full_free_gpus;
+      } else {
+        for (std::int32_t i = 0; i < n.gpus; ++i) k += g[i] + released_gpu[i] == kMilliPerGpu;
+      }
+      k /= r.num_gpu;
+    } else {
+      for (std::int32_t i = 0; i < n.gpus; ++i) k += (g[i] + (released_gpu ? released_gpu[i] : 0)) / r.gpu_milli;
+      k /= r.num_gpu;
+    }
+    return std::min(s, k);
+  }
+
   /// Number of GPUs of node `n` with at least `milli` free.
   std::int32_t usable_gpus(const Node& n, std::int32_t milli) const {
     if (milli >= kMilliPerGpu) return n.full_free_gpus;

@@ -46,6 +46,42 @@ namespace detail {
 /// (Cluster::keep_fit_tree).
 inline constexpr std::size_t kFitTreeMinNodes = 1024;
 
+/// Capacity counted as free on top of the cluster's, node by node: what tasks expected to end
+/// by some future time release (actions::reservation walks it instead of releasing into the
+/// cluster). Filled with add(), read with Session::fits_by_slots, emptied with clear() in
+/// O(nodes touched).
+struct ReleasedCapacity {
+  std::vector<Resources> node;       ///< per node id (vCPU, memory; gpu_milli unused)
+  std::vector<std::int32_t> gpu;     ///< per GPU, Node::gpu_offset layout
+  std::vector<char> touched_flag;    ///< per node id
+  std::vector<NodeId> touched;
+  bool touches(NodeId n) const { return n.index() < touched_flag.size() && touched_flag[n.index()]; }
+  void add(const Cluster& c, const ReplicaAllocation& a) {
+    const Node& n = c.nodes()[a.node.index()];
+    if (node.size() < c.size()) {
+      node.resize(c.size());
+      touched_flag.resize(c.size(), 0);
+    }
+    if (gpu.size() < std::size_t(n.gpu_offset) + std::size_t(n.gpus)) gpu.resize(std::size_t(n.gpu_offset) + std::size_t(n.gpus), 0);
+    if (!touched_flag[a.node.index()]) {
+      touched_flag[a.node.index()] = 1;
+      touched.push_back(a.node);
+    }
+    node[a.node.index()].cpu_milli += a.cpu_milli;
+    node[a.node.index()].mem_mib += a.mem_mib;
+    for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) gpu[n.gpu_offset + std::uint32_t(std::countr_zero(m))] += a.gpu_milli;
+  }
+  void clear(const Cluster& c) {
+    for (NodeId id : touched) {
+      node[id.index()] = Resources{};
+      touched_flag[id.index()] = 0;
+      const Node& n = c.nodes()[id.index()];
+      std::fill_n(gpu.begin() + std::ptrdiff_t(n.gpu_offset), n.gpus, 0);
+    }
+    touched.clear();
+  }
+};
+
 /// The state a Scheduler owns. Members keep the Scheduler's own names (Scheduler derives from
 /// this). `mutable` members are those explain() (a const query) touches while it probes: its
 /// trials run in rolled-back transactions and leave them as they were.
@@ -141,6 +177,7 @@ struct SchedulerCore {
   }
   void account(const Placement& p, int sign) {
     for (const auto& a : p.replicas) allocated_[std::size_t(p.capacity)] += sign * a.total_gpu_milli();
+    running_on_[std::size_t(p.capacity)] += sign;
   }
 
   // ---- configuration and plugins
@@ -167,6 +204,7 @@ struct SchedulerCore {
   std::vector<char> forgotten_;         ///< per task id: 1 while forgotten (Scheduler::forget_task)
   std::vector<std::int32_t> free_ids_;  ///< min-heap of forgotten ids, reused lowest first
   std::int64_t allocated_[4] = {0, 0, 0, 0};
+  std::int64_t running_on_[4] = {0, 0, 0, 0};  ///< running tasks per capacity class (ResourceType)
 
   // ---- the pass memo (what lets a pass skip requests known to fail)
   std::uint64_t pass_ = 0;   ///< schedule() calls so far (stamps queue holds for explain)
@@ -206,6 +244,10 @@ struct SchedulerCore {
   /// node's own.
   mutable bool owner_override_ = false;
   mutable std::vector<Time> owner_at_;
+  mutable ReleasedCapacity released_;  ///< scratch of actions::reservation (empty between uses)
+  /// actions::released_by's memo: per (pool, model), stamped (state, capacity epochs, now, by).
+  mutable std::vector<Cluster::FreeSum> released_by_;
+  mutable std::tuple<std::uint64_t, std::uint64_t, Time, Time> released_by_stamp_{~std::uint64_t{0}, 0, 0, 0};
 };
 
 }  // namespace detail
@@ -414,6 +456,46 @@ class Session {
       }
     }
     return std::nullopt;
+  }
+
+  /// Can fits_by_slots answer for `s`? Fast paths on, no idle ageing (node eligibility does
+  /// not depend on owners' changes), and every option's gang is replicas of one shape (head =
+  /// worker, or no worker) for which Cluster::replica_slots_exact holds.
+  bool slots_decide(const TaskSpec& s) const {
+    if (!st.options_.fast_paths || st.stability_threshold(s) != 0) return false;
+    return std::all_of(s.options.begin(), s.options.end(), [&s](const GangOption& o) {
+      return Cluster::replica_slots_exact(o.head) && (s.workers == 0 || o.worker == o.head);
+    });
+  }
+  /// try_start(tx, t, at).has_value() without placing anything, for a task with
+  /// slots_decide(spec(t)), as if `released` (per node) were free on top of the cluster; `delta`
+  /// is the same capacity per (pool, model) (Session::may_fit) or null when `released` is
+  /// empty. Every placement policy picks a node that fits whenever one does (PlacementPolicy),
+  /// and a replica placed lowers only its node's slots, by one (Cluster::replica_slots_exact):
+  /// so the gang places exactly when the eligible nodes' slots reach its replica count.
+  /// Quota is read as it stands (the caller charges what the releases give back).
+  /// O(classes x options x nodes), stopping at the first node that completes the count.
+  bool fits_by_slots(TaskId t, Time at, const detail::ReleasedCapacity& released, const std::vector<Cluster::FreeSum>* delta) const {
+    const TaskSpec& s = spec(t);
+    const Cluster& c = st.cluster_;
+    NodeFilter f = NodeFilter::build(st.policies_, s, at, c.size());
+    const std::int64_t need = s.replicas();
+    for (ResourceType cls : classes(s)) {
+      QuotaKey k = quota_key(s, cls);
+      for (std::size_t i = 0; i < s.options.size(); ++i) {
+        if (!admits(k, s, t, s.demand(i)) || !may_fit(s, i, cls, delta)) continue;
+        const ReplicaShape& r = s.options[i].head;
+        std::int64_t have = 0;
+        for (std::size_t n = 0; n < c.size() && have < need; ++n) {
+          NodeId id(static_cast<std::int32_t>(n));
+          std::int64_t slots = released.touches(id) ? c.replica_slots(id, r, released.node[n], released.gpu.data() + c.nodes()[n].gpu_offset)
+                                                     : c.replica_slots(id, r);
+          if (slots > 0 && node_eligible(st, s, cls, id, f, at, false)) have += slots;
+        }
+        if (have >= need) return true;
+      }
+    }
+    return false;
   }
 
   // ------------------------------------------------------------------ the victim rule

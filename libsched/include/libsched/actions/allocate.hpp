@@ -89,11 +89,15 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     if (e.state != State::waiting) continue;
     e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
     e.failed_pass = 0;
-    if (blocked) {
-      e.hold = Session::Entry::Hold::strict;
+    // A queue hold of kind `k` behind the head (the task is visited, not tried further).
+    auto hold = [&](Session::Entry::Hold k) {
+      e.hold = k;
       e.hold_head = *head;
       e.hold_stamp = {st.pass_, st.capacity_epoch_, now};
       st.visited_.push_back(t);
+    };
+    if (blocked) {
+      hold(Session::Entry::Hold::strict);
       continue;
     }
     std::optional<Placement> p;
@@ -109,16 +113,19 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
         head_reservation = reservation(S, *head, now);
         head_reservation_known = true;
       }
+      if (head && head_reservation_known && queueing == Queueing::backfill && held_without_trial(S, t, *head, head_reservation)) {
+        // It would place and may not jump the head whatever nodes it took: the same hold as
+        // a trial followed by may_jump, without the trial.
+        hold(Session::Entry::Hold::backfill);
+        continue;
+      }
       tx.emplace(st.cluster_, st.quotas_);
       p = S.try_start(*tx, t, now);
       if (!p && S.may_preempt(t)) p = preempt(S, *tx, t, now, victims);
     }
     if (p && head && queueing == Queueing::backfill && !may_jump(S, *tx, *head, head_reservation, {}, *p, victims)) {
       // Starting t would delay the head's reserved start.
-      e.hold = Session::Entry::Hold::backfill;
-      e.hold_head = *head;
-      e.hold_stamp = {st.pass_, st.capacity_epoch_, now};
-      st.visited_.push_back(t);
+      hold(Session::Entry::Hold::backfill);
       continue;  // tx rolls back
     }
     if (!p) {

@@ -54,6 +54,42 @@ inline bool may_fit_any(const Session& S, const TaskSpec& s, const std::vector<C
   return false;
 }
 
+/// Would task `t`, started now, be expected to end by `by` (a known runtime estimate)?
+inline bool ends_by(const Session& S, TaskId t, Time by) {
+  const TaskSpec& s = S.spec(t);
+  return s.runtime_estimate >= 0 && S.now + s.runtime_estimate <= by;
+}
+
+/// What the running tasks expected to end by `by` release, summed per (pool, model)
+/// (add_released's layout), on the committed state. Memoised per (state and capacity
+/// epochs, now, by): every candidate of a pass asks with the head's reservation.
+inline const std::vector<Cluster::FreeSum>& released_by(Session& S, Time by) {
+  auto& st = S.st;
+  const Cluster& c = st.cluster_;
+  auto stamp = std::make_tuple(st.state_epoch_, st.capacity_epoch_, S.now, by);
+  const std::size_t size = c.pools().size() * Cluster::kSlotsPerPool;
+  if (st.released_by_stamp_ != stamp || st.released_by_.size() != size) {
+    st.released_by_.assign(size, Cluster::FreeSum{});
+    for (const auto& ri : st.run_info_)
+      if (expected_end(S, ri.id, S.now) <= by) add_released(c, st.tasks_[ri.id.index()].placement, st.released_by_);
+    st.released_by_stamp_ = stamp;
+  }
+  return st.released_by_;
+}
+
+/// Fast paths, before any trial placement of backfill candidate `t`: true when starting `t`
+/// now could not keep head's reservation (may_jump would say no whatever nodes `t` took) and
+/// `t` would place (Session::fits_by_slots, exact for slots_decide tasks), so the candidate
+/// can be held without placing it. False when unsure (the caller then tries as usual).
+/// Only for a task that preempts nothing when it places (always: preemption is tried only
+/// when the plain trial fails) and does not end by the reservation.
+inline bool held_without_trial(Session& S, TaskId t, TaskId head, Time head_reservation) {
+  if (!S.st.options_.fast_paths || head_reservation == kTimeNever || ends_by(S, t, head_reservation)) return false;
+  if (!S.slots_decide(S.spec(t))) return false;
+  if (may_fit_any(S, S.spec(head), released_by(S, head_reservation))) return false;
+  return S.fits_by_slots(t, S.now, S.st.released_, nullptr);
+}
+
 /// The reservation of waiting task `head` with the tasks `extras` tentatively placed inside
 /// `tx` (a backfill candidate; explain's replay of a pass), each expected to run until now +
 /// its estimate.
@@ -137,10 +173,25 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   // (pool, model) first and applied to tx only once Session::may_fit passes with them
   // (free capacity only grows along the walk, so no time before can fit).
   const bool defer = st.options_.fast_paths && th == 0;
+  // And when the head's gang is replicas of one shape whose node slots are exact
+  // (Session::slots_decide), the releases are not applied to the cluster at all: they are
+  // counted per node (ReleasedCapacity) and Session::fits_by_slots answers whether the head
+  // would place, without placing it. Only the quota they give back is charged inside tx.
+  const bool by_slots = defer && S.slots_decide(hs);
+  detail::ReleasedCapacity released = std::move(st.released_);
+  struct HandBack {
+    detail::ReleasedCapacity& from;
+    detail::SchedulerCore& st;
+    ~HandBack() {
+      from.clear(st.cluster_);
+      st.released_ = std::move(from);
+    }
+  } hand_back{released, st};
   std::vector<Cluster::FreeSum> delta;
   if (defer) delta.resize(st.cluster_.pools().size() * Cluster::kSlotsPerPool);
-  std::size_t applied = 0;  // ends[0, applied) are released inside tx
+  std::size_t applied = 0;  // ends[0, applied) are released inside tx (or into `released`)
   auto fits_at = [&](Time at) {
+    if (by_slots) return S.fits_by_slots(head, at, released, &delta);
     std::size_t m1 = tx.mark();
     bool ok = S.try_start(tx, head, at).has_value();
     tx.rollback_to(m1);
@@ -169,10 +220,14 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
       if (!may_fit_any(S, hs, delta)) continue;
       for (; applied < i; ++applied) {
         const Placement* p = ends[applied].second;
-        for (const auto& a : p->replicas) tx.release(a);
+        for (const auto& a : p->replicas) {
+          if (by_slots) released.add(st.cluster_, a);
+          else tx.release(a);
+        }
         if (p->capacity != ResourceType::idle) tx.charge(p->quota_key, p->quota_held, -1);
       }
-      std::fill(delta.begin(), delta.end(), Cluster::FreeSum{});  // now in the cluster's own sums
+      // Applied releases are now in the cluster's own sums (by_slots: they stay in delta).
+      if (!by_slots) std::fill(delta.begin(), delta.end(), Cluster::FreeSum{});
     }
     if (fits_at(at)) result = at;
   }
@@ -208,20 +263,19 @@ inline bool may_jump(Session& S, Transaction& tx, TaskId head, Time head_reserva
     // (Session::may_fit). Free capacity only grows along the walk, so no walked time up to the
     // reservation fits the head: its reservation with the candidate is later.
     if (gone.empty()) {
-      auto& st = S.st;
-      const Cluster& c = st.cluster_;
-      const Time now = S.now;
-      std::vector<Cluster::FreeSum> delta(c.pools().size() * Cluster::kSlotsPerPool);
-      for (const auto& ri : st.run_info_)
-        if (expected_end(S, ri.id, now) <= head_reservation) add_released(c, st.tasks_[ri.id.index()].placement, delta);
-      auto tentative_ends_by = [&](const Placement& p) {
-        const TaskSpec& xs = S.spec(p.task);
-        return xs.runtime_estimate >= 0 && now + xs.runtime_estimate <= head_reservation;
-      };
-      for (const Placement* x : extras)
-        if (tentative_ends_by(*x)) add_released(c, *x, delta);
-      if (tentative_ends_by(candidate)) add_released(c, candidate, delta);
-      if (!may_fit_any(S, S.spec(head), delta)) return false;
+      const Cluster& c = S.st.cluster_;
+      auto tentative_ends_by = [&](const Placement& p) { return ends_by(S, p.task, head_reservation); };
+      const std::vector<Cluster::FreeSum>& base = released_by(S, head_reservation);
+      if (std::none_of(extras.begin(), extras.end(), [&](const Placement* x) { return tentative_ends_by(*x); }) &&
+          !tentative_ends_by(candidate)) {
+        if (!may_fit_any(S, S.spec(head), base)) return false;
+      } else {
+        std::vector<Cluster::FreeSum> delta = base;
+        for (const Placement* x : extras)
+          if (tentative_ends_by(*x)) add_released(c, *x, delta);
+        if (tentative_ends_by(candidate)) add_released(c, candidate, delta);
+        if (!may_fit_any(S, S.spec(head), delta)) return false;
+      }
     }
   }
   std::vector<const Placement*> with(extras.begin(), extras.end());

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -114,6 +115,15 @@ inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
 inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothetical, ResourceType cls) {
   auto& st = S.st;
   std::vector<Cand> cands;
+  // No running task on any capacity class victim_kind accepts for `t`: no candidate (saves the
+  // scan over the running set when, say, only idle reclaim is on and nothing runs on idle).
+  const TaskSpec& ts = S.spec(t);
+  bool any = false;
+  for (ResourceType c : {ResourceType::reserved, ResourceType::pay_as_you_go, ResourceType::spot, ResourceType::idle})
+    if (st.running_on_[std::size_t(c)] > 0 && (cls != ResourceType::idle || c == ResourceType::idle))
+      // The most exposed victim on `c`: the lowest priority, no guarantee.
+      any = any || S.victim_kind(ts, c, std::numeric_limits<std::int32_t>::min(), false, hypothetical).has_value();
+  if (!any) return cands;
   // Compact scan over the running tasks (RunInfo keeps what eligibility needs together).
   const TaskSpec& ps = S.spec(t);
   for (const Session::RunInfo& ri : st.run_info_) {
