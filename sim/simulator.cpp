@@ -194,12 +194,17 @@ void Simulator::instant_end(Time now) {
   }
   autoscale(now);
   // Wait accounting: only tasks the scheduler re-examined can have a new status. Identical
-  // requests get identical diagnoses at one instant (memoised by request signature; a
-  // per-task blocked_by_queue status is never shared).
+  // requests get identical diagnoses at one instant (memoised by request signature); a task
+  // held behind the queue's head is blocked_by_queue whatever an identical request's
+  // diagnosis (its own status, as explain() gives it: never shared).
   // The wait is attributed to the status's primary (first binding) constraint.
   auto& memo = wait_memo_;  // (signature, code), sorted; scratch kept between instants
   memo.clear();
   for (TaskId id : sched_->take_visited_waiting()) {
+    if (sched_->held_by_queue(id, now)) {
+      metrics_->set_wait(std::size_t(task_of_id_[id.index()]), int(WaitCode::blocked_by_queue), now);
+      continue;
+    }
     std::uint64_t sig = sched_->request_signature(id, now);
     auto it = std::lower_bound(memo.begin(), memo.end(), std::make_pair(sig, WaitCode{}),
                                [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -39,6 +39,31 @@ TEST_CASE("a task held back by its user's quota counts its wait as quota wait") 
   CHECK(w["fragmentation"] == 0);
 }
 
+TEST_CASE("under strict queueing a task held behind an identical head counts queue wait, not the head's reason") {
+  // second waits for quota (the head); third, the same request, waits behind it first: its
+  // own status is blocked_by_queue (counted with capacity), as explain() gives it, even though
+  // the diagnosis of an identical request is memoised at that instant.
+  auto sc = cluster(2);
+  sc.scheduler.queueing = "strict";
+  sim::io::QuotaCfg q;
+  q.user = "alice";
+  q.resource_type = "reserved";
+  q.pool = "p";
+  q.gpus = 8;
+  q.vcpu = 1000;
+  q.memory_gib = 10000;
+  sc.quotas.push_back(q);
+  for (const char* n : {"first", "second", "third"}) {
+    auto t = task(n, 0, 100);
+    t.resource_type = "reserved";
+    sc.tasks.push_back(t);
+  }
+  auto w = split_of(sc);
+  CHECK(w["quota"] == 200);     // second 0-100, third 100-200
+  CHECK(w["capacity"] == 100);  // third behind second, 0-100
+  CHECK(w["fragmentation"] == 0);
+}
+
 TEST_CASE("a gang that needs a whole node while GPUs are free only in pieces counts fragmentation wait") {
   auto sc = cluster(2);
   // Two 4-GPU tasks on the two nodes (worst-fit spreads them), then an 8-GPU task: 8 GPUs are

@@ -38,10 +38,10 @@ class Explain {
   WaitStatus operator()(TaskId t) {
     const Time now = S.now;
     const auto& e = st.tasks_.at(t.index());
-    if (e.state != Session::State::waiting) return hold_status(e);
+    if (e.state != Session::State::waiting) return hold_status(e, e.hold_head);
     // Nothing changed since the pass that held it (the simulator asks right after schedule()):
     // a new pass would hold it the same way.
-    if (st.held_by_last_pass(e, now)) return hold_status(e);
+    if (auto head = st.last_pass_hold(t, now)) return hold_status(e, *head);
     // As the next schedule() call at `now` would see it: tasks started at `now` are no victims.
     if (st.options_.queueing != Queueing::greedy && !failed_in_settled_pass(e))
       if (auto hold = queue_hold(t, now)) return std::move(*hold);
@@ -59,10 +59,11 @@ class Explain {
     return R ? fmt::format(f, std::forward<A>(a)...) : std::string();
   }
 
-  /// The status of the queue hold `e`'s last pass put on it (WaitStatus{} when none).
-  WaitStatus hold_status(const Session::Entry& e) const {
+  /// The status of the queue hold `e`'s last pass put on it, behind `head` (WaitStatus{} when
+  /// none).
+  WaitStatus hold_status(const Session::Entry& e, TaskId head) const {
     if (e.hold == Session::Entry::Hold::none) return WaitStatus{};
-    const std::string& hn = st.tasks_[e.hold_head.index()].spec.name;
+    const std::string& hn = st.tasks_[head.index()].spec.name;
     return WaitStatus{WaitCode::blocked_by_queue,
                       e.hold == Session::Entry::Hold::strict ? txt("waits behind {} (strict queueing)", hn)
                                                              : txt("would delay the reserved start of {} (backfill)", hn),

@@ -331,7 +331,9 @@ class Scheduler : private detail::SchedulerCore {
   std::vector<NodeId> take_changed_nodes() { return cluster_.take_changed(); }
   /// Waiting tasks that schedule() visited and did not start since the last call (tried and
   /// failed, or held by strict / backfill), each once; clears the list. Their wait status may
-  /// have changed; other waiting tasks' have not been re-examined.
+  /// have changed; other waiting tasks' have not been re-examined. Under strict queueing with
+  /// fast paths, a task held behind the head since an earlier call and still held is not
+  /// listed again: its code stays blocked_by_queue (explain()'s reason may name a newer head).
   std::vector<TaskId> take_visited_waiting() {
     std::vector<TaskId> v;
     v.swap(visited_);
@@ -434,11 +436,18 @@ class Scheduler : private detail::SchedulerCore {
   }
   /// explain(t, now).primary() without building the reason (the same code, computed by the
   /// same diagnosis; the simulator's wait attribution). Same errors as explain().
+  /// Did the last schedule() call at `now` hold waiting task `t` behind the queue's head
+  /// (strict or backfill queueing), with nothing released since? Then wait_code(t, now) and
+  /// explain(t, now).primary() are blocked_by_queue. O(1). Throws UnknownTask.
+  bool held_by_queue(TaskId t, Time now) const {
+    check_task_id(t, "Scheduler::held_by_queue");
+    return last_pass_hold(t, now).has_value();
+  }
   WaitCode wait_code(TaskId t, Time now) const {
     check_task_id(t, "Scheduler::wait_code");
     detail::check_time(now, last_now_, "Scheduler::wait_code");
     // Explain's first answer without building a status.
-    if (held_by_last_pass(tasks_[t.index()], now)) return WaitCode::blocked_by_queue;
+    if (last_pass_hold(t, now)) return WaitCode::blocked_by_queue;
     Session session(const_cast<Scheduler&>(*this), now);
     return Explain(session, /*reasons=*/false)(t).primary();
   }

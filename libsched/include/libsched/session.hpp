@@ -170,10 +170,19 @@ struct SchedulerCore {
     if (!ages(s)) return 0;
     return s.idle_stability == IdleStability::high ? options_.idle_stability_high : options_.idle_stability_medium;
   }
-  /// Did the last pass, at `now` with nothing released since, put a queue hold on `e`? Then
-  /// a new pass would hold it the same way (explain's first answer).
-  bool held_by_last_pass(const Entry& e, Time now) const {
-    return e.state == State::waiting && e.hold != Entry::Hold::none && e.hold_stamp == std::make_tuple(pass_, capacity_epoch_, now);
+  /// Did the last pass, at `now` with nothing released since, put a queue hold on waiting task
+  /// `t`? Then a new pass would hold it the same way (explain's first answer): the head it
+  /// waits behind, else nullopt. A task that pass skipped as held since an earlier pass
+  /// (strict_tail_) counts as held by it, behind its head.
+  std::optional<TaskId> last_pass_hold(TaskId t, Time now) const {
+    const Entry& e = tasks_[t.index()];
+    if (e.state != State::waiting || e.hold == Entry::Hold::none) return std::nullopt;
+    const auto stamp = std::make_tuple(pass_, capacity_epoch_, now);
+    if (e.hold_stamp == stamp) return e.hold_head;
+    if (e.hold == Entry::Hold::strict && strict_tail_ && strict_tail_stamp_ == stamp &&
+        std::tie(strict_tail_->rank, strict_tail_->name, strict_tail_->id) < std::tie(e.rank, e.spec.name, t))
+      return strict_tail_head_;
+    return std::nullopt;
   }
   void account(const Placement& p, int sign) {
     for (const auto& a : p.replicas) allocated_[std::size_t(p.capacity)] += sign * a.total_gpu_milli();
@@ -229,6 +238,13 @@ struct SchedulerCore {
   std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, Time> settled_{0, 0, 0, 0, 0};
   std::vector<TaskId> pass_order_;                   ///< scratch of actions::allocate
   std::vector<std::uint64_t> pass_failed_signatures_;  ///< scratch of actions::allocate
+  std::vector<TaskId> pass_fresh_;                   ///< scratch of actions::allocate
+  /// Strict queueing (fast paths): the key of the head the last complete pass stopped at;
+  /// every waiting task after it was held by a pass and not visited since, except the tasks
+  /// in fresh_ (actions::allocate). Empty when that pass was not blocked.
+  std::optional<QueueKey> strict_tail_;
+  TaskId strict_tail_head_;  ///< the head of that pass
+  std::tuple<std::uint64_t, std::uint64_t, Time> strict_tail_stamp_{0, 0, 0};  ///< (pass_, capacity_epoch_, now) of that pass
   bool retry_all_next_ = false;  ///< a task failed while tasks started at this instant were victims it could take
   Time last_now_ = -kTimeNever;
   std::vector<TaskId> fresh_;   ///< enqueued since the last pass

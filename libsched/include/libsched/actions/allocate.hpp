@@ -23,6 +23,7 @@
 #pragma once
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -55,18 +56,23 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   // allocation per pass once they have grown); handed back however the pass ends.
   std::vector<TaskId> order = std::move(st.pass_order_);
   std::vector<std::uint64_t> failed_signatures = std::move(st.pass_failed_signatures_);  // sorted
+  std::vector<TaskId> fresh = std::move(st.pass_fresh_);
   order.clear();
   failed_signatures.clear();
+  fresh.clear();
   struct HandBack {
     Session::Core& st;
     std::vector<TaskId>& order;
     std::vector<std::uint64_t>& sigs;
+    std::vector<TaskId>& fresh;
     ~HandBack() {
       st.pass_order_ = std::move(order);
       st.pass_failed_signatures_ = std::move(sigs);
+      st.pass_fresh_ = std::move(fresh);
     }
-  } hand_back{st, order, failed_signatures};
-  if (first && queueing == Queueing::greedy && st.capacity_epoch_ == st.last_pass_epoch_) {
+  } hand_back{st, order, failed_signatures, fresh};
+  const bool from_fresh = first && queueing == Queueing::greedy && st.capacity_epoch_ == st.last_pass_epoch_;
+  if (from_fresh) {
     // Nothing was released since the last pass: only tasks enqueued since then, and tasks
     // whose idle fragments age with time, can start now (everything else failed on at
     // least this much capacity).
@@ -75,31 +81,57 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       if (st.tasks_[t.index()].state == State::waiting) order.push_back(t);
     std::sort(order.begin(), order.end(), [&st](TaskId a, TaskId b) { return st.key(a) < st.key(b); });
     order.erase(std::unique(order.begin(), order.end()), order.end());
-  } else {
-    order.reserve(st.queue_.size());
-    for (const auto& k : st.queue_) order.push_back(k.id);
   }
+  // Strict queueing with fast paths: every waiting task queued after st.strict_tail_ (the
+  // head an earlier pass stopped at) has been held by that pass and not visited since, except
+  // those enqueued since the last pass (`fresh`). Once this pass is blocked past that key, only
+  // those are visited: the others stay held (their wait code stays blocked_by_queue).
+  const bool strict_tail = st.options_.fast_paths && queueing == Queueing::strict;
+  if (!strict_tail) st.strict_tail_.reset();
+  if (strict_tail) fresh.assign(st.fresh_.begin(), st.fresh_.end());
   st.fresh_.clear();
+  // The queue is walked in place unless the pass visits only `order`: a task that starts leaves
+  // it behind the cursor, and nothing enters it during a pass.
+  auto cursor = st.queue_.begin();
+  std::size_t next_in_order = 0;
+  auto next = [&](TaskId& t) {
+    if (from_fresh) {
+      if (next_in_order == order.size()) return false;
+      t = order[next_in_order++];
+      return true;
+    }
+    if (cursor == st.queue_.end()) return false;
+    t = (cursor++)->id;
+    return true;
+  };
   bool blocked = false;
   std::optional<TaskId> head;     // strict: the blocking task; backfill: first blocked task
   Time head_reservation = kTimeNever;
   bool head_reservation_known = false;
-  for (TaskId t : order) {
+  // A queue hold of kind `k` behind the head on waiting task `x` (visited, not tried further).
+  auto hold = [&](TaskId x, Session::Entry::Hold k) {
+    auto& ex = st.tasks_[x.index()];
+    ex.hold = k;
+    ex.hold_head = *head;
+    ex.hold_stamp = {st.pass_, st.capacity_epoch_, now};
+    ex.failed_pass = 0;
+    st.visited_.push_back(x);
+  };
+  for (TaskId t; next(t);) {
     auto& e = st.tasks_[t.index()];
     if (e.state != State::waiting) continue;
-    e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
-    e.failed_pass = 0;
-    // A queue hold of kind `k` behind the head (the task is visited, not tried further).
-    auto hold = [&](Session::Entry::Hold k) {
-      e.hold = k;
-      e.hold_head = *head;
-      e.hold_stamp = {st.pass_, st.capacity_epoch_, now};
-      st.visited_.push_back(t);
-    };
     if (blocked) {
-      hold(Session::Entry::Hold::strict);
+      if (strict_tail && st.strict_tail_ && *st.strict_tail_ < *std::prev(cursor)) {  // (strict walks the queue)
+        const Session::Core::QueueKey& from = *std::prev(cursor);
+        for (TaskId f : fresh)
+          if (st.tasks_[f.index()].state == State::waiting && !(st.key(f) < from)) hold(f, Session::Entry::Hold::strict);
+        break;
+      }
+      hold(t, Session::Entry::Hold::strict);
       continue;
     }
+    e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
+    e.failed_pass = 0;
     std::optional<Placement> p;
     std::vector<Preemption> victims;
     std::optional<Transaction> tx;
@@ -116,7 +148,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       if (head && head_reservation_known && queueing == Queueing::backfill && held_without_trial(S, t, *head, head_reservation)) {
         // It would place and may not jump the head whatever nodes it took: the same hold as
         // a trial followed by may_jump, without the trial.
-        hold(Session::Entry::Hold::backfill);
+        hold(t, Session::Entry::Hold::backfill);
         continue;
       }
       tx.emplace(st.cluster_, st.quotas_);
@@ -125,7 +157,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     }
     if (p && head && queueing == Queueing::backfill && !may_jump(S, *tx, *head, head_reservation, {}, *p, victims)) {
       // Starting t would delay the head's reserved start.
-      hold(Session::Entry::Hold::backfill);
+      hold(t, Session::Entry::Hold::backfill);
       continue;  // tx rolls back
     }
     if (!p) {
@@ -165,7 +197,21 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     }
     S.commit_start(t, std::move(*p), now);
     out.started.push_back(t);
-    if (!victims.empty()) return true;  // restart: earlier tasks may use what was freed
+    if (!victims.empty()) {
+      // Restart: earlier tasks may use what was freed. The next pass has not seen the tasks
+      // enqueued before this one (strict_tail_ still describes the earlier pass).
+      if (strict_tail) st.fresh_.insert(st.fresh_.end(), fresh.begin(), fresh.end());
+      return true;
+    }
+  }
+  if (strict_tail) {
+    if (blocked) {
+      st.strict_tail_ = st.key(*head);
+      st.strict_tail_head_ = *head;
+      st.strict_tail_stamp_ = {st.pass_, st.capacity_epoch_, now};
+    } else {
+      st.strict_tail_.reset();
+    }
   }
   st.last_pass_epoch_ = st.retry_all_next_ ? ~std::uint64_t{0} : st.capacity_epoch_;
   st.retry_all_next_ = false;
