@@ -1,4 +1,6 @@
 // summary.json's wait split: each waiting second lands in the bucket of the scheduler's reason.
+#include <initializer_list>
+
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -16,9 +18,10 @@ nlohmann::json split_of(const sim::io::Scenario& sc) {
   s.run();
   return nlohmann::json::parse(s.summary_json())["wait_split_s"];
 }
-}  // namespace
 
-TEST_CASE("a task held back by its user's quota counts its wait as quota wait") {
+/// Two 8-GPU nodes, alice's reserved quota of 8 GPUs, and one reserved 8-GPU task of 100 s
+/// submitted at 0 per name.
+sim::io::Scenario quota_bound(std::initializer_list<const char*> names) {
   auto sc = cluster(2);
   sim::io::QuotaCfg q;
   q.user = "alice";
@@ -28,12 +31,17 @@ TEST_CASE("a task held back by its user's quota counts its wait as quota wait") 
   q.vcpu = 1000;
   q.memory_gib = 10000;
   sc.quotas.push_back(q);
-  for (const char* n : {"first", "second"}) {
+  for (const char* n : names) {
     auto t = task(n, 0, 100);
     t.resource_type = "reserved";
     sc.tasks.push_back(t);
   }
-  auto w = split_of(sc);
+  return sc;
+}
+}  // namespace
+
+TEST_CASE("a task held back by its user's quota counts its wait as quota wait") {
+  auto w = split_of(quota_bound({"first", "second"}));
   CHECK(w["quota"] == 100);
   CHECK(w["capacity"] == 0);
   CHECK(w["fragmentation"] == 0);
@@ -43,21 +51,8 @@ TEST_CASE("under strict queueing a task held behind an identical head counts que
   // second waits for quota (the head); third, the same request, waits behind it first: its
   // own status is blocked_by_queue (counted with capacity), as explain() gives it, even though
   // the diagnosis of an identical request is memoised at that instant.
-  auto sc = cluster(2);
+  auto sc = quota_bound({"first", "second", "third"});
   sc.scheduler.queueing = "strict";
-  sim::io::QuotaCfg q;
-  q.user = "alice";
-  q.resource_type = "reserved";
-  q.pool = "p";
-  q.gpus = 8;
-  q.vcpu = 1000;
-  q.memory_gib = 10000;
-  sc.quotas.push_back(q);
-  for (const char* n : {"first", "second", "third"}) {
-    auto t = task(n, 0, 100);
-    t.resource_type = "reserved";
-    sc.tasks.push_back(t);
-  }
   auto w = split_of(sc);
   CHECK(w["quota"] == 200);     // second 0-100, third 100-200
   CHECK(w["capacity"] == 100);  // third behind second, 0-100
