@@ -19,7 +19,9 @@
 //
 // Memo: a task that failed while the capacity epoch did not change since cannot start (no
 // release, node up, policy change or quota change happened), and tasks with equal request
-// signatures (Session::signature) fail together within a pass; both are skipped.
+// signatures (Session::signature) fail together within a pass; both are skipped. Under
+// strict queueing, tasks held behind a head since an earlier pass are not visited again while
+// a head blocks ahead of them (Core::strict_tail_); they are still held.
 #pragma once
 
 #include <algorithm>
