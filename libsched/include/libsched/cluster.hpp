@@ -542,7 +542,7 @@ class Cluster {
            (r.num_gpu == 1 && r.gpu_milli > 0 && r.gpu_milli < kMilliPerGpu);
   }
   /// How many replicas of `r` node `id` could take one after another (0 when it is down,
-  /// drained or of a model `r` does not allow), counting `released` (vCPU, memory) and
+  /// drained or of a model `r` does not allow), counting `released` (milli-vCPU, MiB) and
   /// `released_gpu` (per-GPU milli-GPU, node.gpus entries; may be null) as free on top: the
   /// capacity tasks release by some future time (actions::reservation). Saturates at
   /// kUnboundedSlots (a shape that takes nothing a node has). Meaningful as a count only for
@@ -559,18 +559,15 @@ class Cluster {
     if (n.model < 0 || (r.models != 0 && !(r.models & model_bit(n.model)))) return 0;
     const std::int32_t* g = gpu_free_.data() + n.gpu_offset;
     std::int64_t k = 0;
-    if (r.gpu_milli >= kMilliPerGpu) {
-      if (!released_gpu) {
-        k = n.full_free_gpus;
-      } else {
-        for (std::int32_t i = 0; i < n.gpus; ++i) k += g[i] + released_gpu[i] == kMilliPerGpu;
-      }
-      k /= r.num_gpu;
+    if (r.gpu_milli >= kMilliPerGpu && !released_gpu) {
+      k = n.full_free_gpus;
     } else {
-      for (std::int32_t i = 0; i < n.gpus; ++i) k += (g[i] + (released_gpu ? released_gpu[i] : 0)) / r.gpu_milli;
-      k /= r.num_gpu;
+      for (std::int32_t i = 0; i < n.gpus; ++i) {
+        const std::int64_t free = g[i] + (released_gpu ? released_gpu[i] : 0);
+        k += r.gpu_milli >= kMilliPerGpu ? free == kMilliPerGpu : free / r.gpu_milli;
+      }
     }
-    return std::min(s, k);
+    return std::min(s, k / r.num_gpu);
   }
 
   /// Number of GPUs of node `n` with at least `milli` free.

@@ -434,8 +434,6 @@ class Scheduler : private detail::SchedulerCore {
     Session session(const_cast<Scheduler&>(*this), now);
     return Explain(session)(t);
   }
-  /// explain(t, now).primary() without building the reason (the same code, computed by the
-  /// same diagnosis; the simulator's wait attribution). Same errors as explain().
   /// Did the last schedule() call at `now` hold waiting task `t` behind the queue's head
   /// (strict or backfill queueing), with nothing released since? Then wait_code(t, now) and
   /// explain(t, now).primary() are blocked_by_queue. O(1). Throws UnknownTask.
@@ -443,6 +441,8 @@ class Scheduler : private detail::SchedulerCore {
     check_task_id(t, "Scheduler::held_by_queue");
     return last_pass_hold(t, now).has_value();
   }
+  /// explain(t, now).primary() without building the reason (the same code, computed by the
+  /// same diagnosis; the simulator's wait attribution). Same errors as explain().
   WaitCode wait_code(TaskId t, Time now) const {
     check_task_id(t, "Scheduler::wait_code");
     detail::check_time(now, last_now_, "Scheduler::wait_code");

@@ -51,7 +51,7 @@ inline constexpr std::size_t kFitTreeMinNodes = 1024;
 /// cluster). Filled with add(), read with Session::fits_by_slots, emptied with clear() in
 /// O(nodes touched).
 struct ReleasedCapacity {
-  std::vector<Resources> node;       ///< per node id (vCPU, memory; gpu_milli unused)
+  std::vector<Resources> node;       ///< per node id (milli-vCPU, MiB; gpu_milli unused)
   std::vector<std::int32_t> gpu;     ///< per GPU, Node::gpu_offset layout
   std::vector<char> touched_flag;    ///< per node id
   std::vector<NodeId> touched;
@@ -179,8 +179,7 @@ struct SchedulerCore {
     if (e.state != State::waiting || e.hold == Entry::Hold::none) return std::nullopt;
     const auto stamp = std::make_tuple(pass_, capacity_epoch_, now);
     if (e.hold_stamp == stamp) return e.hold_head;
-    if (e.hold == Entry::Hold::strict && strict_tail_ && strict_tail_stamp_ == stamp &&
-        std::tie(strict_tail_->rank, strict_tail_->name, strict_tail_->id) < std::tie(e.rank, e.spec.name, t))
+    if (e.hold == Entry::Hold::strict && strict_tail_ && strict_tail_stamp_ == stamp && *strict_tail_ < key(t))
       return strict_tail_head_;
     return std::nullopt;
   }

@@ -263,19 +263,17 @@ inline bool may_jump(Session& S, Transaction& tx, TaskId head, Time head_reserva
     // (Session::may_fit). Free capacity only grows along the walk, so no walked time up to the
     // reservation fits the head: its reservation with the candidate is later.
     if (gone.empty()) {
-      const Cluster& c = S.st.cluster_;
-      auto tentative_ends_by = [&](const Placement& p) { return ends_by(S, p.task, head_reservation); };
+      // The running tasks' releases (memoised), copied only when a tentative start adds to them.
       const std::vector<Cluster::FreeSum>& base = released_by(S, head_reservation);
-      if (std::none_of(extras.begin(), extras.end(), [&](const Placement* x) { return tentative_ends_by(*x); }) &&
-          !tentative_ends_by(candidate)) {
-        if (!may_fit_any(S, S.spec(head), base)) return false;
-      } else {
-        std::vector<Cluster::FreeSum> delta = base;
-        for (const Placement* x : extras)
-          if (tentative_ends_by(*x)) add_released(c, *x, delta);
-        if (tentative_ends_by(candidate)) add_released(c, candidate, delta);
-        if (!may_fit_any(S, S.spec(head), delta)) return false;
-      }
+      std::vector<Cluster::FreeSum> with_tentative;
+      auto add_if_ends = [&](const Placement& p) {
+        if (!ends_by(S, p.task, head_reservation)) return;
+        if (with_tentative.empty()) with_tentative = base;
+        add_released(S.st.cluster_, p, with_tentative);
+      };
+      for (const Placement* x : extras) add_if_ends(*x);
+      add_if_ends(candidate);
+      if (!may_fit_any(S, S.spec(head), with_tentative.empty() ? base : with_tentative)) return false;
     }
   }
   std::vector<const Placement*> with(extras.begin(), extras.end());

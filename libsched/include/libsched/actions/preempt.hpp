@@ -117,15 +117,15 @@ inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothe
   std::vector<Cand> cands;
   // No running task on any capacity class victim_kind accepts for `t`: no candidate (saves the
   // scan over the running set when, say, only idle reclaim is on and nothing runs on idle).
-  const TaskSpec& ts = S.spec(t);
-  bool any = false;
-  for (ResourceType c : {ResourceType::reserved, ResourceType::pay_as_you_go, ResourceType::spot, ResourceType::idle})
-    if (st.running_on_[std::size_t(c)] > 0 && (cls != ResourceType::idle || c == ResourceType::idle))
-      // The most exposed victim on `c`: the lowest priority, no guarantee.
-      any = any || S.victim_kind(ts, c, std::numeric_limits<std::int32_t>::min(), false, hypothetical).has_value();
-  if (!any) return cands;
-  // Compact scan over the running tasks (RunInfo keeps what eligibility needs together).
   const TaskSpec& ps = S.spec(t);
+  auto may_yield = [&](ResourceType c) {  // the most exposed victim on `c`: lowest priority, no guarantee
+    return st.running_on_[std::size_t(c)] > 0 && (cls != ResourceType::idle || c == ResourceType::idle) &&
+           S.victim_kind(ps, c, std::numeric_limits<std::int32_t>::min(), false, hypothetical).has_value();
+  };
+  if (!may_yield(ResourceType::reserved) && !may_yield(ResourceType::pay_as_you_go) && !may_yield(ResourceType::spot) &&
+      !may_yield(ResourceType::idle))
+    return cands;
+  // Compact scan over the running tasks (RunInfo keeps what eligibility needs together).
   for (const Session::RunInfo& ri : st.run_info_) {
     if (ri.start >= now) continue;  // started at this instant: no zero-length attempts
     if (cls == ResourceType::idle && ri.capacity != ResourceType::idle) continue;
