@@ -7,9 +7,9 @@
 #include <functional>
 #include <iterator>
 #include <string_view>
-#include <map>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 
 #include <boost/random/mersenne_twister.hpp>
 #include <fmt/format.h>
@@ -32,10 +32,42 @@ std::string format_seconds(Time ms) {
   return s;
 }
 
+std::string format_decimal3(double x) {
+  // Below 10^12 the rounded value k / 1000 (k an integer) prints its exact digits, so they
+  // are written from k (no float formatting); outputs_test compares with the fmt formula.
+  if (std::isfinite(x) && std::fabs(x) < 1e12) {
+    const auto k = std::int64_t(std::round(x * 1000.0));
+    std::string s = k < 0 ? "-" : "";
+    const std::int64_t a = k < 0 ? -k : k;
+    s += fmt::format_int(a / 1000).str();
+    int frac = int(a % 1000);
+    if (frac != 0) {
+      char d[4] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10)};
+      std::size_t n = 4;
+      while (d[n - 1] == '0') --n;
+      s.append(d, n);
+    }
+    return s;
+  }
+  std::string s = fmt::format("{:.3f}", std::round(x * 1000.0) / 1000.0);
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  if (s == "-0") s = "0";
+  return s;
+}
+
 namespace {
 
+/// Does `s` need CSV quoting (a comma, quote or line break)? One pass over its bytes
+/// (find_first_of would search the four-byte set once per byte).
+bool needs_csv_quotes(std::string_view s) {
+  for (char c : s)
+    if (c == ',' || c == '"' || c == '\n' || c == '\r') return true;
+  return false;
+}
+
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  if (!needs_csv_quotes(s)) return s;
   std::string o = "\"";
   for (char c : s) {
     if (c == '"') o += '"';
@@ -75,16 +107,9 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
-/// Appends seconds_json(ms) as dump() prints it: an integer when whole, else the shortest
-/// decimal that round-trips (fmt and nlohmann agree on it for every millisecond value).
-void append_seconds_json(std::string& out, Time ms) {
-  if (ms % 1000 == 0) fmt::format_to(std::back_inserter(out), "{}", ms / 1000);
-  else fmt::format_to(std::back_inserter(out), "{}", double(ms) / 1000.0);
-}
-
 /// Appends csv_field(s) without a temporary.
 void append_csv(std::string& out, std::string_view s) {
-  if (s.find_first_of(",\"\n\r") == std::string_view::npos) {
+  if (!needs_csv_quotes(s)) {
     out.append(s);
     return;
   }
@@ -107,6 +132,17 @@ void append_seconds(std::string& out, Time ms) {
   std::size_t n = 4;
   while (d[n - 1] == '0') --n;
   out.append(d, n);
+}
+
+/// Appends seconds_json(ms) as dump() prints it: an integer when whole, else the shortest
+/// decimal that round-trips (fmt and nlohmann agree on it for every millisecond value). For
+/// 0 <= ms < 10^12 (every time a scenario may hold: at most 10^9 s) that decimal is the exact
+/// one append_seconds prints (a double's spacing there is far below 1 ms, so no shorter decimal
+/// round-trips); outputs_test checks the two agree.
+void append_seconds_json(std::string& out, Time ms) {
+  if (ms >= 0 && ms < 1'000'000'000'000) append_seconds(out, ms);
+  else if (ms % 1000 == 0) fmt::format_to(std::back_inserter(out), "{}", ms / 1000);
+  else fmt::format_to(std::back_inserter(out), "{}", double(ms) / 1000.0);
 }
 
 void append_int(std::string& out, std::int64_t v) {
@@ -152,15 +188,6 @@ std::string task_uuid(const std::string& scenario, const std::string& task, std:
                      std::uint32_t(a & 0xfff), std::uint32_t(0x8000 | ((b >> 48) & 0x3fff)), b & 0xffffffffffffull);
 }
 
-/// A number rounded to 3 decimals for CSV: trailing zeros trimmed, "60" when whole.
-std::string num3(double x) {
-  std::string s = fmt::format("{:.3f}", std::round(x * 1000.0) / 1000.0);
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  if (s == "-0") s = "0";
-  return s;
-}
-
 /// Mean of ms values in seconds (0 for none).
 double mean_s(const std::vector<Time>& v) {
   if (v.empty()) return 0.0;
@@ -178,18 +205,13 @@ double p95_s(std::vector<Time>& v) {
   return double(v[rank]) / 1000.0;
 }
 
-double mean_d(const std::vector<double>& v) {
-  if (v.empty()) return 0.0;
-  long double s = 0;
-  for (double x : v) s += x;
-  return double(s / (long double)v.size());
-}
-
-/// Aggregated metrics of a set of tasks (summary.json `groups`, groups.csv).
+/// Aggregated metrics of a set of tasks (summary.json `groups`, groups.csv). Only the waits are
+/// kept one by one (the 95th percentile needs them); the other means are running sums, added in
+/// task order as a vector of the values would be summed (long double, same order: same result).
 struct GroupAcc {
   int tasks = 0, succeeded = 0, failed = 0, unfinished = 0, never_started = 0;
-  std::vector<Time> waits, jcts;
-  std::vector<double> slowdowns, bounded;
+  std::vector<Time> waits;
+  long double jct_sum = 0, slowdown_sum = 0, bounded_sum = 0;
   long double gpu_ms = 0, cpu_ms = 0;
 
   void add(const TaskMetrics& m, const TaskStats& s) {
@@ -202,10 +224,14 @@ struct GroupAcc {
     cpu_ms += m.cpu_ms;
     if (!m.submitted) return;  // outside the observed window: no wait, no JCT
     waits.push_back(m.wait);
-    jcts.push_back(m.jct);
-    slowdowns.push_back(m.slowdown);
-    bounded.push_back(m.bounded_slowdown);
+    jct_sum += m.jct;
+    slowdown_sum += m.slowdown;
+    bounded_sum += m.bounded_slowdown;
   }
+  /// Means over the submitted tasks (0 for none): JCT in seconds, the slowdowns as ratios.
+  double mean_jct_s() const { return waits.empty() ? 0.0 : double(jct_sum / (long double)waits.size()) / 1000.0; }
+  double mean_slowdown() const { return waits.empty() ? 0.0 : double(slowdown_sum / (long double)waits.size()); }
+  double mean_bounded_slowdown() const { return waits.empty() ? 0.0 : double(bounded_sum / (long double)waits.size()); }
 };
 
 /// The group-by dimensions, in output order, and each task's key in them.
@@ -313,9 +339,9 @@ void Simulator::tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o,
         o += ',';
         append_seconds(o, m.jct);
         o += ',';
-        o += num3(m.slowdown);
+        o += format_decimal3(m.slowdown);
         o += ',';
-        o += num3(m.bounded_slowdown);
+        o += format_decimal3(m.bounded_slowdown);
         o += '\n';
       } else {
         o += ",,,,\n";
@@ -345,27 +371,71 @@ std::string Simulator::groups_csv() const {
 
 namespace {
 
-/// The tasks of each group-by dimension (k_group_by order) grouped by key. Keys are views into
-/// the scenario's tasks and `tm`.
-std::vector<std::map<std::string_view, GroupAcc>> group_tables(const std::vector<io::TaskCfg>& tasks, const std::vector<TaskMetrics>& tm,
-                                                               const std::vector<TaskStats>& stats) {
-  std::vector<std::map<std::string_view, GroupAcc>> by(std::size(k_group_by));
-  // One pass over the tasks (each group still sees its tasks in scenario order).
+/// Accumulators by key, found by hash while tasks are added, then handed out in key order
+/// (as a std::map<Key, Acc> would iterate them, without its O(log groups) key comparisons per
+/// task). Only the sorted rows reach an output: no hash order does.
+template <class Key, class Acc, class Hash = std::hash<Key>>
+class GroupIndex {
+ public:
+  Acc& operator[](const Key& key) {
+    // A handful of groups (tenants, pools, classes): compared in turn; more: by hash.
+    if (rows_.size() <= kLinear) {
+      for (auto& row : rows_)
+        if (row.first == key) return row.second;
+      if (rows_.size() < kLinear) return rows_.emplace_back(key, Acc{}).second;
+      for (std::size_t i = 0; i < rows_.size(); ++i) index_.emplace(rows_[i].first, i);
+    }
+    auto [it, inserted] = index_.try_emplace(key, rows_.size());
+    if (inserted) rows_.emplace_back(key, Acc{});
+    return rows_[it->second].second;
+  }
+  std::vector<std::pair<Key, Acc>> sorted() && {
+    std::sort(rows_.begin(), rows_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return std::move(rows_);
+  }
+
+ private:
+  static constexpr std::size_t kLinear = 8;
+  std::unordered_map<Key, std::size_t, Hash> index_;
+  std::vector<std::pair<Key, Acc>> rows_;
+};
+
+/// One group-by dimension: its groups in key order. Keys are views into the scenario's tasks
+/// and the task metrics.
+using GroupTable = std::vector<std::pair<std::string_view, GroupAcc>>;
+
+/// The tasks of each group-by dimension (k_group_by order) grouped by key, in one pass over the
+/// tasks (each group sees its tasks in scenario order).
+std::vector<GroupTable> group_tables(const std::vector<io::TaskCfg>& tasks, const std::vector<TaskMetrics>& tm,
+                                     const std::vector<TaskStats>& stats) {
+  std::vector<GroupIndex<std::string_view, GroupAcc>> index(std::size(k_group_by));
   for (std::size_t i = 0; i < tm.size(); ++i)
-    for (int d = 0; d < int(std::size(k_group_by)); ++d) by[std::size_t(d)][group_key(d, tasks[i], tm[i])].add(tm[i], stats[i]);
+    for (std::size_t d = 0; d < std::size(k_group_by); ++d) index[d][group_key(int(d), tasks[i], tm[i])].add(tm[i], stats[i]);
+  std::vector<GroupTable> by;
+  for (auto& g : index) by.push_back(std::move(g).sorted());
   return by;
 }
 
-std::string groups_csv_text(std::vector<std::map<std::string_view, GroupAcc>>& by) {
+/// Hash of a metrics.prom group key (tenant, user, task type, pool).
+struct PromKeyHash {
+  std::size_t operator()(const std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>& k) const {
+    std::hash<std::string_view> h;
+    std::size_t x = h(std::get<0>(k));
+    for (std::size_t v : {h(std::get<1>(k)), h(std::get<2>(k)), h(std::get<3>(k))}) x = (x ^ v) * 0x9e3779b97f4a7c15ull + (x >> 29);
+    return x;
+  }
+};
+
+std::string groups_csv_text(std::vector<GroupTable>& by) {
   std::string o =
       "group_by,group,tasks,succeeded,failed,unfinished,never_started,mean_wait_s,p95_wait_s,mean_jct_s,mean_slowdown,"
       "mean_bounded_slowdown,gpu_seconds,vcpu_seconds\n";
   for (int d = 0; d < int(std::size(k_group_by)); ++d) {
     for (auto& [key, g] : by[std::size_t(d)])
       o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(std::string(key)), g.tasks, g.succeeded,
-                       g.failed, g.unfinished, g.never_started, num3(mean_s(g.waits)), num3(p95_s(g.waits)), num3(mean_s(g.jcts)),
-                       num3(mean_d(g.slowdowns)), num3(mean_d(g.bounded)), num3(double(g.gpu_ms / 1e6L)),
-                       num3(double(g.cpu_ms / 1e6L)));
+                       g.failed, g.unfinished, g.never_started, format_decimal3(mean_s(g.waits)), format_decimal3(p95_s(g.waits)), format_decimal3(g.mean_jct_s()),
+                       format_decimal3(g.mean_slowdown()), format_decimal3(g.mean_bounded_slowdown()), format_decimal3(double(g.gpu_ms / 1e6L)),
+                       format_decimal3(double(g.cpu_ms / 1e6L)));
   }
   return o;
 }
@@ -427,9 +497,9 @@ void Simulator::summary_and_groups(const std::vector<TaskMetrics>& tm, std::stri
     o["never_started"] = g.never_started;
     o["mean_wait_s"] = round3(mean_s(g.waits));
     o["p95_wait_s"] = round3(p95_s(g.waits));
-    o["mean_jct_s"] = round3(mean_s(g.jcts));
-    o["mean_slowdown"] = round3(mean_d(g.slowdowns));
-    o["mean_bounded_slowdown"] = round3(mean_d(g.bounded));
+    o["mean_jct_s"] = round3(g.mean_jct_s());
+    o["mean_slowdown"] = round3(g.mean_slowdown());
+    o["mean_bounded_slowdown"] = round3(g.mean_bounded_slowdown());
     o["gpu_seconds"] = round3(double(g.gpu_ms / 1e6L));
     o["vcpu_seconds"] = round3(double(g.cpu_ms / 1e6L));
     return o;
@@ -449,9 +519,9 @@ void Simulator::summary_and_groups(const std::vector<TaskMetrics>& tm, std::stri
   j["censor_s"] = seconds_json(censor_time());
   j["mean_wait_s"] = round3(mean_s(all.waits));
   j["p95_wait_s"] = round3(p95_s(all.waits));
-  j["mean_jct_s"] = round3(mean_s(all.jcts));
-  j["mean_slowdown"] = round3(mean_d(all.slowdowns));
-  j["mean_bounded_slowdown"] = round3(mean_d(all.bounded));
+  j["mean_jct_s"] = round3(all.mean_jct_s());
+  j["mean_slowdown"] = round3(all.mean_slowdown());
+  j["mean_bounded_slowdown"] = round3(all.mean_bounded_slowdown());
   j["gpu_allocation_ratio"] = ratio(alloc, avail);
   j["cpu_allocation_ratio"] = ratio(calloc, cavail);
   j["preemptions"] = preemptions_;
@@ -511,15 +581,16 @@ void Simulator::write_events(const std::string& dir) const {
   // Task state changes merged with node state changes (a node change comes before the task
   // changes it caused). Streamed: one line at a time into a 1 MiB buffer; each line is the
   // compact JSON object nlohmann::json::dump() prints for it (same keys, order and escapes).
+  using namespace std::string_view_literals;  // literals appended with their length known
   CheckedWriter w(dir + "/events.jsonl");
   std::string& ev = w.buffer();
   std::size_t nc = 0;
   auto node_records = [&](std::size_t upto) {
     for (; nc < node_changes().size() && node_changes()[nc].seq <= upto; ++nc) {
       const auto& n = node_changes()[nc];
-      ev += "{\"time_s\":";
+      ev += "{\"time_s\":"sv;
       append_seconds_json(ev, n.time);
-      ev += ",\"node\":";
+      ev += ",\"node\":"sv;
       append_json_string(ev, n.node);
       ev += n.up ? ",\"event\":\"node_up\"" : ",\"event\":\"node_down\"";
       ev += n.stochastic ? ",\"source\":\"stochastic\"}\n" : ",\"source\":\"injected\"}\n";
@@ -528,19 +599,19 @@ void Simulator::write_events(const std::string& dir) const {
   for (std::size_t ci = 0; ci < changes().size(); ++ci) {
     const auto& c = changes()[ci];
     node_records(ci);
-    ev += "{\"time_s\":";
+    ev += "{\"time_s\":"sv;
     append_seconds_json(ev, c.time);
-    ev += ",\"task\":";
+    ev += ",\"task\":"sv;
     append_json_string(ev, sc_.tasks[std::size_t(c.task)].name);
-    ev += ",\"attempt\":";
-    fmt::format_to(std::back_inserter(ev), "{}", c.attempt);
-    ev += ",\"from\":\"";
+    ev += ",\"attempt\":"sv;
+    append_int(ev, c.attempt);
+    ev += ",\"from\":\""sv;
     if (!c.initial) ev += to_string(c.from);
-    ev += "\",\"to\":\"";
+    ev += "\",\"to\":\""sv;
     ev += to_string(c.to);
-    ev += "\",\"reason\":";
+    ev += "\",\"reason\":"sv;
     append_json_string(ev, reason_of(c));
-    ev += "}\n";
+    ev += "}\n"sv;
     w.maybe_flush();
   }
   node_records(changes().size());
@@ -624,11 +695,12 @@ void Simulator::write_metrics_prom(const std::string& dir, const std::vector<Tas
     std::int64_t tasks = 0, succeeded = 0, finished = 0, attempts = 0, gpu_milli = 0;
     Time wait = 0, jct = 0, lost = 0;
   };
-  std::map<std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>, Acc> groups;
+  using PromKey = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
+  GroupIndex<PromKey, Acc, PromKeyHash> index;
   for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
     const auto& t = sc_.tasks[i];
     const auto& s = task_stats()[i];
-    Acc& g = groups[{t.tenant, t.user, t.type, t.pool}];
+    Acc& g = index[{t.tenant, t.user, t.type, t.pool}];
     ++g.tasks;
     g.succeeded += s.succeeded ? 1 : 0;
     g.finished += s.finished ? 1 : 0;
@@ -638,6 +710,7 @@ void Simulator::write_metrics_prom(const std::string& dir, const std::vector<Tas
     if (s.finished) g.jct += s.end - from_seconds(t.submit_s);
     g.lost += s.lost_work;
   }
+  const auto groups = std::move(index).sorted();
   const Metric metrics[] = {
       {"schedsim_tasks", "Tasks of the group."},
       {"schedsim_tasks_succeeded", "Tasks of the group that succeeded."},

@@ -56,6 +56,10 @@ namespace sim {
 /// trailing zeros trimmed ("60.25"); a negative value (not applicable) prints "".
 std::string format_seconds(Time ms);
 
+/// A number rounded to 3 decimals for CSV outputs: trailing zeros trimmed, "60" when whole,
+/// never "-0" (what fmt's "{:.3f}" prints for std::round(x * 1000) / 1000, then trimmed).
+std::string format_decimal3(double x);
+
 /// One attempt of a task: what tasks.csv prints. Times are ms (libsched::Time); -1 = not applicable.
 struct AttemptRecord {
   int task = 0;                   ///< index in Scenario::tasks

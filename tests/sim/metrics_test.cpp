@@ -7,12 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "builders.hpp"
@@ -490,4 +492,45 @@ TEST_CASE("metrics.prom reports the same censored per-task wait as summary.json"
     if (l.rfind("schedsim_task_wait_seconds{", 0) == 0 && l.find("task_name=\"big\"") != std::string::npos) wait_line = l;
   REQUIRE_FALSE(wait_line.empty());
   CHECK(wait_line.substr(wait_line.rfind(' ') + 1) == "5000");
+}
+
+TEST_CASE("events.jsonl times: the millisecond decimal is the shortest round-trip decimal JSON prints") {
+  // write_events prints times as format_seconds does (no float formatting); that is the text
+  // nlohmann::json and fmt give the double ms / 1000 for every time a scenario may hold
+  // (0 <= ms < 10^12, 10^9 s). Every ms below 2 x 10^6, then a seeded sample up to 10^12.
+  auto json_text = [](libsched::Time ms) { return nlohmann::json(double(ms) / 1000.0).dump(); };
+  std::size_t mismatches = 0;
+  for (libsched::Time ms = 1; ms < 2'000'000; ms += ms % 1000 == 999 ? 2 : 1) mismatches += sim::format_seconds(ms) != json_text(ms);
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 200'000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+    libsched::Time ms = libsched::Time(x % 1'000'000'000'000ull);
+    if (ms % 1000 == 0) ++ms;
+    mismatches += sim::format_seconds(ms) != json_text(ms);
+  }
+  CHECK(mismatches == 0);
+  CHECK(sim::format_seconds(999'999'999'999) == "999999999.999");
+  CHECK(json_text(999'999'999'999) == "999999999.999");
+}
+
+TEST_CASE("CSV decimals: format_decimal3 prints what fmt's {:.3f} prints for the rounded value, trimmed") {
+  auto reference = [](double x) {
+    std::string s = fmt::format("{:.3f}", std::round(x * 1000.0) / 1000.0);
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s == "-0" ? std::string("0") : s;
+  };
+  std::size_t mismatches = 0;
+  std::uint64_t x = 0x2545f4914f6cdd1dull;
+  for (int i = 0; i < 300'000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+    const double unit = double(x >> 11) * 0x1.0p-53;  // [0, 1)
+    const double v[] = {unit, unit * 1000.0, unit * 1e9 - 5e8, -unit * 0.002, double(x % 100'000) / 1000.0, 0.0005 + double(x % 1000)};
+    for (double d : v) mismatches += sim::format_decimal3(d) != reference(d);
+  }
+  CHECK(mismatches == 0);
+  CHECK(sim::format_decimal3(60.0) == "60");
+  CHECK(sim::format_decimal3(-0.0004) == "0");
+  CHECK(sim::format_decimal3(1.2345) == reference(1.2345));
+  CHECK(sim::format_decimal3(1e13) == "10000000000000");
 }
