@@ -628,8 +628,12 @@ void Simulator::write_timeseries(const std::string& dir) const {
   std::string ts = "time_s,gpus_reserved,gpus_pay_as_you_go,gpus_spot,gpus_idle,gpus_allocated,gpus_up,queue_length,running_tasks,frag_gpus\n";
   std::size_t k = 0;
   for (Time t = 0;; t += interval) {
-    while (k + 1 < snapshots().size() && snapshots()[k + 1].time <= t) ++k;
-    const auto& s = snapshots()[k];
+    // The last change point at or before t (times never decrease): a binary search from k.
+    const auto& sn = snapshots();
+    k = std::size_t(std::upper_bound(sn.begin() + std::ptrdiff_t(k) + 1, sn.end(), t,
+                                     [](Time x, const Snapshot& s) { return x < s.time; }) -
+                    sn.begin()) - 1;
+    const auto& s = sn[k];
     std::int64_t all = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
     ts += fmt::format("{},{},{},{},{},{},{},{},{},{:.3f}\n", format_seconds(t), format_seconds(s.gpu_by_class[0]),
                       format_seconds(s.gpu_by_class[1]), format_seconds(s.gpu_by_class[2]), format_seconds(s.gpu_by_class[3]),
