@@ -34,6 +34,38 @@ TEST_CASE("preemption never happens in vain") {
   CHECK(state_of(s.cluster()) == before);
 }
 
+TEST_CASE("a gang of GPU shares preempts a task whose one GPU then holds two of its replicas") {
+  // One node with one GPU, held whole by a priority-1 task. A priority-9 gang of two 0.5-GPU
+  // replicas fits on that GPU once it is free: the precheck counts two slots on it, not one.
+  Scheduler s(make_cluster().node("n0", "A100", 1).build());
+  TaskId low = submit(s, make_task("low").priority(1).option("x", gpus(1)));
+  s.schedule(0);
+  REQUIRE(s.is_running(low));
+  TaskId gang = submit(s, make_task("gang").priority(9).workers(1).submitted(1).option("x", gpu_share(500)));
+  ScheduleResult r = s.schedule(1);
+  REQUIRE(r.preemptions.size() == 1);
+  CHECK(r.preemptions[0].victim == low);
+  CHECK(started(r, gang));
+  CHECK(s.placement_of(gang)->replicas.size() == 2);
+}
+
+TEST_CASE("a gang whose head has more vCPU than its workers preempts what its workers need") {
+  // Two nodes of 8 GPUs and 16 vCPU, each held by a priority-1 task. The gang's head (1 GPU,
+  // 12 vCPU) and worker (2 GPUs, 4 vCPU) fit on the two nodes once both are free; counting
+  // slots with the head's vCPU for every replica (the smaller GPU request) would say one node
+  // takes one replica and give up.
+  Scheduler s(make_cluster().nodes("n", 2, "A100", 8, 16).build());
+  TaskId a = submit(s, make_task("a").priority(1).option("x", gpus(8, kMilliPerGpu, 16)));
+  TaskId b = submit(s, make_task("b").priority(1).option("x", gpus(8, kMilliPerGpu, 16)));
+  s.schedule(0);
+  REQUIRE((s.is_running(a) && s.is_running(b)));
+  TaskId gang = submit(s, make_task("gang").priority(9).workers(2).submitted(1).option("x", gpus(1, kMilliPerGpu, 12),
+                                                                                    gpus(2, kMilliPerGpu, 4)));
+  ScheduleResult r = s.schedule(1);
+  CHECK(started(r, gang));
+  CHECK_FALSE(r.preemptions.empty());
+}
+
 TEST_CASE("priority preemption takes only strictly lower-priority victims") {
   Scheduler s(make_cluster().nodes("n", 1).build());
   TaskId v = submit(s, make_task("v").priority(5).option("x", gpus(8)));

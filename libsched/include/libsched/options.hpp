@@ -39,7 +39,8 @@ struct SchedulerOptions {
   /// decisions, work whose outcome is known: a gang larger than the free capacity summed over
   /// its eligible nodes (Session::may_fit), reservation walks (computed only when needed,
   /// memoised until the state changes, and skipped by may_jump when a candidate ends by the
-  /// reservation or the head cannot fit by then). The property test in
+  /// reservation or the head cannot fit by then), and preemption searches that cannot succeed
+  /// (actions/preempt.hpp may_help) or need only the first victims in order. The property test in
   /// tests/core/property_test.cpp checks that both give the same decisions and wait codes.
   bool fast_paths = true;
 };

@@ -21,6 +21,7 @@
 #include <bit>
 #include <limits>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "libsched/session.hpp"
@@ -35,83 +36,89 @@ struct Cand {
   PreemptionKind kind;
 };
 
-/// Necessary condition for preemption to start `t`, without touching the cluster: on each
-/// node, give back to its GPUs (per GPU), vCPU and memory what the candidate victims hold
-/// there; the nodes of a usable model must then offer at least 1 + workers replica slots
-/// (slots = min(GPUs with enough free / GPUs per replica, vCPU / replica vCPU, memory /
-/// replica memory)). An upper bound on what preemption can achieve: it ignores pools, node
-/// policies, quota and the order replicas are placed in. O(victim replicas x GPUs per node
-/// + nodes with enough free GPU).
+/// Necessary condition for preemption to start `t`, without touching the cluster: with what
+/// the candidate victims hold given back (per GPU, vCPU and memory), the nodes must offer at
+/// least 1 + workers replica slots (Cluster::replica_slots) of a shape no larger than any
+/// replica of the gang in any dimension (per option: the head's when there is no worker, else
+/// the smaller of head and worker in each of GPUs, milli-GPU, vCPU and memory, and either's
+/// models). An upper bound on what preemption can achieve: it ignores pools, node policies,
+/// quota and the order replicas are placed in. The candidates' order does not matter. Slots
+/// only grow as capacity is given back, so the sum is kept as candidates are added (free
+/// capacity first, then each touched node's change) and the answer is known as soon as it
+/// reaches the gang: O(victim replicas visited x GPUs per node + nodes with enough free GPU).
 inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
   auto& st = S.st;
   const Cluster& cluster = st.cluster_;
   const TaskSpec& s = S.spec(t);
+  const std::int64_t need = s.replicas();
   using Rel = Session::Core::ScratchRel;
+  struct Option {
+    ReplicaShape r;          // no larger than any replica of the option
+    std::int64_t slots = 0;  // slots the nodes offer so far
+  };
+  std::vector<Option> opts;
+  opts.reserve(s.options.size());
+  for (const GangOption& o : s.options) {
+    ReplicaShape r = o.head;
+    if (s.workers > 0) {
+      const ReplicaShape& w = o.worker;
+      r.num_gpu = std::min(r.num_gpu, w.num_gpu);
+      r.gpu_milli = std::min(r.gpu_milli, w.gpu_milli);
+      r.cpu_milli = std::min(r.cpu_milli, w.cpu_milli);
+      r.mem_mib = std::min(r.mem_mib, w.mem_mib);
+      r.models = r.models == 0 || w.models == 0 ? 0 : (r.models | w.models);
+    }
+    if (r.num_gpu == 0 || r.gpu_milli <= 0) return true;  // a replica needs no GPU: no bound here
+    opts.push_back({r, 0});
+  }
+  // Free capacity alone. A node with less free milli-GPU than one replica offers no slot, so
+  // only the free index's nodes from that amount up are visited.
+  for (Option& o : opts) {
+    if (cluster.keeps_free_index()) {
+      const auto& idx = cluster.free_index();
+      for (auto it = idx.lower_bound({o.r.total_gpu_milli(), 0, -1}); it != idx.end() && o.slots < need; ++it)
+        o.slots += cluster.replica_slots(NodeId(std::get<2>(*it)), o.r);
+    } else {
+      for (std::size_t i = 0; i < cluster.size() && o.slots < need; ++i)
+        if (!cluster.nodes()[i].removed && cluster.nodes()[i].free.gpu_milli >= o.r.total_gpu_milli())
+          o.slots += cluster.replica_slots(NodeId(std::int32_t(i)), o.r);
+    }
+    if (o.slots >= need) return true;
+  }
+  // Then each candidate's replicas: the node's slots with what it gives back, minus without.
   if (st.scratch_slot_.size() < cluster.size()) st.scratch_slot_.assign(cluster.size(), -1);
   std::vector<NodeId> touched;
   st.scratch_rel_.clear();
-  for (const auto& c : cands)
-    for (const auto& a : st.tasks_[c.id.index()].placement.replicas) {
-      std::int32_t& slot = st.scratch_slot_[a.node.index()];
-      const Node& node = cluster.node(a.node);
-      if (slot < 0) {
-        slot = std::int32_t(st.scratch_rel_.size());
-        st.scratch_rel_.emplace_back();
-        Rel& r = st.scratch_rel_.back();
-        r.cpu = node.free.cpu_milli;
-        r.mem = node.free.mem_mib;
-        std::copy(cluster.gpu_free_begin(a.node), cluster.gpu_free_begin(a.node) + node.gpus, r.gpu);
-        touched.push_back(a.node);
-      }
-      Rel& r = st.scratch_rel_[std::size_t(slot)];
-      r.cpu += a.cpu_milli;
-      r.mem += a.mem_mib;
-      for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) r.gpu[std::countr_zero(m)] += a.gpu_milli;
-    }
-  auto slots_of = [](const ReplicaShape& r, std::int32_t usable, std::int64_t cpu, std::int64_t mem) {
-    std::int64_t k = r.num_gpu > 0 ? usable / r.num_gpu : std::int64_t(1) << 40;
-    if (r.cpu_milli > 0) k = std::min(k, cpu / r.cpu_milli);
-    if (r.mem_mib > 0) k = std::min(k, mem / r.mem_mib);
-    return k;
+  auto node_slots = [&](NodeId n, const Rel& rel, const ReplicaShape& r) {
+    return cluster.replica_slots(n, r, Resources{0, rel.cpu, rel.mem}, rel.gpu);
   };
   bool ok = false;
-  for (std::size_t i = 0; i < s.options.size() && !ok; ++i) {
-    const ReplicaShape& h = s.options[i].head;
-    const ReplicaShape& w = s.options[i].worker;
-    const ReplicaShape& r = h.total_gpu_milli() <= w.total_gpu_milli() ? h : w;
-    if (r.num_gpu == 0) { ok = true; break; }
-    auto model_ok = [&](const Node& n) { return n.up && n.model >= 0 && (r.models == 0 || ((r.models >> n.model) & 1u)); };
-    std::int64_t slots = 0;
-    for (NodeId n : touched) {
-      const Node& node = cluster.node(n);
-      if (!model_ok(node)) continue;
-      const Rel& rel = st.scratch_rel_[std::size_t(st.scratch_slot_[n.index()])];
-      std::int32_t usable = 0;
-      for (std::int32_t g = 0; g < node.gpus; ++g) usable += rel.gpu[g] >= r.gpu_milli;
-      slots += slots_of(r, usable, rel.cpu, rel.mem);
+  for (std::size_t ci = 0; ci < cands.size() && !ok; ++ci) {
+    for (const auto& a : st.tasks_[cands[ci].id.index()].placement.replicas) {
+      std::int32_t& slot = st.scratch_slot_[a.node.index()];
+      if (slot < 0) {
+        slot = std::int32_t(st.scratch_rel_.size());
+        Rel& r = st.scratch_rel_.emplace_back();
+        r.cpu = r.mem = 0;
+        std::fill(r.gpu, r.gpu + cluster.node(a.node).gpus, 0);
+        touched.push_back(a.node);
+      }
+      Rel& rel = st.scratch_rel_[std::size_t(slot)];
+      for (Option& o : opts) o.slots -= node_slots(a.node, rel, o.r);
+      rel.cpu += a.cpu_milli;
+      rel.mem += a.mem_mib;
+      for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) rel.gpu[std::countr_zero(m)] += a.gpu_milli;
+      for (Option& o : opts) o.slots += node_slots(a.node, rel, o.r);
     }
-    // The untouched nodes with enough free milli-GPU (their order does not change the sum).
-    auto add_untouched = [&](NodeId n) {
-      if (st.scratch_slot_[n.index()] >= 0) return;
-      const Node& node = cluster.node(n);
-      if (model_ok(node)) slots += slots_of(r, cluster.usable_gpus(node, r.gpu_milli), node.free.cpu_milli, node.free.mem_mib);
-    };
-    if (cluster.keeps_free_index()) {
-      const auto& idx = cluster.free_index();
-      for (auto it = idx.lower_bound({r.total_gpu_milli(), 0, -1}); it != idx.end() && slots < s.replicas(); ++it)
-        add_untouched(NodeId(std::get<2>(*it)));
-    } else {
-      for (std::size_t i = 0; i < cluster.size() && slots < s.replicas(); ++i)
-        if (!cluster.nodes()[i].removed && cluster.nodes()[i].free.gpu_milli >= r.total_gpu_milli()) add_untouched(NodeId(std::int32_t(i)));
-    }
-    ok = slots >= s.replicas();
+    for (const Option& o : opts) ok = ok || o.slots >= need;
   }
   for (NodeId n : touched) st.scratch_slot_[n.index()] = -1;
   return ok;
 }
 
-/// The candidates for `t` on class `cls`, in victim order: running tasks that started before
-/// `now` and may yield to t (on idle capacity: only tasks running on idle capacity).
+/// The candidates for `t` on class `cls`, in running-set order (preempt_class sorts them into
+/// victim order as far as it needs): running tasks that started before `now` and may yield to
+/// t (on idle capacity: only tasks running on idle capacity).
 inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothetical, ResourceType cls) {
   auto& st = S.st;
   std::vector<Cand> cands;
@@ -138,7 +145,6 @@ inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothe
                     : st.victim_order_->rank(VictimCandidate{ri.id, S.spec(ri.id), ri.capacity, ri.start, lost, *k});
     cands.push_back({rank, ri.id, *k});
   }
-  std::sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return std::tie(a.rank, a.id) < std::tie(b.rank, b.id); });
   return cands;
 }
 
@@ -147,8 +153,22 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
                                               bool hypothetical, ResourceType cls) {
   std::vector<Cand> cands = candidates(S, t, now, hypothetical, cls);
   if (cands.empty()) return std::nullopt;
-  if (!may_help(S, t, cands)) return std::nullopt;
   auto& st = S.st;
+  if (st.options_.fast_paths && !may_help(S, t, cands)) return std::nullopt;
+  // Victim order (VictimOrder rank, then id: a total order), established only as far as the
+  // search reaches: cands[0, sorted) are the first `sorted` candidates in that order, and the
+  // rest all come after them (selection, then a sort of the selected block).
+  std::size_t sorted = 0;  // (without fast paths: the whole order at once, the reference)
+  auto ensure_sorted = [&](std::size_t k) {
+    if (k <= sorted) return;
+    auto before = [](const Cand& a, const Cand& b) { return std::tie(a.rank, a.id) < std::tie(b.rank, b.id); };
+    const std::size_t upto =
+        st.options_.fast_paths ? std::min(cands.size(), std::max({k, 2 * sorted, std::size_t(64)})) : cands.size();
+    const auto first = cands.begin() + std::ptrdiff_t(sorted), last = cands.begin() + std::ptrdiff_t(upto);
+    if (upto < cands.size()) std::nth_element(first, last, cands.end(), before);
+    std::sort(first, last, before);
+    sorted = upto;
+  };
   std::size_t m0 = tx.mark();
   // The shortest prefix of the candidate order that lets the whole gang start. Galloping
   // search (prefixes of 1, 2, 4, ... victims), then binary search inside the last doubling;
@@ -157,6 +177,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   // finding a k-victim answer costs O(k) releases and O(log k) gang trials.
   std::vector<std::size_t> marks{m0};   // marks[i]: state with the first i candidates released
   auto set_prefix = [&](std::size_t k) {
+    ensure_sorted(k);
     if (k + 1 < marks.size()) {
       tx.rollback_to(marks[k]);
       marks.resize(k + 1);
