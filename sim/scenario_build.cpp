@@ -10,7 +10,6 @@
 #include "sim/simulator.hpp"
 
 #include <string_view>
-#include <unordered_map>
 
 namespace sim {
 
@@ -123,14 +122,41 @@ void Simulator::build() {
   };
   std::vector<TaskSpec> specs;
   std::vector<ReplicaShape> shapes;
-  // Task name -> index, for duplicate names and injected task faults; only lookups (never
-  // iterated), views into sc_.tasks, dropped at the end of build().
-  std::unordered_map<std::string_view, int> task_index;
-  task_index.reserve(sc_.tasks.size());
+  // Task names, for duplicates and injected task faults: (64-bit hash of the name, index)
+  // sorted, equal hashes then told apart by the names. No node per task (as a hash map would
+  // allocate), and only the sorted vector is searched, never iterated into an output.
+  std::vector<std::pair<std::size_t, int>> task_index(sc_.tasks.size());
+  for (std::size_t i = 0; i < sc_.tasks.size(); ++i) task_index[i] = {std::hash<std::string_view>{}(sc_.tasks[i].name), int(i)};
+  std::sort(task_index.begin(), task_index.end());
+  {
+    // The first duplicate in scenario order: the smallest index whose name came before it.
+    int first_duplicate = -1;
+    for (std::size_t a = 0; a < task_index.size();) {
+      std::size_t b = a + 1;
+      while (b < task_index.size() && task_index[b].first == task_index[a].first) ++b;
+      // Within a run (ascending index) the first entry that repeats an earlier name is the
+      // run's first duplicate; a run of distinct names needs 64-bit hash collisions.
+      bool found = false;
+      for (std::size_t j = a + 1; j < b && !found; ++j)
+        for (std::size_t k = a; k < j && !found; ++k)
+          if (sc_.tasks[std::size_t(task_index[k].second)].name == sc_.tasks[std::size_t(task_index[j].second)].name) {
+            found = true;
+            if (first_duplicate < 0 || task_index[j].second < first_duplicate) first_duplicate = task_index[j].second;
+          }
+      a = b;
+    }
+    if (first_duplicate >= 0) throw std::invalid_argument("duplicate task name " + sc_.tasks[std::size_t(first_duplicate)].name);
+  }
+  auto find_task = [&](const std::string& name) -> int {
+    const std::size_t h = std::hash<std::string_view>{}(name);
+    for (auto it = std::lower_bound(task_index.begin(), task_index.end(), std::pair<std::size_t, int>{h, -1});
+         it != task_index.end() && it->first == h; ++it)
+      if (sc_.tasks[std::size_t(it->second)].name == name) return it->second;
+    return -1;
+  };
   specs.reserve(sc_.tasks.size());
   for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
     const auto& t = sc_.tasks[i];
-    if (!task_index.emplace(t.name, int(i)).second) throw std::invalid_argument("duplicate task name " + t.name);
     TaskSpec s;
     s.name = t.name;
     s.user = t.user;
@@ -221,6 +247,9 @@ void Simulator::build() {
   for (auto& [k, r] : quotas) sched_->quotas().set_limit(k, r);
 
   runs_.resize(specs.size());
+  sched_->reserve_tasks(specs.size());
+  task_of_id_.reserve(specs.size());
+  submit_order_.reserve(specs.size());
   for (std::size_t i = 0; i < specs.size(); ++i) {
     TaskId id = sched_->add_task(std::move(specs[i]));
     runs_[i].id = id;
@@ -252,9 +281,9 @@ void Simulator::build() {
     } else if (e.kind == "node_up") {
       q_.schedule(at, NodeUpEv{node_idx(e.node), false});
     } else if (e.kind == "task_fault") {
-      auto it = task_index.find(e.task);
-      if (it == task_index.end()) throw std::invalid_argument("event: unknown task " + e.task);
-      q_.schedule(at, TaskFaultEv{it->second, e.error});
+      const int ti = find_task(e.task);
+      if (ti < 0) throw std::invalid_argument("event: unknown task " + e.task);
+      q_.schedule(at, TaskFaultEv{ti, e.error});
     } else if (e.kind == "spot_reclaim") {
       SpotReclaimEv ev;
       if (!e.node.empty()) ev.nodes.push_back(node_idx(e.node));

@@ -237,6 +237,10 @@ class Scheduler : private detail::SchedulerCore {
   }
   const std::vector<NodePolicy>& node_policies() const { return policies_; }
 
+  /// Room for `n` tasks in the task table: add_task then moves no earlier task while fewer
+  /// than `n` were added (a caller that knows its task count saves the table's regrowth).
+  void reserve_tasks(std::size_t n) { tasks_.reserve(n); }
+
   /// Registers a task (not queued yet) and returns its id: the next id, or the lowest id of a
   /// forgotten task (forget_task). Throws InvalidArgument for a shape or field the scheduler
   /// cannot model (detail::check_task: no option, workers < 0, a 2-GPU replica of 500
