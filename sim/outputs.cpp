@@ -32,27 +32,38 @@ std::string format_seconds(Time ms) {
   return s;
 }
 
-std::string format_decimal3(double x) {
-  // Below 10^12 the rounded value k / 1000 (k an integer) prints its exact digits, so they
-  // are written from k (no float formatting); outputs_test compares with the fmt formula.
+namespace {
+
+/// Appends format_decimal3(x). Below 10^12 the rounded value k / 1000 (k an integer) prints its
+/// exact digits, so they are written from k (no float formatting); tests/sim/metrics_test.cpp
+/// compares the two ways on sampled values.
+void append_decimal3(std::string& out, double x) {
   if (std::isfinite(x) && std::fabs(x) < 1e12) {
     const auto k = std::int64_t(std::round(x * 1000.0));
-    std::string s = k < 0 ? "-" : "";
+    if (k < 0) out += '-';
     const std::int64_t a = k < 0 ? -k : k;
-    s += fmt::format_int(a / 1000).str();
+    fmt::format_int whole(a / 1000);
+    out.append(whole.data(), whole.size());
     int frac = int(a % 1000);
     if (frac != 0) {
       char d[4] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10)};
       std::size_t n = 4;
       while (d[n - 1] == '0') --n;
-      s.append(d, n);
+      out.append(d, n);
     }
-    return s;
+    return;
   }
   std::string s = fmt::format("{:.3f}", std::round(x * 1000.0) / 1000.0);
   while (s.back() == '0') s.pop_back();
   if (s.back() == '.') s.pop_back();
-  if (s == "-0") s = "0";
+  out += s == "-0" ? "0" : s;
+}
+
+}  // namespace
+
+std::string format_decimal3(double x) {
+  std::string s;
+  append_decimal3(s, x);
   return s;
 }
 
@@ -138,7 +149,7 @@ void append_seconds(std::string& out, Time ms) {
 /// decimal that round-trips (fmt and nlohmann agree on it for every millisecond value). For
 /// 0 <= ms < 10^12 (every time a scenario may hold: at most 10^9 s) that decimal is the exact
 /// one append_seconds prints (a double's spacing there is far below 1 ms, so no shorter decimal
-/// round-trips); outputs_test checks the two agree.
+/// round-trips); tests/sim/metrics_test.cpp checks the two agree.
 void append_seconds_json(std::string& out, Time ms) {
   if (ms >= 0 && ms < 1'000'000'000'000) append_seconds(out, ms);
   else if (ms % 1000 == 0) fmt::format_to(std::back_inserter(out), "{}", ms / 1000);
@@ -269,11 +280,6 @@ void Simulator::tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o,
     for (std::size_t k = 0; k < atts.size(); ++k) {
       const AttemptRecord* a = &atts[k];
       const bool started = a->start >= 0;
-      nodes.clear();
-      for (const auto& n : a->nodes) {
-        if (!nodes.empty()) nodes += ';';
-        nodes += n;
-      }
       append_csv(o, t.name);
       o += ',';
       append_int(o, a->attempt);
@@ -288,7 +294,22 @@ void Simulator::tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o,
       o += ',';
       append_csv(o, a->spec);
       o += ',';
-      append_csv(o, nodes);
+      // The node names joined by ';', quoted as one field only when a name needs it.
+      if (std::none_of(a->nodes.begin(), a->nodes.end(), [](const std::string& n) { return needs_csv_quotes(n); })) {
+        bool any = false;  // (a separator follows only a non-empty text so far, as in the join below)
+        for (const auto& n : a->nodes) {
+          if (any) o += ';';
+          o += n;
+          any = any || !n.empty();
+        }
+      } else {
+        nodes.clear();
+        for (const auto& n : a->nodes) {
+          if (!nodes.empty()) nodes += ';';
+          nodes += n;
+        }
+        append_csv(o, nodes);
+      }
       o += ',';
       append_csv(o, a->reason);
       o += ',';
@@ -339,9 +360,9 @@ void Simulator::tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o,
         o += ',';
         append_seconds(o, m.jct);
         o += ',';
-        o += format_decimal3(m.slowdown);
+        append_decimal3(o, m.slowdown);
         o += ',';
-        o += format_decimal3(m.bounded_slowdown);
+        append_decimal3(o, m.bounded_slowdown);
         o += '\n';
       } else {
         o += ",,,,\n";
@@ -596,13 +617,24 @@ void Simulator::write_events(const std::string& dir) const {
       ev += n.stochastic ? ",\"source\":\"stochastic\"}\n" : ",\"source\":\"injected\"}\n";
     }
   };
+  // Each task's name and each interned reason escaped once, the names packed together: the
+  // records come in time order and visit the tasks at random (one scattered scenario record
+  // per line otherwise).
+  std::string names;
+  std::vector<std::size_t> name_at(sc_.tasks.size() + 1, 0);
+  for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
+    name_at[i] = names.size();
+    append_json_string(names, sc_.tasks[i].name);
+  }
+  name_at[sc_.tasks.size()] = names.size();
+  std::vector<std::string> reasons;  // by interned id; "" = not escaped yet (an escaped one has quotes)
   for (std::size_t ci = 0; ci < changes().size(); ++ci) {
     const auto& c = changes()[ci];
     node_records(ci);
     ev += "{\"time_s\":"sv;
     append_seconds_json(ev, c.time);
     ev += ",\"task\":"sv;
-    append_json_string(ev, sc_.tasks[std::size_t(c.task)].name);
+    ev.append(names, name_at[std::size_t(c.task)], name_at[std::size_t(c.task) + 1] - name_at[std::size_t(c.task)]);
     ev += ",\"attempt\":"sv;
     append_int(ev, c.attempt);
     ev += ",\"from\":\""sv;
@@ -610,7 +642,9 @@ void Simulator::write_events(const std::string& dir) const {
     ev += "\",\"to\":\""sv;
     ev += to_string(c.to);
     ev += "\",\"reason\":"sv;
-    append_json_string(ev, reason_of(c));
+    if (c.reason >= reasons.size()) reasons.resize(std::size_t(c.reason) + 1);
+    if (reasons[c.reason].empty()) append_json_string(reasons[c.reason], reason_of(c));
+    ev += reasons[c.reason];
     ev += "}\n"sv;
     w.maybe_flush();
   }
