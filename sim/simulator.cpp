@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -53,9 +54,15 @@ std::uint64_t events_per_instant_cap(const io::Scenario& sc) {
 void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt) {
   const std::string file = !sc.file.empty() ? sc.file : !sc.name.empty() ? sc.name : "<scenario>";
   auto shown = [](const std::string& v) { return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
-  auto text = [&](const std::string& path, const std::string& v) {
+  // `path` is a string or a callable that makes it: per-task paths are formatted only for a
+  // value with a problem (not five strings per task on every run).
+  auto text = [&](const auto& path, const std::string& v) {
     std::string why = text_problem(v);
-    if (!why.empty()) throw SimulationLimitError(fmt::format("{}: {}: {}: {}", file, path, shown(v), why));
+    if (why.empty()) return;
+    std::string where;
+    if constexpr (std::is_invocable_v<decltype(path)>) where = path();
+    else where = path;
+    throw SimulationLimitError(fmt::format("{}: {}: {}: {}", file, where, shown(v), why));
   };
   text("name", sc.name);
   text("cluster.name", sc.cluster.name);
@@ -71,11 +78,11 @@ void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt) {
   }
   for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
     const auto& t = sc.tasks[i];
-    text(fmt::format("tasks[{}].name", i), t.name);
-    text(fmt::format("tasks[{}].user", i), t.user);
-    text(fmt::format("tasks[{}].tenant", i), t.tenant);
-    text(fmt::format("tasks[{}].type", i), t.type);
-    text(fmt::format("tasks[{}].pool", i), t.pool);
+    text([i] { return fmt::format("tasks[{}].name", i); }, t.name);
+    text([i] { return fmt::format("tasks[{}].user", i); }, t.user);
+    text([i] { return fmt::format("tasks[{}].tenant", i); }, t.tenant);
+    text([i] { return fmt::format("tasks[{}].type", i); }, t.type);
+    text([i] { return fmt::format("tasks[{}].pool", i); }, t.pool);
   }
   const double interval = sc.timeseries_interval_s;
   auto until = opt.until_s ? opt.until_s : sc.until_s;
