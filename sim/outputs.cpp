@@ -11,6 +11,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include <boost/container_hash/hash.hpp>
 #include <boost/random/mersenne_twister.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -294,20 +295,15 @@ void Simulator::tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o,
       o += ',';
       append_csv(o, a->spec);
       o += ',';
-      // The node names joined by ';', quoted as one field only when a name needs it.
-      if (std::none_of(a->nodes.begin(), a->nodes.end(), [](const std::string& n) { return needs_csv_quotes(n); })) {
-        bool any = false;  // (a separator follows only a non-empty text so far, as in the join below)
-        for (const auto& n : a->nodes) {
-          if (any) o += ';';
-          o += n;
-          any = any || !n.empty();
-        }
-      } else {
-        nodes.clear();
-        for (const auto& n : a->nodes) {
-          if (!nodes.empty()) nodes += ';';
-          nodes += n;
-        }
+      // The node names joined by ';' in place, quoted as one field when the join needs it.
+      const std::size_t nodes_at = o.size();
+      for (const auto& n : a->nodes) {
+        if (o.size() > nodes_at) o += ';';
+        o += n;
+      }
+      if (needs_csv_quotes(std::string_view(o).substr(nodes_at))) {
+        nodes.assign(o, nodes_at);
+        o.resize(nodes_at);
         append_csv(o, nodes);
       }
       o += ',';
@@ -441,8 +437,8 @@ std::vector<GroupTable> group_tables(const std::vector<io::TaskCfg>& tasks, cons
 struct PromKeyHash {
   std::size_t operator()(const std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>& k) const {
     std::hash<std::string_view> h;
-    std::size_t x = h(std::get<0>(k));
-    for (std::size_t v : {h(std::get<1>(k)), h(std::get<2>(k)), h(std::get<3>(k))}) x = (x ^ v) * 0x9e3779b97f4a7c15ull + (x >> 29);
+    std::size_t x = 0;
+    for (std::string_view v : {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k)}) boost::hash_combine(x, h(v));
     return x;
   }
 };

@@ -54,8 +54,8 @@ std::uint64_t events_per_instant_cap(const io::Scenario& sc) {
 void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt) {
   const std::string file = !sc.file.empty() ? sc.file : !sc.name.empty() ? sc.name : "<scenario>";
   auto shown = [](const std::string& v) { return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
-  // `path` is a string or a callable that makes it: per-task paths are formatted only for a
-  // value with a problem (not five strings per task on every run).
+  // `path` is a string or a callable that makes it: indexed paths (tasks, nodes, ...) are
+  // formatted only for a value with a problem, not for every value on every run.
   auto text = [&](const auto& path, const std::string& v) {
     std::string why = text_problem(v);
     if (why.empty()) return;
@@ -68,13 +68,14 @@ void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt) {
   text("cluster.name", sc.cluster.name);
   text("cluster.region", sc.cluster.region);
   for (std::size_t i = 0; i < sc.cluster.instance_specs.size(); ++i)
-    text(fmt::format("cluster.instance_specs[{}].name", i), sc.cluster.instance_specs[i].name);
+    text([i] { return fmt::format("cluster.instance_specs[{}].name", i); }, sc.cluster.instance_specs[i].name);
   for (std::size_t p = 0; p < sc.cluster.pools.size(); ++p) {
     const auto& pool = sc.cluster.pools[p];
-    text(fmt::format("cluster.pools[{}].name", p), pool.name);
+    text([p] { return fmt::format("cluster.pools[{}].name", p); }, pool.name);
     for (std::size_t g = 0; g < pool.node_groups.size(); ++g)
-      text(fmt::format("cluster.pools[{}].node_groups[{}].prefix", p, g), pool.node_groups[g].prefix);
-    for (std::size_t n = 0; n < pool.nodes.size(); ++n) text(fmt::format("cluster.pools[{}].nodes[{}].name", p, n), pool.nodes[n].name);
+      text([p, g] { return fmt::format("cluster.pools[{}].node_groups[{}].prefix", p, g); }, pool.node_groups[g].prefix);
+    for (std::size_t n = 0; n < pool.nodes.size(); ++n)
+      text([p, n] { return fmt::format("cluster.pools[{}].nodes[{}].name", p, n); }, pool.nodes[n].name);
   }
   for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
     const auto& t = sc.tasks[i];

@@ -137,9 +137,10 @@ struct SchedulerCore {
     Rank rank;
     std::string name;
     TaskId id;
-    friend bool operator<(const QueueKey& a, const QueueKey& b) {
-      return std::tie(a.rank, a.name, a.id) < std::tie(b.rank, b.name, b.id);
-    }
+    /// The order's fields as references: compare with std::tie(rank, name, id) of a task
+    /// without copying its name into a key.
+    auto tied() const { return std::tie(rank, name, id); }
+    friend bool operator<(const QueueKey& a, const QueueKey& b) { return a.tied() < b.tied(); }
   };
   /// Running tasks, unordered (swap-remove), with what victim eligibility and order need.
   struct RunInfo {
@@ -179,7 +180,8 @@ struct SchedulerCore {
     if (e.state != State::waiting || e.hold == Entry::Hold::none) return std::nullopt;
     const auto stamp = std::make_tuple(pass_, capacity_epoch_, now);
     if (e.hold_stamp == stamp) return e.hold_head;
-    if (e.hold == Entry::Hold::strict && strict_tail_ && strict_tail_stamp_ == stamp && *strict_tail_ < key(t))
+    if (e.hold == Entry::Hold::strict && strict_tail_ && strict_tail_stamp_ == stamp &&
+        strict_tail_->tied() < std::tie(e.rank, e.spec.name, t))
       return strict_tail_head_;
     return std::nullopt;
   }

@@ -98,8 +98,7 @@ inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
       std::int32_t& slot = st.scratch_slot_[a.node.index()];
       if (slot < 0) {
         slot = std::int32_t(st.scratch_rel_.size());
-        Rel& r = st.scratch_rel_.emplace_back();
-        r.cpu = r.mem = 0;
+        Rel& r = st.scratch_rel_.emplace_back();  // (vCPU and memory start at 0)
         std::fill(r.gpu, r.gpu + cluster.node(a.node).gpus, 0);
         touched.push_back(a.node);
       }
