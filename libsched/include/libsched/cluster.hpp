@@ -158,6 +158,7 @@ inline void free_after(const std::int32_t* g, std::int32_t gpus, const ReplicaSh
 /// What Cluster's node groups keep besides the members in id order (Cluster::enable_node_groups).
 struct NodeGroupOptions {
   bool topology = false;          ///< members also by (switch, id) and by (switch, rack, id)
+  bool ranked = false;            ///< members also in a sorted vector: the k-th member in O(1)
   friend bool operator==(const NodeGroupOptions&, const NodeGroupOptions&) = default;
 };
 
@@ -201,6 +202,11 @@ struct NodeGroup {
   std::set<std::int32_t> ids;
   std::set<std::pair<std::int32_t, std::int32_t>> by_switch;                    ///< (switch, id)
   std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t>> by_rack;       ///< (switch, rack, id)
+  /// The members ascending in a vector (NodeGroupOptions::ranked; the `random` placement's
+  /// uniform draw): `ranked[k]` is the k-th lowest id in O(1); a member joins or leaves in
+  /// O(log N) comparisons plus a move of the members above it (4 bytes each). Kept out of the
+  /// Boost headers that a ranked tree would need (<libsched/libsched.hpp> includes none).
+  std::vector<std::int32_t> ranked;
 };
 
 /// The cluster: interned GPU models, pools and nodes with free capacity.
@@ -739,10 +745,12 @@ class Cluster {
       g.by_switch.erase({n.switch_id, id.value});
       g.by_rack.erase({n.switch_id, n.rack, id.value});
     }
+    if (group_opts_->ranked) g.ranked.erase(std::lower_bound(g.ranked.begin(), g.ranked.end(), id.value));
     if (g.ids.empty()) {
       group_of_key_.erase(g.key);
       g.by_switch.clear();
       g.by_rack.clear();
+      g.ranked.clear();
       free_groups_.push_back(gi);
     }
   }
@@ -773,6 +781,7 @@ class Cluster {
       g.by_switch.emplace(n.switch_id, id.value);
       g.by_rack.emplace(n.switch_id, n.rack, id.value);
     }
+    if (group_opts_->ranked) g.ranked.insert(std::lower_bound(g.ranked.begin(), g.ranked.end(), id.value), id.value);
   }
 
   std::vector<std::string> models_;

@@ -120,41 +120,127 @@ class GpuClustering final : public StateScore<GpuClustering> {
   }
 };
 
-/// random: a uniformly random feasible node, seeded. The score is a pure function of
-/// (seed, node id, the node's free capacity, the request, the replica's index in the gang),
-/// hashed with splitmix64 into [0, 1): so for a given cluster state every feasible node is
-/// equally likely to win across seeds, a seed always gives the same decisions, and calls that
-/// only look (explain(), backfill reservations, rolled-back trials) never perturb later
-/// decisions, which a stateful generator (one draw per score() call) would.
-/// Cost: a full scan, O(nodes) per replica. The score depends on the request and the replica's
-/// index, so node groups cannot keep their members in a fixed rank order; a node-state-only
-/// rank (which would make it O(groups)) makes consecutive decisions pick the same next node,
-/// a first-fit over a random order that packs like a scoring policy (docs/scheduler.md).
-class Random final : public ShapeScore<Random> {
+/// random: a uniformly random feasible node, seeded (the FGD paper's "Random" baseline draws
+/// one feasible node uniformly). The rule, stated by pick_by_rule() (the reference, one pass
+/// over every node) and found by pick_grouped() in O(groups):
+///  1. The candidate groups: the schedulable nodes partitioned by state (NodeGroupKey) whose
+///     state fits the replica and whose pool passes the check; w_g = the group's member count
+///     (eligible or not).
+///  2. A draw key h: splitmix64 over (seed, the replica's shape, its index in the gang, and
+///     the sum over the candidate groups of mix(key hash, w_g)). A pure function of the seed,
+///     the request and the cluster's state: calls that only look (explain(), backfill
+///     reservations, rolled-back trials) never perturb later decisions, which a stateful
+///     generator would.
+///  3. Each candidate group g draws u_g in (0, 1) and a rank k_g in [0, w_g) from
+///     splitmix64(h ^ key hash). The group with the highest log(u_g) / w_g wins (an exponential
+///     race: group g wins with probability w_g / sum of w), and in it the member of rank k_g in
+///     id order; if that member is not eligible (node policies, idle stability), the next
+///     eligible member in id order, wrapping around. A group without an eligible member drops
+///     out of the race. Equal race values: the lowest node id.
+/// So when every feasible node is eligible each is drawn with probability 1 / (feasible
+/// nodes), and a seed always gives the same decisions.
+class Random final : public PlacementPolicy {
  public:
   explicit Random(std::uint64_t seed) : seed_(seed) {}
   std::string_view name() const override { return "random"; }
   void begin_gang(const Cluster&) override { index_ = 0; }
   void replica_placed(const Cluster&, const ReplicaAllocation&) override { ++index_; }
-  double score(const Cluster& c, NodeId id, const ReplicaShape& r) override {
-    const Node& n = c.node(id);
-    std::uint64_t h = mix(seed_ ^ 0x5bd1e995u);
-    for (std::uint64_t v : {std::uint64_t(id.value), std::uint64_t(n.free.gpu_milli), std::uint64_t(n.free.cpu_milli),
-                            std::uint64_t(n.free.mem_mib), std::uint64_t(r.num_gpu), std::uint64_t(r.gpu_milli),
-                            std::uint64_t(r.cpu_milli), std::uint64_t(r.mem_mib), index_})
-      h = mix(h ^ v);
-    return double(h >> 11) * 0x1.0p-53;
+  bool shape_only() const override { return true; }
+  std::optional<NodeGroupOptions> node_groups() const override {
+    NodeGroupOptions o;
+    o.ranked = true;
+    return o;
+  }
+
+  NodeId pick_grouped(const Cluster& c, const ReplicaRequest& q, const NodeCheck& check) override {
+    const auto& groups = c.node_groups();
+    candidates_.clear();
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const NodeGroup& g = groups[i];
+      if (g.ids.empty()) continue;
+      const NodeId rep(*g.ids.begin());
+      if (!c.fits(rep, q.shape) || !check.group_ok(rep)) continue;
+      candidates_.push_back(Candidate{NodeGroupKey::Hash{}(g.key), std::uint32_t(g.ids.size()), std::uint32_t(i)});
+    }
+    return draw(q.shape, [&](std::uint32_t slot, std::uint32_t rank) {
+      return first_eligible_from(groups[slot].ranked, rank, check);
+    });
+  }
+
+  std::optional<NodeId> pick_by_rule(const Cluster& c, const ReplicaRequest& q, const NodeCheck& check) override {
+    std::unordered_map<NodeGroupKey, std::vector<std::int32_t>, NodeGroupKey::Hash> by_state;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const NodeId id(static_cast<std::int32_t>(i));
+      const Node& n = c.node(id);
+      if (n.up && !n.drained && !n.removed) by_state[c.group_key(id)].push_back(id.value);
+    }
+    std::vector<const std::vector<std::int32_t>*> lists;
+    candidates_.clear();
+    for (const auto& [key, ids] : by_state) {
+      const NodeId rep(ids.front());
+      if (!c.fits(rep, q.shape) || !check.group_ok(rep)) continue;
+      candidates_.push_back(Candidate{NodeGroupKey::Hash{}(key), std::uint32_t(ids.size()), std::uint32_t(lists.size())});
+      lists.push_back(&ids);
+    }
+    return draw(q.shape, [&](std::uint32_t slot, std::uint32_t rank) { return first_eligible_from(*lists[slot], rank, check); });
   }
 
  private:
+  struct Candidate {
+    std::uint64_t key_hash;
+    std::uint32_t weight;  ///< w_g: the group's member count
+    std::uint32_t slot;    ///< which group (pick_grouped: a node_groups() slot)
+    double race = 0;
+    std::uint32_t rank = 0;
+  };
   static std::uint64_t mix(std::uint64_t x) {  // splitmix64 finaliser
     x += 0x9e3779b97f4a7c15ull;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
   }
+  /// The member of rank `rank` in `ids` (ascending) if eligible, else the next eligible one,
+  /// wrapping around; invalid if none is.
+  static NodeId first_eligible_from(const std::vector<std::int32_t>& ids, std::uint32_t rank, const NodeCheck& check) {
+    for (std::size_t k = 0, n = ids.size(); k < n; ++k) {
+      const std::size_t at = rank + k < n ? rank + k : rank + k - n;
+      if (check.node_ok(NodeId(ids[at]))) return NodeId(ids[at]);
+    }
+    return NodeId();
+  }
+  /// Steps 2 and 3 over candidates_ (their order does not matter): `member(slot, rank)` is the
+  /// group's member of rank `rank` or the next eligible one, wrapping around, or an invalid id.
+  template <class Member>
+  NodeId draw(const ReplicaShape& r, Member&& member) {
+    std::uint64_t digest = 0;
+    for (const Candidate& x : candidates_) digest += mix(x.key_hash ^ mix(x.weight));
+    std::uint64_t h = mix(seed_ ^ 0x5bd1e995u);
+    for (std::uint64_t v : {std::uint64_t(r.num_gpu), std::uint64_t(r.gpu_milli), std::uint64_t(r.cpu_milli),
+                            std::uint64_t(r.mem_mib), index_, digest})
+      h = mix(h ^ v);
+    for (Candidate& x : candidates_) {
+      const std::uint64_t a = mix(h ^ x.key_hash);
+      x.race = std::log((double(a >> 11) + 0.5) * 0x1.0p-53) / double(x.weight);
+      x.rank = std::uint32_t(mix(a) % x.weight);
+    }
+    while (!candidates_.empty()) {
+      double top = candidates_.front().race;
+      for (const Candidate& x : candidates_) top = std::max(top, x.race);
+      NodeId best;
+      for (const Candidate& x : candidates_) {
+        if (x.race != top) continue;
+        const NodeId m = member(x.slot, x.rank);
+        if (m.valid() && (!best.valid() || m.value < best.value)) best = m;
+      }
+      if (best.valid()) return best;
+      std::erase_if(candidates_, [top](const Candidate& x) { return x.race == top; });
+    }
+    return NodeId();
+  }
+
   std::uint64_t seed_;
   std::uint64_t index_ = 0;
+  std::vector<Candidate> candidates_;  ///< scratch, kept between calls (no allocation per pick)
 };
 
 /// fgd (Fragmentation Gradient Descent, Weng et al., USENIX ATC'23): the node whose expected

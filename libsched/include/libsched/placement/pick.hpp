@@ -125,11 +125,13 @@ class StateScore : public ShapeScore<Derived> {
 
 /// The reference: every node in id order that fits `q.shape` and passes check.node_ok is
 /// scored (first-fit: the first one wins); the highest score wins, ties to the lowest id.
-/// O(N) score() calls.
+/// O(N) score() calls. A policy with its own rule (PlacementPolicy::pick_by_rule) answers
+/// through that instead.
 /// `from`: nodes below it are known not to fit or not to be eligible (first-fit only; see
 /// pick_node).
 inline NodeId pick_full_scan(const Cluster& c, PlacementPolicy& policy, const ReplicaRequest& q, const NodeCheck& check,
                              std::size_t from = 0) {
+  if (auto ruled = policy.pick_by_rule(c, q, check)) return *ruled;
   const bool first_wins = policy.first_feasible_wins();
   NodeId best;
   double best_score = 0;

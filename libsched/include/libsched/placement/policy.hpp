@@ -54,7 +54,8 @@ class NodeCheck {
 /// for each replica (master/head first) calls score() for every node that passes the filters
 /// and fits the replica, in node-id order, and places the replica on the node with the highest
 /// score (ties: the lowest node id), then calls replica_placed(). (That is the rule; the
-/// scheduler may find the same winner with fewer score() calls: scan_order(), node_groups().) score() must not modify the
+/// scheduler may find the same winner with fewer score() calls: scan_order(), node_groups().
+/// A policy may instead define its rule by pick_by_rule(), as `random` does.) score() must not modify the
 /// cluster, and must be a pure function of its arguments and of what begin_gang() /
 /// replica_placed() told the policy (explain() and reservations call it on what-ifs).
 /// Complexity of score() should be O(GPUs per node) (fgd: O(GPUs x task types)).
@@ -101,6 +102,13 @@ class PlacementPolicy {
   /// The full scan's winner for `q` among the nodes with check.node_ok and Cluster::fits, or an
   /// invalid id; `c` has node groups enabled with node_groups(). Default: none.
   virtual NodeId pick_grouped(const Cluster&, const ReplicaRequest&, const NodeCheck&) { return NodeId(); }
+
+  /// For a policy whose rule is not "the highest score() wins" (`random`: a uniform draw among
+  /// the feasible nodes): the node its rule picks for `q` among the nodes with check.node_ok
+  /// and Cluster::fits, found by a plain pass over every node, without node groups. It is the
+  /// reference (the full scan) that pick_grouped() must then match. std::nullopt (the default)
+  /// means the rule is the score() scan.
+  virtual std::optional<NodeId> pick_by_rule(const Cluster&, const ReplicaRequest&, const NodeCheck&) { return std::nullopt; }
 };
 
 namespace placement {
