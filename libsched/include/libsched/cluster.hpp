@@ -501,10 +501,9 @@ class Cluster {
   };
   static constexpr std::size_t kSlotsPerPool = std::size_t(kMaxGpuModels) + 1;
   /// The sum of pool `p`'s nodes of GPU model `model` (-1: CPU-only nodes). O(1).
-  FreeSum free_sum(PoolId p, std::int32_t model) const {
-    std::size_t i = std::size_t(p.index()) * kSlotsPerPool + std::size_t(model + 1);
-    return i < free_sums_.size() ? free_sums_[i] : FreeSum{};
-  }
+  FreeSum free_sum(PoolId p, std::int32_t model) const { return free_sum(std::size_t(p.index()) * kSlotsPerPool + std::size_t(model + 1)); }
+  /// The same by slot index: pool x kSlotsPerPool + model + 1. O(1).
+  FreeSum free_sum(std::size_t slot) const { return slot < free_sums_.size() ? free_sums_[slot] : FreeSum{}; }
 
   /// Nodes whose free capacity or up/down state changed since the last call, each once, in
   /// the order of their first change; clears the list. O(changed nodes). Lets observers

@@ -240,6 +240,7 @@ struct SchedulerCore {
   std::vector<TaskId> pass_order_;                   ///< scratch of actions::allocate
   std::vector<std::uint64_t> pass_failed_signatures_;  ///< scratch of actions::allocate
   std::vector<TaskId> pass_fresh_;                   ///< scratch of actions::allocate
+  std::vector<std::uint64_t> pass_held_signatures_;  ///< scratch of actions::allocate
   /// Strict queueing (fast paths): the key of the head the last complete pass stopped at;
   /// every waiting task after it was held by a pass and not visited since, except the tasks
   /// in fresh_ (actions::allocate). Empty when that pass was not blocked.
@@ -262,6 +263,7 @@ struct SchedulerCore {
   mutable bool owner_override_ = false;
   mutable std::vector<Time> owner_at_;
   mutable ReleasedCapacity released_;  ///< scratch of actions::reservation (empty between uses)
+  mutable std::vector<std::size_t> slots_a_, slots_b_;  ///< scratch of actions::starves_head
   /// actions::released_by's memo: per (pool, model), stamped (state, capacity epochs, now, by).
   mutable std::vector<Cluster::FreeSum> released_by_;
   mutable std::tuple<std::uint64_t, std::uint64_t, Time, Time> released_by_stamp_{~std::uint64_t{0}, 0, 0, 0};
@@ -381,39 +383,54 @@ class Session {
   bool may_fit(const TaskSpec& s, std::size_t opt, ResourceType cls, const std::vector<Cluster::FreeSum>* delta = nullptr) const {
     const Cluster& c = st.cluster_;
     const GangOption& o = s.options[opt];
-    const ModelMask all = c.models().size() >= 64 ? ~ModelMask{0} : (ModelMask{1} << c.models().size()) - 1;
-    // The (pool, model) slots a shape may use: CPU-only shapes any node, GPU shapes nodes of
-    // an allowed model.
-    auto models_of = [&](const ReplicaShape& r) { return r.num_gpu == 0 || r.models == 0 ? all : (r.models & all); };
-    auto enough = [&](ModelMask models, bool cpu_nodes, const Resources& need, std::int64_t whole_gpus) {
+    auto enough = [&](const ReplicaShape& r, const Resources& need, std::int64_t whole_gpus) {
       Cluster::FreeSum sum;
-      for (std::size_t p = 0; p < c.pools().size(); ++p) {
-        PoolId pool(static_cast<std::int32_t>(p));
-        if (!pool_ok(st, s, cls, pool)) continue;
-        auto add = [&](std::int32_t model) {
-          for (int k = 0; k < 2; ++k) {
-            std::size_t i = p * Cluster::kSlotsPerPool + std::size_t(model + 1);
-            if (k == 1 && (!delta || i >= delta->size())) break;
-            Cluster::FreeSum f = k == 0 ? c.free_sum(pool, model) : (*delta)[i];
-            sum.cpu_milli += f.cpu_milli;
-            sum.mem_mib += f.mem_mib;
-            sum.gpu_milli += f.gpu_milli;
-            sum.full_free_gpus += f.full_free_gpus;
-          }
-        };
-        if (cpu_nodes) add(-1);
-        for (ModelMask m = models; m; m &= m - 1) add(std::countr_zero(m));
-      }
+      for_each_slot(s, cls, r, [&](std::size_t i) {
+        for (int k = 0; k < 2; ++k) {
+          if (k == 1 && (!delta || i >= delta->size())) break;
+          Cluster::FreeSum f = k == 0 ? c.free_sum(i) : (*delta)[i];
+          sum.cpu_milli += f.cpu_milli;
+          sum.mem_mib += f.mem_mib;
+          sum.gpu_milli += f.gpu_milli;
+          sum.full_free_gpus += f.full_free_gpus;
+        }
+      });
       return need.cpu_milli <= sum.cpu_milli && need.mem_mib <= sum.mem_mib && need.gpu_milli <= sum.gpu_milli &&
              whole_gpus <= sum.full_free_gpus;
     };
-    auto whole = [](const ReplicaShape& r) { return r.gpu_milli >= kMilliPerGpu ? std::int64_t(r.num_gpu) : 0; };
     const std::int64_t w = s.workers;
-    const ModelMask mh = models_of(o.head), mw = models_of(o.worker);
-    const bool ch = o.head.num_gpu == 0, cw = o.worker.num_gpu == 0;
-    if (mh == mw && ch == cw) return enough(mh, ch, s.demand(opt), whole(o.head) + w * whole(o.worker));
-    return enough(mh, ch, o.head.resources(), whole(o.head)) &&
-           (w == 0 || enough(mw, cw, o.worker.resources() * w, w * whole(o.worker)));
+    if (one_slot_set(o)) return enough(o.head, s.demand(opt), whole_gpus(s, opt));
+    return enough(o.head, o.head.resources(), whole_gpus(o.head)) &&
+           (w == 0 || enough(o.worker, o.worker.resources() * w, w * whole_gpus(o.worker)));
+  }
+  /// Whole GPUs replica `r` takes (GPUs asked at >= 1000 milli each); of option `opt`'s gang.
+  static std::int64_t whole_gpus(const ReplicaShape& r) { return r.gpu_milli >= kMilliPerGpu ? std::int64_t(r.num_gpu) : 0; }
+  static std::int64_t whole_gpus(const TaskSpec& s, std::size_t opt) {
+    return whole_gpus(s.options[opt].head) + s.workers * whole_gpus(s.options[opt].worker);
+  }
+  /// Does may_fit check option `o`'s whole gang against one set of slots (head and workers
+  /// both CPU-only or both GPU replicas, of the same models)? Else head and workers separately.
+  bool one_slot_set(const GangOption& o) const {
+    return slot_models(o.head) == slot_models(o.worker) && (o.head.num_gpu == 0) == (o.worker.num_gpu == 0);
+  }
+  /// Calls `fn(i)` for each (pool, model) slot i = pool x Cluster::kSlotsPerPool + model + 1
+  /// (Cluster::free_sum) that may hold replica `r` of `s` on class `cls`, as may_fit sums them:
+  /// open pools; CPU-only replicas any node (CPU-only nodes and every model), GPU replicas
+  /// nodes of an allowed model.
+  template <class Fn>
+  void for_each_slot(const TaskSpec& s, ResourceType cls, const ReplicaShape& r, Fn&& fn) const {
+    const ModelMask models = slot_models(r);
+    for (std::size_t p = 0; p < st.cluster_.pools().size(); ++p) {
+      if (!pool_ok(st, s, cls, PoolId(static_cast<std::int32_t>(p)))) continue;
+      if (r.num_gpu == 0) fn(p * Cluster::kSlotsPerPool);
+      for (ModelMask m = models; m; m &= m - 1) fn(p * Cluster::kSlotsPerPool + std::size_t(std::countr_zero(m) + 1));
+    }
+  }
+  /// The GPU models whose nodes may hold replica `r` (for a CPU-only replica: all of them).
+  ModelMask slot_models(const ReplicaShape& r) const {
+    const std::size_t n = st.cluster_.models().size();
+    const ModelMask all = n >= 64 ? ~ModelMask{0} : (ModelMask{1} << n) - 1;
+    return r.num_gpu == 0 || r.models == 0 ? all : (r.models & all);
   }
 
   /// Places every replica of option `opt` of `s` (task `t`, or a relaxed copy of its spec) on

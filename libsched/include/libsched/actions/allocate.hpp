@@ -20,6 +20,8 @@
 // Memo: a task that failed while the capacity epoch did not change since cannot start (no
 // release, node up, policy change or quota change happened), and tasks with equal request
 // signatures (Session::signature) fail together within a pass; both are skipped. Under
+// backfill, a task whose signature was held without a trial (held_without_trial) since the
+// last start of the pass is held the same way, unless it ends by the head's reservation. Under
 // strict queueing, tasks held behind a head since an earlier pass are not visited again while
 // a head blocks ahead of them (Core::strict_tail_); they are still held.
 #pragma once
@@ -59,20 +61,27 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   std::vector<TaskId> order = std::move(st.pass_order_);
   std::vector<std::uint64_t> failed_signatures = std::move(st.pass_failed_signatures_);  // sorted
   std::vector<TaskId> fresh = std::move(st.pass_fresh_);
+  // Signatures held without a trial (held_without_trial) since the last start of this pass:
+  // the test depends on the request (its signature), the head, its reservation and the state,
+  // and on the task itself only through whether it ends by the reservation (checked per task).
+  std::vector<std::uint64_t> held_signatures = std::move(st.pass_held_signatures_);  // sorted
   order.clear();
   failed_signatures.clear();
   fresh.clear();
+  held_signatures.clear();
   struct HandBack {
     Session::Core& st;
     std::vector<TaskId>& order;
     std::vector<std::uint64_t>& sigs;
     std::vector<TaskId>& fresh;
+    std::vector<std::uint64_t>& held;
     ~HandBack() {
       st.pass_order_ = std::move(order);
       st.pass_failed_signatures_ = std::move(sigs);
       st.pass_fresh_ = std::move(fresh);
+      st.pass_held_signatures_ = std::move(held);
     }
-  } hand_back{st, order, failed_signatures, fresh};
+  } hand_back{st, order, failed_signatures, fresh, held_signatures};
   const bool from_fresh = first && queueing == Queueing::greedy && st.capacity_epoch_ == st.last_pass_epoch_;
   if (from_fresh) {
     // Nothing was released since the last pass: only tasks enqueued since then, and tasks
@@ -147,11 +156,19 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
         head_reservation = reservation(S, *head, now);
         head_reservation_known = true;
       }
-      if (head && head_reservation_known && queueing == Queueing::backfill && held_without_trial(S, t, *head, head_reservation)) {
+      if (head && head_reservation_known && queueing == Queueing::backfill) {
         // It would place and may not jump the head whatever nodes it took: the same hold as
         // a trial followed by may_jump, without the trial.
-        hold(t, Session::Entry::Hold::backfill);
-        continue;
+        bool held = sig != 0 && std::binary_search(held_signatures.begin(), held_signatures.end(), sig) &&
+                    !ends_by(S, t, head_reservation);
+        if (!held && held_without_trial(S, t, *head, head_reservation)) {
+          held = true;
+          if (sig != 0) held_signatures.insert(std::lower_bound(held_signatures.begin(), held_signatures.end(), sig), sig);
+        }
+        if (held) {
+          hold(t, Session::Entry::Hold::backfill);
+          continue;
+        }
       }
       tx.emplace(st.cluster_, st.quotas_);
       p = S.try_start(*tx, t, now);
@@ -199,6 +216,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     }
     S.commit_start(t, std::move(*p), now);
     out.started.push_back(t);
+    held_signatures.clear();
     if (!victims.empty()) {
       // Restart: earlier tasks may use what was freed. The next pass has not seen the tasks
       // enqueued before this one (strict_tail_ still describes the earlier pass).

@@ -77,16 +77,75 @@ inline const std::vector<Cluster::FreeSum>& released_by(Session& S, Time by) {
   return st.released_by_;
 }
 
+/// Would starting candidate `t` now, whatever nodes it took, leave the head's gang no room at
+/// its reservation, where `released` (released_by) is what the running tasks expected to end
+/// by then release? True when, for every (class, option) of the head, every slot (pool,
+/// model) `t` may use is one the head sums (Session::for_each_slot; the head's gang checked
+/// against one slot set) and the head's gang exceeds, in some dimension, what those slots hold
+/// then (free now + `released`) less the least `t` takes (the componentwise minimum of its
+/// options' gang demands). Then Session::may_fit fails for the head at its reservation with
+/// `t` running, and at every earlier time of its walk (free capacity only grows), so its
+/// reservation with `t` would be later: `t` may not jump. For a `t` not expected to end by the
+/// reservation (its holdings stay). False when unsure.
+inline bool starves_head(const Session& S, TaskId t, TaskId head, const std::vector<Cluster::FreeSum>& released) {
+  const TaskSpec& ts = S.spec(t);
+  const TaskSpec& hs = S.spec(head);
+  const Cluster& c = S.st.cluster_;
+  // The slots t may take from (any class, option, replica), sorted, and the least it takes.
+  std::vector<std::size_t>& mine = S.st.slots_a_;
+  std::vector<std::size_t>& theirs = S.st.slots_b_;
+  mine.clear();
+  auto add_mine = [&mine](std::size_t i) { mine.push_back(i); };
+  Resources least = ts.demand(0);
+  std::int64_t least_whole = Session::whole_gpus(ts, 0);
+  for (std::size_t i = 0; i < ts.options.size(); ++i) {
+    const Resources d = ts.demand(i);
+    least.cpu_milli = std::min(least.cpu_milli, d.cpu_milli);
+    least.mem_mib = std::min(least.mem_mib, d.mem_mib);
+    least.gpu_milli = std::min(least.gpu_milli, d.gpu_milli);
+    least_whole = std::min(least_whole, Session::whole_gpus(ts, i));
+    for (ResourceType cls : Session::classes(ts)) {
+      S.for_each_slot(ts, cls, ts.options[i].head, add_mine);
+      if (ts.workers > 0) S.for_each_slot(ts, cls, ts.options[i].worker, add_mine);
+    }
+  }
+  std::sort(mine.begin(), mine.end());
+  mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+  for (ResourceType cls : Session::classes(hs))
+    for (std::size_t i = 0; i < hs.options.size(); ++i) {
+      if (!S.one_slot_set(hs.options[i])) return false;
+      theirs.clear();
+      Cluster::FreeSum sum;
+      S.for_each_slot(hs, cls, hs.options[i].head, [&](std::size_t k) {
+        theirs.push_back(k);
+        for (const Cluster::FreeSum& f : {c.free_sum(k), k < released.size() ? released[k] : Cluster::FreeSum{}}) {
+          sum.cpu_milli += f.cpu_milli;
+          sum.mem_mib += f.mem_mib;
+          sum.gpu_milli += f.gpu_milli;
+          sum.full_free_gpus += f.full_free_gpus;
+        }
+      });
+      std::sort(theirs.begin(), theirs.end());
+      if (!std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end())) return false;
+      const Resources need = hs.demand(i);
+      const bool room = need.cpu_milli <= sum.cpu_milli - least.cpu_milli && need.mem_mib <= sum.mem_mib - least.mem_mib &&
+                        need.gpu_milli <= sum.gpu_milli - least.gpu_milli &&
+                        Session::whole_gpus(hs, i) <= sum.full_free_gpus - least_whole;
+      if (room) return false;
+    }
+  return true;
+}
+
 /// Fast paths, before any trial placement of backfill candidate `t`: true when starting `t`
-/// now could not keep head's reservation (may_jump would say no whatever nodes `t` took) and
-/// `t` would place (Session::fits_by_slots, exact for slots_decide tasks), so the candidate
-/// can be held without placing it. False when unsure (the caller then tries as usual).
-/// Only for a task that preempts nothing when it places (always: preemption is tried only
-/// when the plain trial fails) and does not end by the reservation.
+/// now could not keep head's reservation (starves_head: may_jump would say no whatever nodes
+/// `t` took) and `t` would place (Session::fits_by_slots, exact for slots_decide tasks), so the
+/// candidate can be held without placing it. False when unsure (the caller then tries as
+/// usual). Only for a task that preempts nothing when it places (always: preemption is tried
+/// only when the plain trial fails) and does not end by the reservation.
 inline bool held_without_trial(Session& S, TaskId t, TaskId head, Time head_reservation) {
   if (!S.st.options_.fast_paths || head_reservation == kTimeNever || ends_by(S, t, head_reservation)) return false;
   if (!S.slots_decide(S.spec(t))) return false;
-  if (may_fit_any(S, S.spec(head), released_by(S, head_reservation))) return false;
+  if (!starves_head(S, t, head, released_by(S, head_reservation))) return false;
   return S.fits_by_slots(t, S.now, S.st.released_, nullptr);
 }
 
