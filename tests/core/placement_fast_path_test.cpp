@@ -7,6 +7,7 @@
 #include <bit>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -323,6 +324,38 @@ TEST_CASE("random picks every feasible node about equally often across seeds") {
     CHECK(n > 50);   // expected 100
     CHECK(n < 160);
   }
+}
+
+TEST_CASE("random draws a node group with probability proportional to its size, then any member alike") {
+  // Three node states: 10 nodes with one GPU used (a), 10 with two (b), 20 idle (c). A one-GPU
+  // replica fits all 40, so over many seeds a wins 1/4, b 1/4, c 1/2 (the exponential race
+  // weights each group by its size; a race without the weights would give 1/3 each), and
+  // within c every member is drawn.
+  Cluster c = make_cluster().nodes("n", 40).build();
+  for (std::int32_t i = 0; i < 20; ++i) c.allocate(NodeId(i), gpus(i < 10 ? 1 : 2));
+  TaskSpec t;
+  const ReplicaShape r = gpus(1);
+  auto all = [](NodeId) { return true; };
+  NodeCheck check(all, all);
+  constexpr int kSeeds = 20000;
+  int a = 0, b = 0;
+  std::set<std::int32_t> idle_drawn;
+  for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
+    PolicyContext ctx;
+    ctx.seed = seed;
+    auto p = PlacementRegistry::builtin().create("random", ctx);
+    p->begin_gang(c);
+    const NodeId n = placement::pick_node(c, *p, ReplicaRequest{r, t, TaskId(), 0}, check);
+    REQUIRE(n.valid());
+    if (n.value < 10) ++a;
+    else if (n.value < 20) ++b;
+    else idle_drawn.insert(n.value);
+  }
+  CHECK(a > kSeeds / 4 - 400);  // expected 5,000, standard deviation about 61
+  CHECK(a < kSeeds / 4 + 400);
+  CHECK(b > kSeeds / 4 - 400);
+  CHECK(b < kSeeds / 4 + 400);
+  CHECK(idle_drawn.size() == 20);
 }
 
 TEST_CASE("the first-fit tree never skips a node that fits, through allocate, release and node changes") {
