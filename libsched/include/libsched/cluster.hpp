@@ -498,6 +498,13 @@ class Cluster {
   /// take there: the scheduler's cheap "cannot possibly fit" test (Session::may_fit).
   struct FreeSum {
     std::int64_t cpu_milli = 0, mem_mib = 0, gpu_milli = 0, full_free_gpus = 0;
+    FreeSum& operator+=(const FreeSum& o) {
+      cpu_milli += o.cpu_milli;
+      mem_mib += o.mem_mib;
+      gpu_milli += o.gpu_milli;
+      full_free_gpus += o.full_free_gpus;
+      return *this;
+    }
   };
   static constexpr std::size_t kSlotsPerPool = std::size_t(kMaxGpuModels) + 1;
   /// The sum of pool `p`'s nodes of GPU model `model` (-1: CPU-only nodes). O(1).

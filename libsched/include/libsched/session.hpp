@@ -386,14 +386,8 @@ class Session {
     auto enough = [&](const ReplicaShape& r, const Resources& need, std::int64_t whole_gpus) {
       Cluster::FreeSum sum;
       for_each_slot(s, cls, r, [&](std::size_t i) {
-        for (int k = 0; k < 2; ++k) {
-          if (k == 1 && (!delta || i >= delta->size())) break;
-          Cluster::FreeSum f = k == 0 ? c.free_sum(i) : (*delta)[i];
-          sum.cpu_milli += f.cpu_milli;
-          sum.mem_mib += f.mem_mib;
-          sum.gpu_milli += f.gpu_milli;
-          sum.full_free_gpus += f.full_free_gpus;
-        }
+        sum += c.free_sum(i);
+        if (delta && i < delta->size()) sum += (*delta)[i];
       });
       return need.cpu_milli <= sum.cpu_milli && need.mem_mib <= sum.mem_mib && need.gpu_milli <= sum.gpu_milli &&
              whole_gpus <= sum.full_free_gpus;
@@ -414,7 +408,8 @@ class Session {
     return slot_models(o.head) == slot_models(o.worker) && (o.head.num_gpu == 0) == (o.worker.num_gpu == 0);
   }
   /// Calls `fn(i)` for each (pool, model) slot i = pool x Cluster::kSlotsPerPool + model + 1
-  /// (Cluster::free_sum) that may hold replica `r` of `s` on class `cls`, as may_fit sums them:
+  /// (Cluster::free_sum), in ascending order, that may hold replica `r` of `s` on class `cls`,
+  /// as may_fit sums them:
   /// open pools; CPU-only replicas any node (CPU-only nodes and every model), GPU replicas
   /// nodes of an allowed model.
   template <class Fn>

@@ -116,16 +116,11 @@ inline bool starves_head(const Session& S, TaskId t, TaskId head, const std::vec
       if (!S.one_slot_set(hs.options[i])) return false;
       theirs.clear();
       Cluster::FreeSum sum;
-      S.for_each_slot(hs, cls, hs.options[i].head, [&](std::size_t k) {
+      S.for_each_slot(hs, cls, hs.options[i].head, [&](std::size_t k) {  // ascending
         theirs.push_back(k);
-        for (const Cluster::FreeSum& f : {c.free_sum(k), k < released.size() ? released[k] : Cluster::FreeSum{}}) {
-          sum.cpu_milli += f.cpu_milli;
-          sum.mem_mib += f.mem_mib;
-          sum.gpu_milli += f.gpu_milli;
-          sum.full_free_gpus += f.full_free_gpus;
-        }
+        sum += c.free_sum(k);
+        if (k < released.size()) sum += released[k];
       });
-      std::sort(theirs.begin(), theirs.end());
       if (!std::includes(theirs.begin(), theirs.end(), mine.begin(), mine.end())) return false;
       const Resources need = hs.demand(i);
       const bool room = need.cpu_milli <= sum.cpu_milli - least.cpu_milli && need.mem_mib <= sum.mem_mib - least.mem_mib &&
