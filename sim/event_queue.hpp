@@ -5,13 +5,15 @@
 // was called for them (each event gets a strictly increasing sequence number, and the heap
 // orders by (time, sequence)). This makes a run deterministic and replayable.
 //
-// Cancellation: cancel(handle) is O(1) (average): the handle (= the event's sequence number)
-// is put in a tombstone set; the event stays in the heap and is dropped when it reaches the
+// Cancellation: cancel(handle) is O(1): the handle (= the event's sequence number) loses its
+// pending flag; the event stays in the heap as a tombstone and is dropped when it reaches the
 // top. Cancelling an unknown, already delivered or already cancelled handle is a no-op that
 // returns false.
 //
-// Memory: O(events in the heap). The queue remembers only the pending handles (not every
-// delivered one), so a long run's memory does not grow with the number of events delivered.
+// Memory: O(events in the heap) items, plus one pending flag (a bit) per handle from the
+// oldest pending handle to the newest: the flags below the oldest pending one are dropped, so
+// a long run's memory does not grow with the number of events delivered. (The flags replace
+// hash sets of pending and cancelled handles: no allocation per event.)
 //
 // Boundaries: run_until(t) delivers every event with time <= t (events at exactly t ARE
 // processed) and leaves later events queued; now() is then t if t is later than the last
@@ -20,13 +22,13 @@
 // A value, not a singleton: a test can hold several queues.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <queue>
 #include <stdexcept>
 #include <string>
-#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -51,12 +53,13 @@ struct TransientEv { int task = 0; int attempt = 0; };
 /// Injected or stochastic node failure / repair (node index in the cluster).
 struct NodeDownEv { int node = 0; bool stochastic = false; };
 struct NodeUpEv { int node = 0; bool stochastic = false; };
-/// Injected task fault (`error` is the error kind of scenario `events[i].error`).
-struct TaskFaultEv { int task = 0; std::string error; };
-/// Injected spot reclaim of nodes (node indices).
-struct SpotReclaimEv { std::vector<int> nodes; };
-/// A node policy is created or expires: only makes the scheduler run at that instant.
-struct PolicyTickEv { std::string policy; };
+/// Injected task fault: scenario `events[event]` (its `error` is the error kind).
+struct TaskFaultEv { int task = 0; int event = 0; };
+/// Injected spot reclaim: scenario `events[event]` (its node indices are the simulator's).
+struct SpotReclaimEv { int event = 0; };
+/// A node policy (index among the scheduler's) is created or expires: only makes the
+/// scheduler run at that instant.
+struct PolicyTickEv { int policy = 0; };
 /// Some waiting task may become startable with no other event (an idle fragment reaches its
 /// stability threshold): only makes the scheduler run at that instant.
 struct WakeEv {};
@@ -67,8 +70,10 @@ struct DemandEv { int task = 0; int attempt = 0; int workers = 0; };
 /// RayJob autoscaling: idle workers reach idle_reclaim_s, scale in.
 struct ScaleInEv { int task = 0; int attempt = 0; };
 
+/// 16 bytes: the events hold indices only (a heap item is 32 bytes), so the heap moves little.
 using Event = std::variant<SubmitEv, StartupEv, FinishEv, TransientEv, NodeDownEv, NodeUpEv, TaskFaultEv,
                            SpotReclaimEv, PolicyTickEv, DebugReleaseEv, DemandEv, ScaleInEv, WakeEv>;
+static_assert(sizeof(Event) <= 16);
 
 /// Priority queue of timed events of type `E`; see the file comment for the ordering,
 /// cancellation and boundary contracts.
@@ -87,24 +92,30 @@ class BasicEventQueue {
     if (t < now_) throw std::invalid_argument("EventQueue::schedule: time in the past");
     EventHandle h = ++seq_;
     heap_.push(Item{t, h, std::move(e)});
-    pending_.insert(h);
+    set_pending(h);
     ++live_;
     return h;
   }
 
-  /// Cancels a pending event. O(1) average. Returns false when `h` is not pending.
+  /// Cancels a pending event. O(1). Returns false when `h` is not pending.
   bool cancel(EventHandle h) {
-    if (pending_.erase(h) == 0) return false;
-    cancelled_.insert(h);
+    if (!clear_pending(h)) return false;
     --live_;
     return true;
   }
 
-  /// True while `h` is scheduled and neither delivered nor cancelled. O(1) average.
-  bool pending(EventHandle h) const { return pending_.count(h) != 0; }
+  /// True while `h` is scheduled and neither delivered nor cancelled. O(1).
+  bool pending(EventHandle h) const {
+    if ((h >> 6) < base_word_) return false;
+    const std::size_t w = std::size_t((h >> 6) - base_word_);
+    return w < flags_.size() && (flags_[w] >> (h & 63) & 1) != 0;
+  }
   /// Handles the queue remembers (pending events and tombstones of cancelled ones still in the
   /// heap): bounded by the heap's size, whatever the number of events delivered so far.
-  std::size_t tracked_handles() const { return pending_.size() + cancelled_.size(); }
+  std::size_t tracked_handles() const { return heap_.size(); }
+  /// Handles the pending flags cover (64 per word kept): from about the oldest pending handle
+  /// to the newest, whatever the number of events delivered before the oldest pending one.
+  std::size_t flag_window() const { return flags_.size() * 64; }
 
   /// Number of pending (not cancelled) events.
   std::size_t size() const { return live_; }
@@ -127,7 +138,7 @@ class BasicEventQueue {
     heap_.pop();
     --live_;
     now_ = it.time;
-    pending_.erase(it.handle);
+    clear_pending(it.handle);
     return it;
   }
 
@@ -165,16 +176,40 @@ class BasicEventQueue {
       return a.time != b.time ? a.time > b.time : a.handle > b.handle;
     }
   };
+  // An item in the heap whose handle is not pending was cancelled: a tombstone.
   void drop_cancelled() {
-    while (!heap_.empty() && cancelled_.count(heap_.top().handle)) {
-      cancelled_.erase(heap_.top().handle);
-      heap_.pop();
+    while (!heap_.empty() && !pending(heap_.top().handle)) heap_.pop();
+  }
+  // Handles are issued in increasing order, so the flag of a new one is at or past the last word.
+  void set_pending(EventHandle h) {
+    const std::size_t w = std::size_t((h >> 6) - base_word_);
+    if (w >= flags_.size()) flags_.resize(w + 1, 0);
+    flags_[w] |= std::uint64_t{1} << (h & 63);
+    if (w < head_) head_ = w;
+  }
+  // Clears `h`'s flag; false when it was not set. Drops the leading words with no flag set once
+  // they are at least half of the words kept (amortised O(1)).
+  bool clear_pending(EventHandle h) {
+    if (!pending(h)) return false;
+    const std::size_t w = std::size_t((h >> 6) - base_word_);
+    flags_[w] &= ~(std::uint64_t{1} << (h & 63));
+    while (head_ < flags_.size() && flags_[head_] == 0) ++head_;
+    if (head_ >= 64 && head_ * 2 >= flags_.size()) {
+      // Keep the last word: the next handle's flag may be in it.
+      const std::size_t drop = std::min(head_, flags_.size() - 1);
+      flags_.erase(flags_.begin(), flags_.begin() + std::ptrdiff_t(drop));
+      base_word_ += drop;
+      head_ -= drop;
     }
+    return true;
   }
 
   std::priority_queue<Item, std::vector<Item>, Later> heap_;
-  std::unordered_set<EventHandle> cancelled_;   // tombstones (never iterated)
-  std::unordered_set<EventHandle> pending_;     // scheduled, not yet delivered or cancelled
+  // Pending flags: bit (h & 63) of flags_[(h >> 6) - base_word_] is set while handle h is
+  // scheduled and neither delivered nor cancelled. Words before head_ have no flag set.
+  std::vector<std::uint64_t> flags_;
+  std::uint64_t base_word_ = 0;
+  std::size_t head_ = 0;
   EventHandle seq_ = 0;
   std::size_t live_ = 0;
   Time now_ = 0;

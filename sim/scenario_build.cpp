@@ -274,7 +274,8 @@ void Simulator::build() {
     if (!id.valid()) throw std::invalid_argument("event: unknown node " + n);
     return int(id.value);
   };
-  for (const auto& e : sc_.events) {
+  for (std::size_t ei = 0; ei < sc_.events.size(); ++ei) {
+    const auto& e = sc_.events[ei];
     Time at = from_seconds(e.at_s);
     if (e.kind == "node_down") {
       q_.schedule(at, NodeDownEv{node_idx(e.node), false});
@@ -283,25 +284,27 @@ void Simulator::build() {
     } else if (e.kind == "task_fault") {
       const int ti = find_task(e.task);
       if (ti < 0) throw std::invalid_argument("event: unknown task " + e.task);
-      q_.schedule(at, TaskFaultEv{ti, e.error});
+      q_.schedule(at, TaskFaultEv{ti, int(ei)});
     } else if (e.kind == "spot_reclaim") {
-      SpotReclaimEv ev;
-      if (!e.node.empty()) ev.nodes.push_back(node_idx(e.node));
-      for (const auto& n : e.nodes) ev.nodes.push_back(node_idx(n));
-      q_.schedule(at, std::move(ev));
+      std::vector<int> nodes;
+      if (!e.node.empty()) nodes.push_back(node_idx(e.node));
+      for (const auto& n : e.nodes) nodes.push_back(node_idx(n));
+      reclaim_nodes_.emplace_back(int(ei), std::move(nodes));
+      q_.schedule(at, SpotReclaimEv{int(ei)});
     } else {
       throw std::invalid_argument("unknown event kind " + e.kind);
     }
     ++fixed_pending_;
   }
-  for (const auto& p : sched_->node_policies()) {
+  for (std::size_t pi = 0; pi < sched_->node_policies().size(); ++pi) {
+    const auto& p = sched_->node_policies()[pi];
     if (p.created > 0) {
-      q_.schedule(p.created, PolicyTickEv{p.name});
+      q_.schedule(p.created, PolicyTickEv{int(pi)});
       policy_ticks_.push_back(p.created);
       ++fixed_pending_;
     }
     if (p.expire != kTimeNever) {
-      q_.schedule(p.expire, PolicyTickEv{p.name});
+      q_.schedule(p.expire, PolicyTickEv{int(pi)});
       policy_ticks_.push_back(p.expire);
       ++fixed_pending_;
     }

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,11 +88,12 @@ TEST_CASE("the queue's memory is bounded by its pending events, not by the event
   // A retry loop: each delivered event schedules the next one (as an image pull retried
   // without a breaker does), a million times.
   q.schedule(0, 0);
-  std::size_t delivered = 0, most = 0;
+  std::size_t delivered = 0, most = 0, widest = 0;
   bool all_pending = true;
   while (auto it = q.step()) {
     ++delivered;
     most = std::max(most, q.tracked_handles());
+    widest = std::max(widest, q.flag_window());
     if (it->event < 1'000'000) {
       sim::EventHandle h = q.schedule(it->time + 1, it->event + 1);
       all_pending = all_pending && q.pending(h);
@@ -98,6 +102,8 @@ TEST_CASE("the queue's memory is bounded by its pending events, not by the event
   CHECK(all_pending);
   CHECK(delivered == 1'000'001);
   CHECK(most <= 1);
+  // The pending flags cover at most about 128 words of 64 handles, not the million delivered.
+  CHECK(widest <= 130 * 64);
   // Cancelled events are tombstones until they reach the top, then forgotten.
   auto a = q.schedule(q.now() + 5, 1);
   q.schedule(q.now() + 10, 2);
@@ -106,4 +112,43 @@ TEST_CASE("the queue's memory is bounded by its pending events, not by the event
   CHECK(q.tracked_handles() == 2);
   REQUIRE(q.step()->event == 2);
   CHECK(q.tracked_handles() == 0);
+}
+
+TEST_CASE("pending flags agree with a set of pending handles under random schedule, cancel and step") {
+  // A reference model (an ordered set of pending handles and a multimap of their times) against
+  // the queue's bit flags, with a few long-lived events so that the flag window keeps old words
+  // while thousands of later handles come and go.
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    BasicEventQueue<std::uint64_t> q;
+    std::set<sim::EventHandle> pending;
+    std::map<std::pair<sim::Time, sim::EventHandle>, std::uint64_t> model;
+    std::mt19937_64 rng(seed);
+    std::vector<sim::EventHandle> issued;
+    for (int op = 0; op < 20000; ++op) {
+      const auto r = rng() % 100;
+      if (r < 45 || model.empty()) {
+        const sim::Time t = q.now() + sim::Time(rng() % 50) + (r < 2 ? 1'000'000 : 0);
+        const sim::EventHandle h = q.schedule(t, rng());
+        REQUIRE(pending.insert(h).second);
+        issued.push_back(h);
+        model[{t, h}] = h;
+      } else if (r < 70) {
+        const sim::EventHandle h = issued[rng() % issued.size()];
+        const bool was = pending.erase(h) != 0;
+        REQUIRE(q.cancel(h) == was);
+        if (was) std::erase_if(model, [h](const auto& kv) { return kv.first.second == h; });
+      } else {
+        auto it = q.step();
+        REQUIRE(it);
+        auto first = model.begin();
+        REQUIRE(it->time == first->first.first);
+        REQUIRE(it->handle == first->first.second);
+        pending.erase(it->handle);
+        model.erase(first);
+      }
+      REQUIRE(q.size() == pending.size());
+      if (op % 97 == 0)
+        for (sim::EventHandle h = 1; h <= issued.size(); ++h) REQUIRE(q.pending(h) == (pending.count(h) != 0));
+    }
+  }
 }

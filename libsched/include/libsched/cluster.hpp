@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "libsched/detail/free_order.hpp"
 #include "libsched/errors.hpp"
 #include "libsched/ids.hpp"
 #include "libsched/resources.hpp"
@@ -279,7 +280,7 @@ class Cluster {
     node_ids_.emplace(n.name, id);
     nodes_.push_back(std::move(n));
     total_ += nodes_.back().capacity;
-    if (free_index_on_) free_index_.emplace(nodes_.back().free.gpu_milli, nodes_.back().free.cpu_milli, id.value);
+    if (free_index_on_) order_in(id);
     up_capacity_ += nodes_.back().capacity;
     takes_(nodes_.back(), +1);
     changed_flag_.push_back(0);
@@ -303,7 +304,7 @@ class Cluster {
     if (!(n.free == n.capacity)) throw InvalidState("Cluster::remove_node: replicas are still allocated on " + n.name);
     group_out(id);
     takes_(n, -1);
-    if (free_index_on_) free_index_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, id.value});
+    if (free_index_on_) order_out(id);
     total_ -= n.capacity;
     if (n.up) up_capacity_ -= n.capacity;
     node_ids_.erase(n.name);
@@ -351,23 +352,51 @@ class Cluster {
   /// Key of the free-capacity index: (free milli-GPU, free milli-vCPU, node id).
   using FreeKey = std::tuple<std::int64_t, std::int64_t, std::int32_t>;
   /// Every node keyed by (free milli-GPU, free milli-vCPU, node id), ascending: lets best-fit /
-  /// worst-fit visit nodes in leftover order and stop at the first feasible node (O(log N)
-  /// upkeep per allocation or release).
+  /// worst-fit visit nodes in leftover order and stop at the first feasible node. A copy of
+  /// free_order()'s keys, made on the first call after a change (O(N)); the schedulers read
+  /// free_order(). Not thread-safe on that first call.
   /// Throws InvalidState when the index is not kept (keep_free_index(false)).
   const std::set<FreeKey>& free_index() const {
     if (!free_index_on_) throw InvalidState("Cluster::free_index: the index is not kept (keep_free_index(false) was called)");
-    return free_index_;
+    if (free_keys_stale_) {
+      free_keys_ = free_order_.keys();
+      free_keys_stale_ = false;
+    }
+    return free_keys_;
   }
-  /// Keep free_index() up to date (the default), or not: a scheduler whose placement policy
-  /// never reads it turns it off and saves two tree updates per allocation and release.
-  /// Turning it on again rebuilds it, O(N log N).
+  /// The nodes in free_index() order, in blocks that know their nodes' largest gpu_cap():
+  /// FreeOrder::find_from skips blocks of nodes that cannot take a replica (O(log B + 64)
+  /// upkeep per allocation or release, B = N / 64 to N / 128 blocks).
+  /// Throws InvalidState when the index is not kept.
+  const detail::FreeOrder& free_order() const {
+    if (!free_index_on_) throw InvalidState("Cluster::free_order: the index is not kept (keep_free_index(false) was called)");
+    return free_order_;
+  }
+  /// GPU capability of node `n` (FreeOrder): 1000 x its fully free GPUs when it has one, else
+  /// its largest free share of one GPU (milli-GPU). O(GPUs) when no GPU is fully free.
+  std::int32_t gpu_cap(const Node& n) const {
+    if (n.full_free_gpus > 0) return n.full_free_gpus * kMilliPerGpu;
+    std::int32_t m = 0;
+    const std::int32_t* g = gpu_free_.data() + n.gpu_offset;
+    for (std::int32_t i = 0; i < n.gpus; ++i) m = std::max(m, g[i]);
+    return m;
+  }
+  /// The gpu_cap() a node needs for replica `r` to fit (necessary; sufficient for whole GPUs
+  /// and a single share as far as GPUs go): 1000 x GPUs for whole GPUs, else the share.
+  static constexpr std::int32_t gpu_cap_need(const ReplicaShape& r) {
+    return r.gpu_milli >= kMilliPerGpu ? r.num_gpu * kMilliPerGpu : r.gpu_milli;
+  }
+  /// Keep free_index() / free_order() up to date (the default), or not: a scheduler whose
+  /// placement policy never reads them turns them off and saves two updates per allocation
+  /// and release. Turning it on again rebuilds the order, O(N log N).
   void keep_free_index(bool on) {
     if (on == free_index_on_) return;
     free_index_on_ = on;
-    free_index_.clear();
+    free_order_.clear();
+    free_keys_stale_ = true;
     if (on)
       for (std::size_t i = 0; i < nodes_.size(); ++i)
-        if (!nodes_[i].removed) free_index_.emplace(nodes_[i].free.gpu_milli, nodes_[i].free.cpu_milli, std::int32_t(i));
+        if (!nodes_[i].removed) order_in(NodeId(std::int32_t(i)));
   }
   bool keeps_free_index() const { return free_index_on_; }
 
@@ -705,12 +734,8 @@ class Cluster {
     mark_changed(a.node);
     group_out(a.node);
     takes_(n, -1);
-    if (free_index_on_ && (a.gpu_mask != 0 || a.cpu_milli != 0)) {  // the key moves
-      // Moves the index entry without freeing and allocating a tree node.
-      auto h = free_index_.extract(FreeKey{n.free.gpu_milli, n.free.cpu_milli, a.node.value});
-      h.value() = FreeKey{n.free.gpu_milli + sign * a.total_gpu_milli(), n.free.cpu_milli + sign * a.cpu_milli, a.node.value};
-      free_index_.insert(std::move(h));
-    }
+    const bool moves = free_index_on_ && (a.gpu_mask != 0 || a.cpu_milli != 0);  // the key (or cap) moves
+    if (moves) order_out(a.node);
     std::int32_t* g = gpu_free_.data() + n.gpu_offset;
     for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) {
       int i = std::countr_zero(m);
@@ -722,6 +747,7 @@ class Cluster {
     }
     Resources d = a.resources();
     if (sign > 0) n.free += d; else n.free -= d;
+    if (moves) order_in(a.node);
     takes_(n, +1);
     group_in(a.node);
     fit_update(a.node);
@@ -796,7 +822,20 @@ class Cluster {
   std::vector<Node> nodes_;
   std::unordered_map<std::string, NodeId> node_ids_;
   std::vector<std::int32_t> gpu_free_;
-  std::set<FreeKey> free_index_;
+  // free_order(): node `id` in / out at its current free capacity and gpu_cap.
+  void order_in(NodeId id) {
+    const Node& n = nodes_[id.index()];
+    free_order_.insert({n.free.gpu_milli, n.free.cpu_milli, id.value, gpu_cap(n)});
+    free_keys_stale_ = true;
+  }
+  void order_out(NodeId id) {
+    const Node& n = nodes_[id.index()];
+    free_order_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, id.value});
+    free_keys_stale_ = true;
+  }
+  detail::FreeOrder free_order_;
+  mutable std::set<FreeKey> free_keys_;  // free_index(): a copy of free_order_'s keys
+  mutable bool free_keys_stale_ = true;
   bool free_index_on_ = true;
   /// The first-fit search tree (keep_fit_tree): heap layout, leaves at [fit_leaves_, 2 x
   /// fit_leaves_), internal node k = element-wise max of 2k and 2k + 1.

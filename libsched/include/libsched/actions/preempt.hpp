@@ -75,9 +75,12 @@ inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
   // only the free index's nodes from that amount up are visited.
   for (Option& o : opts) {
     if (cluster.keeps_free_index()) {
-      const auto& idx = cluster.free_index();
-      for (auto it = idx.lower_bound({o.r.total_gpu_milli(), 0, -1}); it != idx.end() && o.slots < need; ++it)
-        o.slots += cluster.replica_slots(NodeId(std::get<2>(*it)), o.r);
+      // Nodes below the replica's GPU capability have no slot (Cluster::gpu_cap_need).
+      const auto& order = cluster.free_order();
+      order.find_from(order.lower_bound({o.r.total_gpu_milli(), 0, -1}), Cluster::gpu_cap_need(o.r), [&](std::int32_t id) {
+        o.slots += cluster.replica_slots(NodeId(id), o.r);
+        return o.slots >= need;
+      });
     } else {
       for (std::size_t i = 0; i < cluster.size() && o.slots < need; ++i)
         if (!cluster.nodes()[i].removed && cluster.nodes()[i].free.gpu_milli >= o.r.total_gpu_milli())

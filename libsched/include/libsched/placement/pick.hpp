@@ -168,27 +168,29 @@ inline NodeId pick_node(Cluster& c, PlacementPolicy& policy, const ReplicaReques
                         bool full_scan = false, std::size_t from = 0) {
   if (full_scan) return pick_full_scan(c, policy, q, check);
   const ReplicaShape& r = q.shape;
-  const auto order = policy.scan_order();
-  if (r.num_gpu > 0 && order != PlacementPolicy::ScanOrder::all_nodes) {
-    // The policy's score order is the index order: the first feasible node wins.
-    const auto& idx = c.free_index();
+  const auto order_kind = policy.scan_order();
+  if (r.num_gpu > 0 && order_kind != PlacementPolicy::ScanOrder::all_nodes) {
+    // The policy's score order is the free order: the first feasible node wins. Nodes whose
+    // GPU capability is below what the replica needs cannot fit it: skipped, block by block.
+    const auto& order = c.free_order();
+    const std::int32_t need = Cluster::gpu_cap_need(r);
     auto ok = [&](std::int32_t id) {
       NodeId n(id);
       return c.fits(n, r) && check.node_ok(n);
     };
-    if (order == PlacementPolicy::ScanOrder::least_free_first) {
-      for (auto it = idx.lower_bound({r.total_gpu_milli(), r.cpu_milli, -1}); it != idx.end(); ++it)
-        if (ok(std::get<2>(*it))) return NodeId(std::get<2>(*it));
-      return NodeId();
+    if (order_kind == PlacementPolicy::ScanOrder::least_free_first) {
+      auto it = order.find_from(order.lower_bound({r.total_gpu_milli(), r.cpu_milli, -1}), need, ok);
+      return it == order.end() ? NodeId() : NodeId(it->id);
     }
     // most_free_first: groups of equal (GPU, vCPU) from the top, each in ascending id order.
-    auto group_end = idx.end();
-    while (group_end != idx.begin()) {
-      auto last = std::prev(group_end);
-      if (std::get<0>(*last) < r.total_gpu_milli()) break;
-      auto group_begin = idx.lower_bound({std::get<0>(*last), std::get<1>(*last), -1});
-      for (auto it = group_begin; it != group_end; ++it)
-        if (ok(std::get<2>(*it))) return NodeId(std::get<2>(*it));
+    auto group_end = order.end();
+    while (!(group_end == order.begin())) {
+      auto last = group_end;
+      --last;
+      if (last->gpu < r.total_gpu_milli()) break;
+      auto group_begin = order.lower_bound({last->gpu, last->cpu, -1});
+      for (auto it = group_begin; !(it == group_end); ++it)
+        if (it->cap >= need && ok(it->id)) return NodeId(it->id);
       group_end = group_begin;
     }
     return NodeId();

@@ -1,0 +1,155 @@
+// libsched::detail::FreeOrder: the nodes in free-capacity order, (free milli-GPU, free
+// milli-vCPU, node id) ascending, for best-fit / worst-fit and the preemption bound
+// (Cluster::free_order). A sorted sequence cut into blocks of at most 2 x kBlock entries; each
+// block knows the largest GPU capability (`cap`) of its entries, so a search for a replica
+// that needs cap >= c jumps over whole blocks of nodes that cannot take it: nodes whose free
+// GPU capacity is split into shares too small for the request (a red-black tree walk visited
+// each of them).
+//
+// `cap` of a node (Cluster::gpu_cap): 1000 x its fully free GPUs when it has one, else the
+// largest free share of one GPU (milli-GPU, < 1000). A replica of k whole GPUs fits only where
+// cap >= 1000 k; a replica of one share of m milli-GPU only where cap >= m (a fully free GPU or
+// a share of at least m); several shares of m only where cap >= m (necessary, not sufficient).
+// Upkeep: O(log B + kBlock) per insert or erase (B blocks), no allocation but block splits.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <tuple>
+#include <vector>
+
+namespace libsched::detail {
+
+class FreeOrder {
+ public:
+  /// Blocks hold kBlock to 2 x kBlock entries once split (fewer after erases).
+  static constexpr std::size_t kBlock = 64;
+  using Key = std::tuple<std::int64_t, std::int64_t, std::int32_t>;
+  struct Entry {
+    std::int64_t gpu = 0;  ///< free milli-GPU
+    std::int64_t cpu = 0;  ///< free milli-vCPU
+    std::int32_t id = 0;   ///< node id
+    std::int32_t cap = 0;  ///< GPU capability (file comment)
+    Key key() const { return {gpu, cpu, id}; }
+  };
+
+  /// A position: block b, entry i. Bidirectional over the whole order.
+  class Cursor {
+   public:
+    const Entry& operator*() const { return o_->blocks_[b_].entries[i_]; }
+    const Entry* operator->() const { return &**this; }
+    Cursor& operator++() {
+      if (++i_ == o_->blocks_[b_].entries.size()) ++b_, i_ = 0;
+      return *this;
+    }
+    Cursor& operator--() {
+      if (i_ == 0) i_ = o_->blocks_[--b_].entries.size();
+      --i_;
+      return *this;
+    }
+    bool operator==(const Cursor& o) const { return b_ == o.b_ && i_ == o.i_; }
+
+   private:
+    friend class FreeOrder;
+    Cursor(const FreeOrder* o, std::size_t b, std::size_t i) : o_(o), b_(b), i_(i) {}
+    const FreeOrder* o_;
+    std::size_t b_, i_;
+  };
+  Cursor begin() const { return {this, 0, 0}; }
+  Cursor end() const { return {this, blocks_.size(), 0}; }
+  /// The first entry with key >= k.
+  Cursor lower_bound(const Key& k) const {
+    const std::size_t b = block_of(k);
+    if (b == blocks_.size()) return end();
+    const auto& v = blocks_[b].entries;
+    auto it = std::lower_bound(v.begin(), v.end(), k, [](const Entry& e, const Key& x) { return e.key() < x; });
+    return {this, b, std::size_t(it - v.begin())};
+  }
+
+  std::size_t size() const { return size_; }
+  void clear() {
+    blocks_.clear();
+    size_ = 0;
+  }
+  void insert(const Entry& e) {
+    ++size_;
+    if (blocks_.empty()) {
+      blocks_.push_back(Block{{e}, e.cap});
+      return;
+    }
+    std::size_t b = std::min(block_of(e.key()), blocks_.size() - 1);
+    auto& v = blocks_[b].entries;
+    v.insert(std::upper_bound(v.begin(), v.end(), e.key(), [](const Key& x, const Entry& y) { return x < y.key(); }), e);
+    blocks_[b].max_cap = std::max(blocks_[b].max_cap, e.cap);
+    if (v.size() > 2 * kBlock) split(b);
+  }
+  /// Removes the entry of key k; false when there is none.
+  bool erase(const Key& k) {
+    const std::size_t b = block_of(k);
+    if (b == blocks_.size()) return false;
+    auto& v = blocks_[b].entries;
+    auto it = std::lower_bound(v.begin(), v.end(), k, [](const Entry& e, const Key& x) { return e.key() < x; });
+    if (it == v.end() || it->key() != k) return false;
+    const std::int32_t cap = it->cap;
+    v.erase(it);
+    --size_;
+    if (v.empty()) {
+      blocks_.erase(blocks_.begin() + std::ptrdiff_t(b));
+    } else if (cap == blocks_[b].max_cap) {
+      std::int32_t m = std::numeric_limits<std::int32_t>::min();
+      for (const auto& e : v) m = std::max(m, e.cap);
+      blocks_[b].max_cap = m;
+    }
+    return true;
+  }
+
+  /// The first entry from `from` on (ascending) with cap >= need for which ok(id) holds, or
+  /// end(). Blocks whose largest cap is below `need` are skipped whole.
+  template <class Ok>
+  Cursor find_from(Cursor from, std::int32_t need, Ok&& ok) const {
+    for (std::size_t b = from.b_, i = from.i_; b < blocks_.size(); ++b, i = 0) {
+      const Block& bl = blocks_[b];
+      if (bl.max_cap < need) continue;
+      for (; i < bl.entries.size(); ++i)
+        if (bl.entries[i].cap >= need && ok(bl.entries[i].id)) return {this, b, i};
+    }
+    return end();
+  }
+
+  /// The same entries as a std::set of keys (Cluster::free_index).
+  std::set<Key> keys() const {
+    std::set<Key> s;
+    for (const auto& bl : blocks_)
+      for (const auto& e : bl.entries) s.emplace_hint(s.end(), e.key());
+    return s;
+  }
+
+ private:
+  struct Block {
+    std::vector<Entry> entries;  // sorted by key, never empty
+    std::int32_t max_cap = std::numeric_limits<std::int32_t>::min();
+  };
+  // The first block whose last key is >= k (blocks_.size() when none).
+  std::size_t block_of(const Key& k) const {
+    auto it = std::partition_point(blocks_.begin(), blocks_.end(), [&k](const Block& bl) { return bl.entries.back().key() < k; });
+    return std::size_t(it - blocks_.begin());
+  }
+  void split(std::size_t b) {
+    Block hi;
+    auto& v = blocks_[b].entries;
+    hi.entries.assign(v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+    v.resize(v.size() / 2);
+    for (Block* bl : {&blocks_[b], &hi}) {
+      bl->max_cap = std::numeric_limits<std::int32_t>::min();
+      for (const auto& e : bl->entries) bl->max_cap = std::max(bl->max_cap, e.cap);
+    }
+    blocks_.insert(blocks_.begin() + std::ptrdiff_t(b) + 1, std::move(hi));
+  }
+
+  std::vector<Block> blocks_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace libsched::detail

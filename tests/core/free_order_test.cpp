@@ -1,0 +1,122 @@
+// detail::FreeOrder (the blocked free-capacity order behind best-fit / worst-fit) against a
+// std::set reference, and Cluster's upkeep of it (every node at its free capacity and GPU
+// capability after random allocations and releases).
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+#include <libsched/libsched.hpp>
+
+using libsched::Cluster;
+using libsched::NodeDesc;
+using libsched::NodeId;
+using libsched::ReplicaShape;
+using libsched::detail::FreeOrder;
+
+TEST_CASE("FreeOrder keeps the order, lower bounds and capability search of a sorted set") {
+  for (unsigned seed = 1; seed <= 30; ++seed) {
+    std::mt19937_64 rng(seed);
+    FreeOrder o;
+    std::map<FreeOrder::Key, std::int32_t> ref;  // key -> cap
+    std::vector<FreeOrder::Key> live;
+    const int ops = 3000 + int(rng() % 3000);
+    for (int op = 0; op < ops; ++op) {
+      if (live.empty() || rng() % 100 < 55) {
+        FreeOrder::Entry e{std::int64_t(rng() % 40) * 100, std::int64_t(rng() % 8) * 1000, std::int32_t(op), std::int32_t(rng() % 9000)};
+        o.insert(e);
+        ref[e.key()] = e.cap;
+        live.push_back(e.key());
+      } else {
+        const std::size_t i = rng() % live.size();
+        REQUIRE(o.erase(live[i]));
+        REQUIRE_FALSE(o.erase(live[i]));
+        ref.erase(live[i]);
+        live[i] = live.back();
+        live.pop_back();
+      }
+      REQUIRE(o.size() == ref.size());
+      if (op % 50 != 0) continue;
+      // Same entries in the same order, forwards and backwards.
+      std::vector<std::pair<FreeOrder::Key, std::int32_t>> got, want(ref.begin(), ref.end());
+      for (auto it = o.begin(); !(it == o.end()); ++it) got.emplace_back(it->key(), it->cap);
+      REQUIRE(got == want);
+      std::size_t back = want.size();
+      for (auto it = o.end(); !(it == o.begin());) {
+        --it;
+        REQUIRE(it->key() == want[--back].first);
+      }
+      REQUIRE(o.keys() == std::set<FreeOrder::Key>(live.begin(), live.end()));
+      // lower_bound and find_from against a scan of the reference.
+      for (int q = 0; q < 20; ++q) {
+        const FreeOrder::Key lo{std::int64_t(rng() % 42) * 100, std::int64_t(rng() % 9) * 1000, -1};
+        const std::int32_t need = std::int32_t(rng() % 9500);
+        const std::int32_t parity = std::int32_t(rng() % 3);  // ok(): ids of one residue mod 3
+        auto lb = o.lower_bound(lo);
+        auto rl = ref.lower_bound(lo);
+        if (rl == ref.end()) REQUIRE(lb == o.end());
+        else REQUIRE(lb->key() == rl->first);
+        auto found = o.find_from(lb, need, [&](std::int32_t id) { return id % 3 == parity; });
+        auto expect = std::find_if(rl, ref.end(), [&](const auto& kv) { return kv.second >= need && std::get<2>(kv.first) % 3 == parity; });
+        if (expect == ref.end()) REQUIRE(found == o.end());
+        else REQUIRE(found->key() == expect->first);
+      }
+    }
+  }
+}
+
+TEST_CASE("Cluster keeps each node in the free order at its free capacity and GPU capability") {
+  Cluster c;
+  auto pool = c.add_pool("p", libsched::PoolKind::shared);
+  for (int i = 0; i < 300; ++i) {
+    NodeDesc d;
+    d.name = "n";
+    d.name += std::to_string(i);
+    d.pool = pool;
+    d.gpu_model = i % 2 ? "A100" : "V100";
+    d.gpus = 1 + i % 8;
+    d.cpu_milli = 96000;
+    d.mem_mib = 786432;
+    c.add_node(d);
+  }
+  std::mt19937_64 rng(7);
+  std::vector<libsched::ReplicaAllocation> held;
+  const std::int32_t shares[] = {100, 250, 300, 500, 700, 1000};
+  for (int op = 0; op < 20000; ++op) {
+    if (held.empty() || rng() % 100 < 60) {
+      ReplicaShape r;
+      r.gpu_milli = shares[rng() % 6];
+      r.num_gpu = r.gpu_milli == 1000 ? 1 + std::int32_t(rng() % 4) : 1;
+      r.cpu_milli = 1000 * std::int64_t(rng() % 12);
+      r.mem_mib = 1024;
+      NodeId n(std::int32_t(rng() % 300));
+      if (c.fits(n, r)) held.push_back(c.allocate(n, r));
+    } else {
+      const std::size_t i = rng() % held.size();
+      c.release(held[i]);
+      held[i] = held.back();
+      held.pop_back();
+    }
+    if (op % 500 != 0) continue;
+    const auto& o = c.free_order();
+    REQUIRE(o.size() == c.size());
+    for (auto it = o.begin(); !(it == o.end()); ++it) {
+      const auto& node = c.node(NodeId(it->id));
+      REQUIRE(it->gpu == node.free.gpu_milli);
+      REQUIRE(it->cpu == node.free.cpu_milli);
+      REQUIRE(it->cap == c.gpu_cap(node));
+    }
+    // The capability is necessary: no node below a replica's need fits it.
+    for (std::int32_t m : shares) {
+      ReplicaShape r;
+      r.gpu_milli = m;
+      r.num_gpu = 1;
+      r.cpu_milli = 1000;
+      r.mem_mib = 1024;
+      for (std::size_t i = 0; i < c.size(); ++i)
+        if (c.gpu_cap(c.nodes()[i]) < Cluster::gpu_cap_need(r)) REQUIRE_FALSE(c.fits(NodeId(std::int32_t(i)), r));
+    }
+  }
+}
