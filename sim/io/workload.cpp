@@ -138,6 +138,9 @@ std::vector<TaskCfg> generate_workload(const Scenario& s, const std::vector<std:
   boost::random::uniform_real_distribution<double> u01(0.0, 1.0);
   const std::int64_t max_count = w.tasks ? *w.tasks : limits::max_tasks;
   const double horizon = w.until_s ? *w.until_s : limits::max_time_s;
+  // The names in use: `taken` and the renamed generated ones. A generated name (prefix + its
+  // index) is never another generated name, nor a renamed one (those end in `-k`), so the
+  // others need not be kept (a million-task workload held a million-node set here).
   std::set<std::string> names(taken.begin(), taken.end());
   double t = w.start_s;
   std::int64_t candidates = 0;
@@ -163,7 +166,7 @@ std::vector<TaskCfg> generate_workload(const Scenario& s, const std::vector<std:
     const WorkloadClassCfg& c = w.classes[ci];
     TaskCfg task = c.task;
     std::string name = fmt::format("{}{:06}", w.name_prefix, out.size());
-    if (!names.insert(name).second) {
+    if (names.count(name) != 0) {
       std::string base = name;
       for (int k = 2; !names.insert(name).second; ++k) name = fmt::format("{}-{}", base, k);
     }
@@ -199,8 +202,12 @@ std::size_t apply_workload(Scenario& s, const TraceOptions& opts) {
     });
   }
   const std::size_t n = generated.size();
-  s.tasks.reserve(s.tasks.size() + n);
-  for (auto& t : generated) s.tasks.push_back(std::move(t));
+  if (s.tasks.empty()) {
+    s.tasks = std::move(generated);  // no second copy of the tasks (576 bytes each)
+  } else {
+    s.tasks.reserve(s.tasks.size() + n);
+    for (auto& t : generated) s.tasks.push_back(std::move(t));
+  }
   check_scenario_totals(s, [&](const std::string& field, const std::string& value, const std::string& rule) {
     throw WorkloadError(fmt::format("workload: with the {} generated tasks, {}: {}: {}", n, field, value, rule));
   });

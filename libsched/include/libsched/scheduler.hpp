@@ -326,8 +326,8 @@ class Scheduler : private detail::SchedulerCore {
     for (const auto& k : queue_) v.push_back(k.id);
     return v;
   }
-  /// Running tasks in id order.
-  const std::set<TaskId>& running() const { return running_; }
+  /// Running tasks in id order (a range of TaskId: begin(), end(), size(), contains()).
+  const IdSet<TaskId>& running() const { return running_; }
 
   /// Milli-GPU held by running tasks on capacity class `c` (idle = accept_idle fallbacks too).
   std::int64_t allocated_gpu_milli(ResourceType c) const { return allocated_[std::size_t(c)]; }

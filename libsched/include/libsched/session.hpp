@@ -207,7 +207,7 @@ struct SchedulerCore {
   // ---- tasks
   std::vector<Entry> tasks_;
   std::set<QueueKey> queue_;
-  std::set<TaskId> running_;
+  IdSet<TaskId> running_;
   std::vector<RunInfo> run_info_;
   std::vector<std::size_t> run_pos_;
   std::vector<std::vector<TaskId>> node_tasks_;
