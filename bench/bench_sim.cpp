@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -46,14 +47,22 @@ double peak_rss_mib() {
   return double(u.ru_maxrss) / 1024.0;
 }
 
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 int run_sim(const std::string& name, sim::io::Scenario sc) {
   auto t0 = std::chrono::steady_clock::now();
-  sim::Simulator s(std::move(sc));  // held once (a million tasks: ~600 MB of scenario)
+  auto s_ptr = std::make_unique<sim::Simulator>(std::move(sc));  // held once (a million tasks: ~600 MB of scenario)
+  sim::Simulator& s = *s_ptr;
+  const double build = since(t0);
   s.run();
-  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double wall = since(t0);
   std::size_t placements = 0;
   for (const auto* a : s.attempts()) placements += a->start >= 0;
+  auto t1 = std::chrono::steady_clock::now();
   auto summary = nlohmann::json::parse(s.summary_json());
+  const double summary_s = since(t1);
   std::cerr << fmt::format("{:<58} {:>8.2f} {:>10.0f} {:>12.0f} {:>9.0f}\n", name, wall, double(s.events_processed()) / wall,
                            double(placements) / wall, peak_rss_mib());
   std::cout << fmt::format(
@@ -62,6 +71,10 @@ int run_sim(const std::string& name, sim::io::Scenario sc) {
       s.scheduler().cluster().size(), summary["gpu_allocation_ratio"].dump(), summary["mean_wait_s"].dump(),
       summary["preemptions"].dump(), peak_rss_mib())
             << "\n";
+  auto t2 = std::chrono::steady_clock::now();
+  s_ptr.reset();
+  std::cerr << fmt::format("  phases: build {:.2f} s, simulate {:.2f} s, summary {:.2f} s, teardown {:.2f} s\n", build, wall - build,
+                           summary_s, since(t2));
   return 0;
 }
 
@@ -86,7 +99,9 @@ int main(int argc, char** argv) {
     o.tasks = std::stoul(argv[3]);
     if (argc >= 5) o.placement = argv[4];
     auto t0 = std::chrono::steady_clock::now();
-    int rc = run_sim(fmt::format("synthetic {} nodes x {} tasks ({})", o.nodes, o.tasks, o.placement), sim::synthetic_scenario(o));
+    sim::io::Scenario sc = sim::synthetic_scenario(o);
+    std::cerr << fmt::format("  phases: scenario generation {:.2f} s\n", since(t0));
+    int rc = run_sim(fmt::format("synthetic {} nodes x {} tasks ({})", o.nodes, o.tasks, o.placement), std::move(sc));
     if (o.nodes == 10000 && o.tasks == 1000000 && o.placement == "best-fit") {
       // Issue #11 target (docs/benchmarks.md): the whole case, scenario generation included.
       double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -189,12 +189,18 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
       marks.push_back(tx.mark());
     }
   };
+  // The placement of the last probe that started the gang: its prefix is `hi` below (hi moves
+  // only on a success), so the check of which victims the gang's nodes need reads it instead
+  // of releasing the same prefix again and placing the gang on the same state.
+  std::optional<Placement> at_hi;
   auto starts_with_prefix = [&](std::size_t k) {
     set_prefix(k);
     std::size_t m1 = tx.mark();
-    bool ok = S.try_start(tx, t, now, false, cls).has_value();
+    auto p = S.try_start(tx, t, now, false, cls);
     tx.rollback_to(m1);
-    return ok;
+    if (!p) return false;
+    at_hi = std::move(p);
+    return true;
   };
   std::size_t hi = 0;
   for (std::size_t size = 1;; size = std::min(size * 2, cands.size())) {
@@ -222,12 +228,17 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   // only the ones on those nodes when that still starts the gang (then the quadratic
   // minimisation below runs on a handful).
   {
-    for (std::size_t i = 0; i < lo; ++i) S.release_into(tx, cands[i].id);
-    auto p = S.try_start(tx, t, now, false, cls);
+    std::optional<Placement> p;
+    if (st.options_.fast_paths) {
+      p = std::move(at_hi);  // the same state: cands[0, lo) released in this order from m0
+    } else {
+      for (std::size_t i = 0; i < lo; ++i) S.release_into(tx, cands[i].id);
+      p = S.try_start(tx, t, now, false, cls);
+      tx.rollback_to(m0);
+    }
     std::vector<NodeId> used;
     if (p)
       for (const auto& a : p->replicas) used.push_back(a.node);
-    tx.rollback_to(m0);
     std::sort(used.begin(), used.end());
     std::vector<std::size_t> relevant;
     for (std::size_t i = 0; i < lo; ++i) {

@@ -71,17 +71,21 @@ class FreeOrder {
   std::size_t size() const { return size_; }
   void clear() {
     blocks_.clear();
+    last_.clear();
     size_ = 0;
   }
   void insert(const Entry& e) {
     ++size_;
     if (blocks_.empty()) {
       blocks_.push_back(Block{{e}, e.cap});
+      last_.push_back(e.key());
       return;
     }
     std::size_t b = std::min(block_of(e.key()), blocks_.size() - 1);
     auto& v = blocks_[b].entries;
-    v.insert(std::upper_bound(v.begin(), v.end(), e.key(), [](const Key& x, const Entry& y) { return x < y.key(); }), e);
+    auto at = std::upper_bound(v.begin(), v.end(), e.key(), [](const Key& x, const Entry& y) { return x < y.key(); });
+    if (at == v.end()) last_[b] = e.key();
+    v.insert(at, e);
     blocks_[b].max_cap = std::max(blocks_[b].max_cap, e.cap);
     if (v.size() > 2 * kBlock) split(b);
   }
@@ -97,7 +101,11 @@ class FreeOrder {
     --size_;
     if (v.empty()) {
       blocks_.erase(blocks_.begin() + std::ptrdiff_t(b));
-    } else if (cap == blocks_[b].max_cap) {
+      last_.erase(last_.begin() + std::ptrdiff_t(b));
+      return true;
+    }
+    last_[b] = v.back().key();
+    if (cap == blocks_[b].max_cap) {
       std::int32_t m = std::numeric_limits<std::int32_t>::min();
       for (const auto& e : v) m = std::max(m, e.cap);
       blocks_[b].max_cap = m;
@@ -131,11 +139,9 @@ class FreeOrder {
     std::vector<Entry> entries;  // sorted by key, never empty
     std::int32_t max_cap = std::numeric_limits<std::int32_t>::min();
   };
-  // The first block whose last key is >= k (blocks_.size() when none).
-  std::size_t block_of(const Key& k) const {
-    auto it = std::partition_point(blocks_.begin(), blocks_.end(), [&k](const Block& bl) { return bl.entries.back().key() < k; });
-    return std::size_t(it - blocks_.begin());
-  }
+  // The first block whose last key is >= k (blocks_.size() when none): a binary search over
+  // the contiguous last keys (not one block's heap memory per step).
+  std::size_t block_of(const Key& k) const { return std::size_t(std::lower_bound(last_.begin(), last_.end(), k) - last_.begin()); }
   void split(std::size_t b) {
     Block hi;
     auto& v = blocks_[b].entries;
@@ -145,10 +151,13 @@ class FreeOrder {
       bl->max_cap = std::numeric_limits<std::int32_t>::min();
       for (const auto& e : bl->entries) bl->max_cap = std::max(bl->max_cap, e.cap);
     }
+    last_[b] = v.back().key();
+    last_.insert(last_.begin() + std::ptrdiff_t(b) + 1, hi.entries.back().key());
     blocks_.insert(blocks_.begin() + std::ptrdiff_t(b) + 1, std::move(hi));
   }
 
   std::vector<Block> blocks_;
+  std::vector<Key> last_;  // last_[b] = blocks_[b].entries.back().key()
   std::size_t size_ = 0;
 };
 
