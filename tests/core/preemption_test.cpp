@@ -397,3 +397,42 @@ TEST_CASE("a first-fit scheduler (no free index kept) preempts and explains pree
     }
   }
 }
+
+TEST_CASE("the victims kept are those on the node the gang takes at the shortest prefix of the victim order") {
+  // Best-fit; x, y, z have 8 GPUs and 96, 64, 32 vCPU (best-fit prefers the least vCPU left).
+  // Victim order: v1 (4 GPUs on x), v2 (4 GPUs on y), v3 (a gang of 4 + 4 GPUs on x and y),
+  // v4 (8 GPUs on z). Prefixes 1 and 2 leave no node free; 4 frees x, y and z (the gang would
+  // take z); 3, the shortest, frees x and y and the gang takes y, so the victims on y, {v2, v3},
+  // are kept. (Reading the placement at prefix 4 instead finds no victim of the first three on
+  // z, and minimising all three, newest first, keeps {v1, v3}.)
+  Scheduler s(make_cluster().node("x", "A100", 8, 96).node("y", "A100", 8, 64).node("z", "A100", 8, 32).build());
+  const NodeId x = s.cluster().find_node("x"), y = s.cluster().find_node("y"), z = s.cluster().find_node("z");
+  s.set_node_up(y, false, 0);
+  s.set_node_up(z, false, 0);
+  TaskId v1 = submit(s, make_task("v1").priority(1).option("g", gpus(4)));
+  s.schedule(0);
+  s.set_node_up(y, true, 1);
+  TaskId v3 = submit(s, make_task("v3").priority(3).workers(1).submitted(1).option("g", gpus(4)));
+  s.schedule(1);
+  TaskId v2 = submit(s, make_task("v2").priority(2).submitted(2).option("g", gpus(4)));
+  s.schedule(2);
+  s.set_node_up(z, true, 3);
+  TaskId v4 = submit(s, make_task("v4").priority(4).submitted(3).option("g", gpus(8)));
+  s.schedule(3);
+  REQUIRE(s.placement_of(v1)->replicas[0].node == x);
+  REQUIRE(s.placement_of(v2)->replicas[0].node == y);
+  REQUIRE(s.placement_of(v3)->replicas.size() == 2);
+  REQUIRE(s.placement_of(v3)->replicas[0].node == x);
+  REQUIRE(s.placement_of(v3)->replicas[1].node == y);
+  REQUIRE(s.placement_of(v4)->replicas[0].node == z);
+  TaskId hi = submit(s, make_task("hi").priority(9).submitted(10).option("g", gpus(8, kMilliPerGpu, 16)));
+  ScheduleResult r = s.schedule(10);
+  REQUIRE(started(r, hi));
+  CHECK(s.placement_of(hi)->replicas[0].node == y);
+  std::vector<TaskId> victims;
+  for (const auto& p : r.preemptions) victims.push_back(p.victim);
+  std::sort(victims.begin(), victims.end());
+  CHECK(victims == std::vector<TaskId>{v3, v2});
+  CHECK(s.is_running(v1));
+  CHECK(s.is_running(v4));
+}
