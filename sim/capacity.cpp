@@ -48,10 +48,7 @@ void Simulator::on_node_up(Time now, const NodeUpEv& e) {
 void Simulator::on_spot_reclaim(Time now, const SpotReclaimEv& e) {
   const Cluster& cl = sched_->cluster();
   --fixed_pending_;
-  // reclaim_nodes_ is in event order (build()): the event's node indices by binary search.
-  const auto& nodes = std::lower_bound(reclaim_nodes_.begin(), reclaim_nodes_.end(), e.event,
-                                       [](const auto& r, int ev) { return r.first < ev; })->second;
-  for (int node : nodes) {
+  for (int node : reclaim_nodes_[std::size_t(e.nodes)]) {
     NodeId n(node);
     for (TaskId id : sched_->tasks_on_node(n)) {
       const Placement* p = sched_->placement_of(id);

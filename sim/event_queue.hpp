@@ -55,8 +55,9 @@ struct NodeDownEv { int node = 0; bool stochastic = false; };
 struct NodeUpEv { int node = 0; bool stochastic = false; };
 /// Injected task fault: scenario `events[event]` (its `error` is the error kind).
 struct TaskFaultEv { int task = 0; int event = 0; };
-/// Injected spot reclaim: scenario `events[event]` (its node indices are the simulator's).
-struct SpotReclaimEv { int event = 0; };
+/// Injected spot reclaim of the node indices the simulator keeps at position `nodes`
+/// (Simulator::reclaim_nodes_).
+struct SpotReclaimEv { int nodes = 0; };
 /// A node policy (index among the scheduler's) is created or expires: only makes the
 /// scheduler run at that instant.
 struct PolicyTickEv { int policy = 0; };

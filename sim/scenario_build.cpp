@@ -289,8 +289,8 @@ void Simulator::build() {
       std::vector<int> nodes;
       if (!e.node.empty()) nodes.push_back(node_idx(e.node));
       for (const auto& n : e.nodes) nodes.push_back(node_idx(n));
-      reclaim_nodes_.emplace_back(int(ei), std::move(nodes));
-      q_.schedule(at, SpotReclaimEv{int(ei)});
+      q_.schedule(at, SpotReclaimEv{int(reclaim_nodes_.size())});
+      reclaim_nodes_.push_back(std::move(nodes));
     } else {
       throw std::invalid_argument("unknown event kind " + e.kind);
     }

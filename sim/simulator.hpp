@@ -273,7 +273,7 @@ class Simulator {
   Time wake_at_ = -1;                    // its time
   std::vector<std::pair<std::uint64_t, libsched::WaitCode>> wait_memo_;  // instant_end scratch: request signature -> wait code
   std::vector<Time> policy_ticks_;       // sorted times of the PolicyTickEv events
-  std::vector<std::pair<int, std::vector<int>>> reclaim_nodes_;  // spot_reclaim events: (scenario event index, node indices), by index
+  std::vector<std::vector<int>> reclaim_nodes_;  // node indices of each spot_reclaim event (SpotReclaimEv::nodes)
   int live_tasks_ = 0;
   int active_ = 0;                       // attempts holding resources
   int preemptions_ = 0;

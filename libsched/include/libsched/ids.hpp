@@ -69,7 +69,7 @@ class IdSet {
     const std::size_t w = id.index() / 64;
     return id.valid() && w < words_.size() && (words_[w] >> (id.index() % 64) & 1) != 0;
   }
-  std::size_t count(Id id) const { return contains(id) ? 1 : 0; }
+  std::size_t count(Id id) const { return contains(id) ? 1 : 0; }  ///< as std::set::count
   /// Adds `id` (valid); false when it was in already.
   bool insert(Id id) {
     const std::size_t w = id.index() / 64;
@@ -86,16 +86,6 @@ class IdSet {
     words_[id.index() / 64] &= ~(std::uint64_t{1} << (id.index() % 64));
     --size_;
     return 1;
-  }
-  void clear() {
-    words_.clear();
-    size_ = 0;
-  }
-  friend bool operator==(const IdSet& a, const IdSet& b) {
-    if (a.size_ != b.size_) return false;
-    for (auto i = a.begin(), j = b.begin(); !(i == a.end()); ++i, ++j)
-      if (*i != *j) return false;
-    return true;
   }
 
  private:
