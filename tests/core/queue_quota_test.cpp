@@ -81,6 +81,69 @@ TEST_CASE("a small task does not backfill when it would delay the head's reserva
   CHECK(f.s.reservation(f.h, 10'000) == 100'000);
 }
 
+TEST_CASE("the head's reservation holds across instants until it passes, then follows the overdue task") {
+  // One 8-GPU node: R1 (4 GPUs) expected to end at 50 s, R2 (4 GPUs) at 100 s; H needs 4 GPUs.
+  // Its reservation is 50 s while that is ahead (computed once, reused at later instants), and
+  // once R1 is overdue (still running) it is expected to end at every now: the reservation is now.
+  for (bool fast : {true, false}) {
+    INFO("fast paths " << fast);
+    SchedulerOptions o;
+    o.queueing = Queueing::backfill;
+    o.preemption = false;
+    o.fast_paths = fast;
+    Scheduler s(make_cluster().nodes("n", 1).build(), o);
+    submit(s, make_task("r1").option("x", gpus(4)).estimate(50'000));
+    submit(s, make_task("r2").option("x", gpus(4)).estimate(100'000));
+    REQUIRE(s.schedule(0).started.size() == 2);
+    TaskId h = submit(s, make_task("h").option("x", gpus(4)).estimate(10'000), 10'000);
+    s.schedule(10'000);
+    CHECK(s.reservation(h, 10'000) == 50'000);
+    CHECK(s.reservation(h, 30'000) == 50'000);
+    CHECK(s.reservation(h, 49'999) == 50'000);
+    CHECK(s.reservation(h, 60'000) == 60'000);
+    CHECK(s.reservation(h, 70'000) == 70'000);
+  }
+}
+
+TEST_CASE("a backfill pass after arrivals alone skips the held queue, but visits it all when an arrival starts") {
+  // R runs 6 of 8 GPUs until 100 s; H (8 GPUs) heads the queue; T (bob, reserved, 3 GPUs,
+  // quota 3 GPUs) waits for capacity. At 20 s nothing changed and only L arrives (2 GPUs, ends
+  // after the reservation): the pass visits L alone. At 30 s F arrives (bob, 1 GPU, ends by the
+  // reservation): it backfills and takes the quota T needs, so that pass visits the whole
+  // queue and T now waits for quota, exactly as with fast paths off.
+  for (bool fast : {true, false}) {
+    INFO("fast paths " << fast);
+    SchedulerOptions o;
+    o.queueing = Queueing::backfill;
+    o.preemption = false;
+    o.fast_paths = fast;
+    Scheduler s(make_cluster().pool("p").nodes("n", 1).build(), o);
+    PoolId p = s.cluster().find_pool("p");
+    s.quotas().set_limit(QuotaKey{"bob", ResourceType::reserved, p}, gpu_quota(3));
+    TaskId r = submit(s, make_task("r").pay_as_you_go().option("x", gpus(6)).estimate(100'000));
+    REQUIRE(s.schedule(0).started == std::vector<TaskId>{r});
+    TaskId h = submit(s, make_task("h").pay_as_you_go().priority(7).option("x", gpus(8)).estimate(100'000), 10'000);
+    TaskId t = submit(s, make_task("t").user("bob").reserved(p).submitted(10'000).option("x", gpus(3)).estimate(10'000), 10'000);
+    s.schedule(10'000);
+    CHECK(s.wait_code(t, 10'000) == WaitCode::waits_for_capacity);
+    (void)s.take_visited_waiting();
+    s.schedule(15'000);  // nothing happened: the fast pass visits nobody
+    CHECK(s.take_visited_waiting() == (fast ? std::vector<TaskId>{} : std::vector<TaskId>{h, t}));
+    TaskId l = submit(s, make_task("l").pay_as_you_go().submitted(20'000).option("x", gpus(2)).estimate(500'000), 20'000);
+    CHECK(s.schedule(20'000).started.empty());
+    std::vector<TaskId> visited = s.take_visited_waiting();
+    if (fast) CHECK(visited == std::vector<TaskId>{l});
+    else CHECK(visited == std::vector<TaskId>{h, t, l});
+    CHECK(s.wait_code(l, 20'000) == WaitCode::blocked_by_queue);
+    TaskId f = submit(s, make_task("f").user("bob").reserved(p).submitted(30'000).option("x", gpus(1)).estimate(10'000), 30'000);
+    CHECK(s.schedule(30'000).started == std::vector<TaskId>{f});
+    visited = s.take_visited_waiting();
+    CHECK(std::find(visited.begin(), visited.end(), t) != visited.end());
+    CHECK(s.wait_code(t, 30'000) == WaitCode::waits_for_quota);
+    CHECK(s.is_waiting(h));
+  }
+}
+
 TEST_CASE("a task with an unknown runtime estimate never backfills ahead of a known reservation") {
   BackfillFixture f(Queueing::backfill);
   TaskId sm = f.small(-1);

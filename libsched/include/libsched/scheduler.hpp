@@ -272,7 +272,9 @@ class Scheduler : private detail::SchedulerCore {
     check_task_id(t, "Scheduler::mutable_task");
     if (tasks_[t.index()].state == State::waiting)
       throw InvalidState("Scheduler::mutable_task: task " + tasks_[t.index()].spec.name + " is waiting");
-    ++state_epoch_;  // a running task's estimate moves reservations
+    // A running task's estimate moves reservations; a task that neither waits nor runs is in
+    // no memo (its signature is recomputed when it is enqueued).
+    if (tasks_[t.index()].state == State::running) ++state_epoch_;
     return tasks_[t.index()].spec;
   }
   /// Number of task ids handed out, forgotten ones included (knows_task tells them apart).

@@ -232,6 +232,17 @@ struct SchedulerCore {
   /// invalid) -> reservation, valid while reservation_stamp_ holds (actions/backfill.hpp).
   mutable std::map<std::pair<std::int32_t, std::int32_t>, Time> reservation_memo_;
   mutable std::tuple<std::uint64_t, std::uint64_t, Time> reservation_stamp_{~std::uint64_t{0}, 0, 0};
+  /// The last reservation walked for a head alone (no tentative start) whose gang does not
+  /// age into idle fragments: at `at`, on the state of the two epochs, valid for the same head
+  /// before `valid_until` (the first node-policy time after `at`) and `value`
+  /// (actions::reservation).
+  struct HeadReservation {
+    TaskId head;
+    Time value = kTimeNever;
+    std::uint64_t capacity_epoch = ~std::uint64_t{0}, state_epoch = 0;
+    Time at = 0, valid_until = 0;
+  };
+  mutable HeadReservation head_reservation_;
   /// Bumped at every enqueue and dequeue (not at starts: a start bumps state_epoch_).
   std::uint64_t queue_epoch_ = 0;
   /// (pass_, state_epoch_, capacity_epoch_, queue_epoch_, now) when the last schedule() call
@@ -248,6 +259,19 @@ struct SchedulerCore {
   TaskId strict_tail_head_;  ///< the head of that pass
   std::tuple<std::uint64_t, std::uint64_t, Time> strict_tail_stamp_{0, 0, 0};  ///< (pass_, capacity_epoch_, now) of that pass
   bool retry_all_next_ = false;  ///< a task failed while tasks started at this instant were victims it could take
+  /// Backfill (fast paths): what the last complete pass leaves for a fresh-only pass
+  /// (actions::backfill_from_fresh). `bf_chainable_`: that pass was a backfill pass that ended
+  /// normally and held no task after a preemption trial; `bf_head_` its head (none: nothing
+  /// failed); the state and queue epochs when it ended; `bf_anchor_` the time of the last pass
+  /// that visited the whole queue (a fresh-only pass keeps it).
+  bool bf_chainable_ = false;
+  std::optional<TaskId> bf_head_;
+  std::uint64_t bf_state_epoch_ = 0, bf_queue_epoch_ = 0;
+  Time bf_anchor_ = 0;
+  /// Memo of actions::backfill_from_fresh: the earliest expected end (start + estimate) of a
+  /// running task after the anchor, stamped by (state epoch, capacity epoch, anchor).
+  Time bf_next_end_ = 0;
+  std::tuple<std::uint64_t, std::uint64_t, Time> bf_next_end_stamp_{~std::uint64_t{0}, 0, 0};
   Time last_now_ = -kTimeNever;
   std::vector<TaskId> fresh_;   ///< enqueued since the last pass
   std::vector<TaskId> aging_;   ///< waiting tasks whose feasibility grows with time (idle stability)

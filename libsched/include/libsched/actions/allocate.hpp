@@ -82,8 +82,18 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       st.pass_held_signatures_ = std::move(held);
     }
   } hand_back{st, order, failed_signatures, fresh, held_signatures};
-  const bool from_fresh = first && queueing == Queueing::greedy && st.capacity_epoch_ == st.last_pass_epoch_;
-  if (from_fresh) {
+  // Backfill: the same when a full pass would treat every other waiting task as the last
+  // pass did (backfill_from_fresh); the visited tasks queue behind that pass's head.
+  // A start changes what the skipped tasks would be diagnosed with (quota, free capacity), so
+  // such a pass turns into a full one before its first start (full_pass below).
+  bool bf_fresh = first && queueing == Queueing::backfill && backfill_from_fresh(S, order);
+  bool from_fresh = bf_fresh || (first && queueing == Queueing::greedy && st.capacity_epoch_ == st.last_pass_epoch_);
+  const std::size_t visited_before = st.visited_.size();
+  st.bf_chainable_ = false;  // set again when this pass ends normally
+  // A fresh-only pass may follow this one only if every task it held or failed saw the state
+  // the pass ends with (no start after the head's failure) and no hold followed a preemption trial.
+  bool chainable = true;
+  if (from_fresh && !bf_fresh) {
     // Nothing was released since the last pass: only tasks enqueued since then, and tasks
     // whose idle fragments age with time, can start now (everything else failed on at
     // least this much capacity).
@@ -117,8 +127,22 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   };
   bool blocked = false;
   std::optional<TaskId> head;     // strict: the blocking task; backfill: first blocked task
+  if (bf_fresh) head = st.bf_head_;
   Time head_reservation = kTimeNever;
   bool head_reservation_known = false;
+  // Turns a backfill fresh-only pass into a full pass from the queue's front (nothing was
+  // committed: the fresh tasks visited so far are visited again; those that failed fail again).
+  auto full_pass = [&]() {
+    bf_fresh = from_fresh = false;
+    chainable = true;
+    cursor = st.queue_.begin();
+    head.reset();
+    head_reservation = kTimeNever;
+    head_reservation_known = false;
+    failed_signatures.clear();
+    held_signatures.clear();
+    st.visited_.resize(visited_before);
+  };
   // A queue hold of kind `k` behind the head on waiting task `x` (visited, not tried further).
   auto hold = [&](TaskId x, Session::Entry::Hold k) {
     auto& ex = st.tasks_[x.index()];
@@ -176,6 +200,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     }
     if (p && head && queueing == Queueing::backfill && !may_jump(S, *tx, *head, head_reservation, {}, *p, victims)) {
       // Starting t would delay the head's reserved start.
+      if (!victims.empty()) chainable = false;
       hold(t, Session::Entry::Hold::backfill);
       continue;  // tx rolls back
     }
@@ -209,6 +234,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       }
       continue;
     }
+    if (bf_fresh && st.bf_head_) {
+      full_pass();
+      continue;  // tx rolls back
+    }
     tx->commit();
     for (const auto& v : victims) {
       S.finish_release(v.victim, now);
@@ -216,6 +245,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     }
     S.commit_start(t, std::move(*p), now);
     out.started.push_back(t);
+    if (head) chainable = false;
     held_signatures.clear();
     if (!victims.empty()) {
       // Restart: earlier tasks may use what was freed. The next pass has not seen the tasks
@@ -232,6 +262,13 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     } else {
       st.strict_tail_.reset();
     }
+  }
+  if (queueing == Queueing::backfill && st.options_.fast_paths) {
+    st.bf_chainable_ = chainable && st.started_now_.empty();
+    st.bf_head_ = head;
+    st.bf_state_epoch_ = st.state_epoch_;
+    st.bf_queue_epoch_ = st.queue_epoch_;
+    if (!bf_fresh) st.bf_anchor_ = now;
   }
   st.last_pass_epoch_ = st.retry_all_next_ ? ~std::uint64_t{0} : st.capacity_epoch_;
   st.retry_all_next_ = false;

@@ -168,6 +168,18 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     }
     memo_key = {head.value, extras.empty() ? -1 : extras[0]->task.value};
     if (auto it = st.reservation_memo_.find(memo_key); it != st.reservation_memo_.end()) return it->second;
+    // The head alone, computed at an earlier instant t0 (Core::head_reservation_): still the
+    // answer R at now < R when nothing changed since (epochs), no node-policy time fell in
+    // between and the head does not age into idle fragments. The walk now tries, at each time
+    // T < R, the tasks expected to end by T; that same set was tried at t0 (at its latest
+    // expected end, or at t0 for tasks overdue then) and the head did not fit, the fit being
+    // independent of the time otherwise; at R it is the set that fitted at t0.
+    const auto& hr = st.head_reservation_;
+    if (extras.empty() && hr.head == head && hr.capacity_epoch == st.capacity_epoch_ && hr.state_epoch == st.state_epoch_ &&
+        hr.at <= now && now < hr.valid_until && hr.value > now) {
+      st.reservation_memo_.emplace(memo_key, hr.value);
+      return hr.value;
+    }
   }
   const TaskSpec& hs = S.spec(head);
   std::vector<std::pair<Time, const Placement*>> ends;
@@ -287,6 +299,15 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   }
   tx.rollback_to(m);
   if (memo_key.first >= 0) st.reservation_memo_.emplace(memo_key, result);
+  if (memo_key.first >= 0 && extras.empty() && th == 0) {
+    // Valid until the first node-policy time after now (see the look-up).
+    Time until = kTimeNever;
+    for (const auto& p : st.policies_) {
+      if (p.created > now) until = std::min(until, p.created);
+      if (p.expire > now) until = std::min(until, p.expire);
+    }
+    st.head_reservation_ = {head, result, st.capacity_epoch_, st.state_epoch_, now, until};
+  }
   return result;
 }
 
@@ -333,6 +354,55 @@ inline bool may_jump(Session& S, Transaction& tx, TaskId head, Time head_reserva
   std::vector<const Placement*> with(extras.begin(), extras.end());
   with.push_back(&candidate);
   return reservation(S, tx, head, S.now, with, gone) <= head_reservation;
+}
+
+/// Fast paths: may the first backfill pass of a schedule() call visit only the tasks enqueued
+/// since the last complete pass (`order`, filled with them in queue order when true), behind
+/// that pass's head (Core::bf_head_)? A full pass would then treat every other waiting task as
+/// the last pass did, and see the state that pass left: true when, since that pass,
+///   * nothing but enqueues happened (capacity, state and queue epochs; no dequeue) and that
+///     pass held no task after a preemption trial (victims are chosen by time-dependent keys);
+///   * every enqueued task queues behind every other waiting task, and no waiting task ages
+///     into idle fragments (its feasibility grows with time alone);
+///   * no running task's expected end (start + estimate) fell in (anchor, now], where anchor is
+///     the time of the last pass that visited the whole queue. Then every expected end is
+///     either still ahead (the same time in the reservation walk) or was already overdue then
+///     (expected now, then and now): the head's reservation R is the same or moved by exactly
+///     the elapsed time, a held task still does not end by R, and with it started its
+///     reservation is still later than R (its own end only moved later). Failed tasks fail
+///     again (the failure memo: the capacity epoch did not change).
+inline bool backfill_from_fresh(Session& S, std::vector<TaskId>& order) {
+  auto& st = S.st;
+  if (!st.options_.fast_paths || !st.bf_chainable_ || st.capacity_epoch_ != st.last_pass_epoch_ ||
+      st.state_epoch_ != st.bf_state_epoch_ || st.queue_epoch_ != st.bf_queue_epoch_ + st.fresh_.size())
+    return false;
+  for (TaskId t : st.aging_)
+    if (st.tasks_[t.index()].state == Session::State::waiting) return false;
+  order.clear();
+  for (TaskId t : st.fresh_)
+    if (st.tasks_[t.index()].state == Session::State::waiting) order.push_back(t);
+  std::sort(order.begin(), order.end(), [&st](TaskId a, TaskId b) { return st.key(a) < st.key(b); });
+  order.erase(std::unique(order.begin(), order.end()), order.end());
+  // The fresh tasks are the last order.size() keys of the queue.
+  auto q = st.queue_.rbegin();
+  for (auto it = order.rbegin(); it != order.rend(); ++it, ++q)
+    if (q == st.queue_.rend() || q->id != *it) return false;
+  if (S.now > st.bf_anchor_) {
+    auto stamp = std::make_tuple(st.state_epoch_, st.capacity_epoch_, st.bf_anchor_);
+    if (st.bf_next_end_stamp_ != stamp) {
+      Time next = kTimeNever;
+      for (const auto& ri : st.run_info_) {
+        const auto& e = st.tasks_[ri.id.index()];
+        if (e.spec.runtime_estimate < 0) continue;
+        const Time end = e.placement.start + e.spec.runtime_estimate;
+        if (end > st.bf_anchor_) next = std::min(next, end);
+      }
+      st.bf_next_end_ = next;
+      st.bf_next_end_stamp_ = stamp;
+    }
+    if (st.bf_next_end_ <= S.now) return false;
+  }
+  return true;
 }
 
 }  // namespace libsched::actions
