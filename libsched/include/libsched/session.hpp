@@ -243,7 +243,6 @@ struct SchedulerCore {
     Time at = 0, valid_until = 0;
   };
   mutable HeadReservation head_reservation_;
-  std::vector<std::int64_t> walk_slot_base_;  ///< scratch of actions::reservation (Session::fits_by_slots_walk)
   /// Bumped at every enqueue and dequeue (not at starts: a start bumps state_epoch_).
   std::uint64_t queue_epoch_ = 0;
   /// (pass_, state_epoch_, capacity_epoch_, queue_epoch_, now) when the last schedule() call
@@ -545,48 +544,6 @@ class Session {
           std::int64_t slots = released.touches(id) ? c.replica_slots(id, r, released.node[n], released.gpu.data() + c.nodes()[n].gpu_offset)
                                                      : c.replica_slots(id, r);
           if (slots > 0 && node_eligible(st, s, cls, id, f, at, false)) have += slots;
-        }
-        if (have >= need) return true;
-      }
-    }
-    return false;
-  }
-
-  /// fits_by_slots inside a reservation walk (actions::reservation), without node policies:
-  /// the same answer, with the eligible nodes' slots of each (class, option) of `t` on the
-  /// committed cluster counted once into `base` (pass it empty on the first call of a walk)
-  /// and only the nodes `released` touches counted again. Node eligibility then does not
-  /// depend on `at` (no policy; slots_decide tasks that may use idle capacity age into it and
-  /// are walked without deferral).
-  bool fits_by_slots_walk(TaskId t, Time at, const detail::ReleasedCapacity& released, const std::vector<Cluster::FreeSum>* delta,
-                          std::vector<std::int64_t>& base) const {
-    const TaskSpec& s = spec(t);
-    const Cluster& c = st.cluster_;
-    const NodeFilter f = NodeFilter::build(st.policies_, s, at, c.size());
-    const std::int64_t need = s.replicas();
-    const ClassList cls_list = classes(s);
-    if (base.empty()) {
-      base.assign(cls_list.size() * s.options.size(), 0);
-      std::size_t k = 0;
-      for (ResourceType cls : cls_list)
-        for (std::size_t i = 0; i < s.options.size(); ++i, ++k)
-          for (std::size_t n = 0; n < c.size(); ++n) {
-            NodeId id(static_cast<std::int32_t>(n));
-            std::int64_t slots = c.replica_slots(id, s.options[i].head);
-            if (slots > 0 && node_eligible(st, s, cls, id, f, at, false)) base[k] += slots;
-          }
-    }
-    std::size_t k = 0;
-    for (ResourceType cls : cls_list) {
-      QuotaKey key = quota_key(s, cls);
-      for (std::size_t i = 0; i < s.options.size(); ++i, ++k) {
-        if (!admits(key, s, t, s.demand(i)) || !may_fit(s, i, cls, delta)) continue;
-        const ReplicaShape& r = s.options[i].head;
-        std::int64_t have = base[k];
-        for (NodeId id : released.touched) {
-          const std::int64_t now_slots = c.replica_slots(id, r);
-          const std::int64_t with = c.replica_slots(id, r, released.node[id.index()], released.gpu.data() + c.nodes()[id.index()].gpu_offset);
-          if (with != now_slots && node_eligible(st, s, cls, id, f, at, false)) have += with - now_slots;
         }
         if (have >= need) return true;
       }

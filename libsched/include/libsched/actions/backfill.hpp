@@ -256,12 +256,7 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   std::vector<Cluster::FreeSum> delta;
   if (defer) delta.resize(st.cluster_.pools().size() * Cluster::kSlotsPerPool);
   std::size_t applied = 0;  // ends[0, applied) are released inside tx (or into `released`)
-  // Without node policies the slots are counted once, then per released node (fits_by_slots_walk).
-  std::vector<std::int64_t>& slot_base = st.walk_slot_base_;
-  slot_base.clear();
-  const bool slots_walk = by_slots && st.policies_.empty();
   auto fits_at = [&](Time at) {
-    if (slots_walk) return S.fits_by_slots_walk(head, at, released, &delta, slot_base);
     if (by_slots) return S.fits_by_slots(head, at, released, &delta);
     std::size_t m1 = tx.mark();
     bool ok = S.try_start(tx, head, at).has_value();
