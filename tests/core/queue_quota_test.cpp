@@ -26,18 +26,21 @@ TEST_CASE("idle tasks rank below every non-idle task") {
 }
 
 namespace {
+/// Queueing `q` without preemption; `fast_paths` as given (tests that compare both ways).
+SchedulerOptions no_preemption(Queueing q, bool fast_paths = true) {
+  SchedulerOptions o;
+  o.queueing = q;
+  o.preemption = false;
+  o.fast_paths = fast_paths;
+  return o;
+}
 /// One 8-GPU node; R runs 6 GPUs with a 100 s estimate; H (8 GPUs, priority 7) heads the
 /// queue and can start only when R ends; S (2 GPUs, priority 5) is behind it.
 struct BackfillFixture {
   Scheduler s;
   TaskId r, h;
   explicit BackfillFixture(Queueing q)
-      : s(make_cluster().nodes("n", 1).build(), [q] {
-          SchedulerOptions o;
-          o.queueing = q;
-          o.preemption = false;
-          return o;
-        }()) {
+      : s(make_cluster().nodes("n", 1).build(), no_preemption(q)) {
     r = submit(s, make_task("r").option("x", gpus(6)).estimate(100'000));
     REQUIRE(s.schedule(0).started.size() == 1);
     h = submit(s, make_task("h").priority(7).option("x", gpus(8)).estimate(100'000), 10'000);
@@ -87,11 +90,7 @@ TEST_CASE("the head's reservation holds across instants until it passes, then fo
   // once R1 is overdue (still running) it is expected to end at every now: the reservation is now.
   for (bool fast : {true, false}) {
     INFO("fast paths " << fast);
-    SchedulerOptions o;
-    o.queueing = Queueing::backfill;
-    o.preemption = false;
-    o.fast_paths = fast;
-    Scheduler s(make_cluster().nodes("n", 1).build(), o);
+    Scheduler s(make_cluster().nodes("n", 1).build(), no_preemption(Queueing::backfill, fast));
     submit(s, make_task("r1").option("x", gpus(4)).estimate(50'000));
     submit(s, make_task("r2").option("x", gpus(4)).estimate(100'000));
     REQUIRE(s.schedule(0).started.size() == 2);
@@ -113,11 +112,7 @@ TEST_CASE("a backfill pass after arrivals alone skips the held queue, but visits
   // queue and T now waits for quota, exactly as with fast paths off.
   for (bool fast : {true, false}) {
     INFO("fast paths " << fast);
-    SchedulerOptions o;
-    o.queueing = Queueing::backfill;
-    o.preemption = false;
-    o.fast_paths = fast;
-    Scheduler s(make_cluster().pool("p").nodes("n", 1).build(), o);
+    Scheduler s(make_cluster().pool("p").nodes("n", 1).build(), no_preemption(Queueing::backfill, fast));
     PoolId p = s.cluster().find_pool("p");
     s.quotas().set_limit(QuotaKey{"bob", ResourceType::reserved, p}, gpu_quota(3));
     TaskId r = submit(s, make_task("r").pay_as_you_go().option("x", gpus(6)).estimate(100'000));

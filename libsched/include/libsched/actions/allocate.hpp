@@ -82,10 +82,11 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       st.pass_held_signatures_ = std::move(held);
     }
   } hand_back{st, order, failed_signatures, fresh, held_signatures};
-  // Backfill: the same when a full pass would treat every other waiting task as the last
-  // pass did (backfill_from_fresh); the visited tasks queue behind that pass's head.
-  // A start changes what the skipped tasks would be diagnosed with (quota, free capacity), so
-  // such a pass turns into a full one before its first start (full_pass below).
+  // Fresh-only passes visit just the tasks enqueued since the last pass: greedy when nothing
+  // was released since (below), backfill when a full pass would treat every other waiting task
+  // as the last pass did (backfill_from_fresh), behind that pass's head. A start changes what
+  // the skipped tasks would be diagnosed with (quota, free capacity), so a backfill one turns
+  // into a full pass before its first start (full_pass below).
   bool bf_fresh = first && queueing == Queueing::backfill && backfill_from_fresh(S, order);
   bool from_fresh = bf_fresh || (first && queueing == Queueing::greedy && st.capacity_epoch_ == st.last_pass_epoch_);
   const std::size_t visited_before = st.visited_.size();
