@@ -67,7 +67,7 @@ int run_sim(const std::string& name, sim::io::Scenario sc) {
                            double(placements) / wall, peak_rss_mib());
   std::cout << fmt::format(
       R"J({{"case": "{}", "wall_s": {:.3f}, "events": {}, "events_per_s": {:.0f}, "placements": {}, "placements_per_s": {:.0f}, "tasks": {}, "nodes": {}, "gpu_allocation_ratio": {}, "mean_wait_s": {}, "preemptions": {}, "peak_rss_mib": {:.1f}}})J",
-      name, wall, s.events_processed(), double(s.events_processed()) / wall, placements, double(placements) / wall, s.scenario().tasks.size(),
+      name, wall, s.events_processed(), double(s.events_processed()) / wall, placements, double(placements) / wall, s.task_count(),
       s.scheduler().cluster().size(), summary["gpu_allocation_ratio"].dump(), summary["mean_wait_s"].dump(),
       summary["preemptions"].dump(), peak_rss_mib())
             << "\n";

@@ -102,13 +102,13 @@ inline void simulate_and_check(const sim::io::Scenario& sc, std::optional<double
     check(!m.empty() && m.find('\n') == std::string::npos, "runtime-bound message is not one line: " + m);
     return;
   }
-  const auto& tasks = s->scenario().tasks;
+  const std::size_t tasks = s->task_count();
   const sim::Time makespan = s->makespan();
   check(makespan >= 0, "negative makespan " + std::to_string(makespan));
   int last_task = -1, last_attempt = 0;
   for (const sim::AttemptRecord* a : s->attempts()) {
     const std::string who = "task " + std::to_string(a->task) + " attempt " + std::to_string(a->attempt);
-    check(a->task >= 0 && static_cast<std::size_t>(a->task) < tasks.size(), who + ": task index out of range");
+    check(a->task >= 0 && static_cast<std::size_t>(a->task) < tasks, who + ": task index out of range");
     if (a->task == last_task)
       check(a->attempt == last_attempt + 1, who + ": attempts not numbered 1, 2, ...");
     else

@@ -63,7 +63,7 @@ void Simulator::on_spot_reclaim(Time now, const SpotReclaimEv& e) {
 
 void Simulator::on_demand(Time now, const DemandEv& e) {
   auto& r = runs_[std::size_t(e.task)];
-  const auto& as = sc_.tasks[std::size_t(e.task)].autoscaling;
+  const auto& as = cfg(std::size_t(e.task)).autoscaling;
   r.desired = e.workers;
   if (r.desired < r.workers_now) {
     if (!r.scale_in)
@@ -78,7 +78,7 @@ void Simulator::on_demand(Time now, const DemandEv& e) {
 void Simulator::on_scale_in(Time now, const ScaleInEv& e) {
   auto& r = runs_[std::size_t(e.task)];
   r.scale_in = 0;
-  int floor_w = std::max(r.desired, sc_.tasks[std::size_t(e.task)].autoscaling.min_workers);
+  int floor_w = std::max(r.desired, cfg(std::size_t(e.task)).autoscaling.min_workers);
   while (r.workers_now > floor_w && sched_->remove_worker(r.id, now)) {
     --r.workers_now;
     released_since_schedule_ = true;
@@ -89,7 +89,7 @@ void Simulator::autoscale(Time now) {
   for (int ai : autoscaled_) {
     std::size_t i = std::size_t(ai);
     auto& r = runs_[i];
-    const auto& t = sc_.tasks[i];
+    const auto& t = cfg(i);
     if (!r.active || r.phase != TaskRun::running || !t.autoscaling.enabled || t.type != "RayJob") continue;
     int target = std::min(r.desired, std::max(t.autoscaling.min_workers, t.autoscaling.max_workers));
     bool added = false;

@@ -27,7 +27,7 @@ void Simulator::kill(int ti, Time now, const std::string& reason, const std::str
 void Simulator::on_startup_step(Time now, const StartupEv& e) {
   const Cluster& cl = sched_->cluster();
   auto& r = runs_[std::size_t(e.task)];
-  const auto& t = sc_.tasks[std::size_t(e.task)];
+  const auto& t = cfg(std::size_t(e.task));
   if (e.phase == 0) {
     for (const auto& name : r.attempts.back().nodes) {
       NodeId n = cl.find_node(name);
@@ -59,7 +59,7 @@ void Simulator::on_startup_step(Time now, const StartupEv& e) {
         "{}: tasks[{}].image_pull_retries: {}: task {} failed {} consecutive image pulls by t = {} s "
         "(image_pull_failure_prob {}); without a circuit breaker a run stops there (the simulator's bound); "
         "set image_pull_retries >= 0 or a lower image_pull_failure_prob",
-        file_label(), e.task, n, t.name, r.pull_failures, format_seconds(now), t.image_pull_failure_prob));
+        file_label(), e.task, n, task_name(std::size_t(e.task)), r.pull_failures, format_seconds(now), t.image_pull_failure_prob));
   // The retry replaces the pull event just delivered: forget delivered handles so that the
   // list stays as short as the attempt's pending events.
   std::erase_if(r.handles, [this](EventHandle h) { return !q_.pending(h); });
@@ -83,7 +83,6 @@ void Simulator::cancel_attempt_events(int ti) {
 
 void Simulator::enqueue_attempt(int ti, Time now) {
   auto& r = runs_[std::size_t(ti)];
-  const auto& t = sc_.tasks[std::size_t(ti)];
   AttemptRecord a;
   a.task = ti;
   a.attempt = int(r.attempts.size()) + 1;
@@ -94,7 +93,8 @@ void Simulator::enqueue_attempt(int ti, Time now) {
   r.queued_since = now;
   // What a real scheduler would know: the user's estimate minus the work already saved.
   TaskSpec& s = sched_->mutable_task(r.id);
-  s.runtime_estimate = t.runtime_estimate_s ? std::max<Time>(0, from_seconds(*t.runtime_estimate_s) - (r.duration - r.remaining)) : -1;
+  const TaskIdentity& id = ident_[std::size_t(ti)];
+  s.runtime_estimate = id.has_estimate ? std::max<Time>(0, from_seconds(id.runtime_estimate_s) - (r.duration - r.remaining)) : -1;
   sched_->enqueue(r.id, now);
   metrics_->set_wait(std::size_t(ti), int(WaitCode::waits_for_capacity), now);
   change(ti, now, AttemptState::queued, AttemptState::queued, "");
@@ -137,7 +137,7 @@ void Simulator::on_started(TaskId id, Time now) {
 
 void Simulator::begin_phase(int ti, Time now) {
   auto& r = runs_[std::size_t(ti)];
-  const auto& t = sc_.tasks[std::size_t(ti)];
+  const auto& t = cfg(std::size_t(ti));
   AttemptState from = r.attempts.back().state;
   if (r.phase == TaskRun::none && t.precheck_s > 0) {
     r.phase = TaskRun::precheck;
@@ -158,11 +158,11 @@ void Simulator::begin_phase(int ti, Time now) {
 
 void Simulator::start_entrypoint(int ti, Time now) {
   auto& r = runs_[std::size_t(ti)];
-  const auto& t = sc_.tasks[std::size_t(ti)];
+  const auto& t = cfg(std::size_t(ti));
   auto& a = r.attempts.back();
   r.phase = TaskRun::running;
   a.run_start = now;
-  r.handles.push_back(q_.schedule(later(now, r.remaining, ti, "duration_s", t.duration_s), FinishEv{ti, a.attempt}));
+  r.handles.push_back(q_.schedule(later(now, r.remaining, ti, "duration_s", ident_[std::size_t(ti)].duration_s), FinishEv{ti, a.attempt}));
   if (t.transient_failure_rate_per_h > 0) {
     double ttf_s = faults_->transient_failure_after_s(t.transient_failure_rate_per_h);  // compared in seconds first: a tiny rate draws huge times
     if (ttf_s < to_seconds(r.remaining) + 1) {
@@ -182,7 +182,7 @@ void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string
                             bool already_released) {
   auto& r = runs_[std::size_t(ti)];
   auto& a = r.attempts.back();
-  const auto& t = sc_.tasks[std::size_t(ti)];
+  const auto& t = cfg(std::size_t(ti));
   cancel_attempt_events(ti);
   if (r.phase == TaskRun::running) {
     Time e = now - a.run_start;
@@ -220,7 +220,7 @@ void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string
 
 void Simulator::finish_entrypoint(int ti, Time now) {
   auto& r = runs_[std::size_t(ti)];
-  const auto& t = sc_.tasks[std::size_t(ti)];
+  const auto& t = cfg(std::size_t(ti));
   if (t.type == "RayJob" && t.debug) {
     auto& a = r.attempts.back();
     a.work_done = now - a.run_start;

@@ -66,9 +66,10 @@ struct TaskMetrics {
   double bounded_slowdown = 0;    ///< max(1, jct / max(run, 10 s))
   long double gpu_ms = 0;         ///< milli-GPU x ms held (at placement size) over all attempts
   long double cpu_ms = 0;         ///< milli-vCPU x ms held over all attempts
-  std::string pool;               ///< group keys: task pool or the pool it ran in
-  std::string gpu_model;          ///< model it ran on, else its first candidate's, "cpu" for CPU-only
-  std::string capacity;           ///< class of the last started attempt, else the requested resource_type
+  // Group keys, views into the Simulator that made them (valid while it lives):
+  std::string_view pool;          ///< task pool or the pool it ran in
+  std::string_view gpu_model;     ///< model it ran on, else its first candidate's, "cpu" for CPU-only
+  std::string_view capacity;      ///< class of the last started attempt, else the requested resource_type
 };
 
 /// A node state change (events.jsonl): node_down / node_up, injected or stochastic.

@@ -263,25 +263,26 @@ std::string_view group_key(int dim, const io::TaskCfg& t, const TaskMetrics& m) 
 
 std::string Simulator::tasks_csv() const {
   std::string o;
-  tasks_csv_to(task_metrics(), o, [] {});
+  tasks_csv_to(o, [] {});
   return o;
 }
 
-void Simulator::tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o, const std::function<void()>& flush) const {
+void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush) const {
   o += "task,attempt,state,submit_s,start_s,end_s,spec,nodes,reason,capacity,gpus,wait_s,work_s,lost_work_s,"
        "user,tenant,pool,type,priority,replicas,gpu_milli_per_replica,runtime_estimate_s,end_reason,preemptor,"
        "task_wait_s,jct_s,slowdown,bounded_slowdown\n";
   // Appended field by field (no temporaries): this file has a row per attempt.
   std::string nodes;
   for (std::size_t ti = 0; ti < runs_.size(); ++ti) {
-    const auto& t = sc_.tasks[ti];
-    const auto& m = tm[ti];
+    const auto& t = cfg(ti);
+    const std::string& name = task_name(ti);
+    const TaskMetrics m = task_metrics(ti);
     const TaskSpec& spec = task_spec(ti);
     const auto& atts = runs_[ti].attempts;
     for (std::size_t k = 0; k < atts.size(); ++k) {
       const AttemptRecord* a = &atts[k];
       const bool started = a->start >= 0;
-      append_csv(o, t.name);
+      append_csv(o, name);
       o += ',';
       append_int(o, a->attempt);
       o += ',';
@@ -345,7 +346,7 @@ void Simulator::tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o,
       o += ',';
       append_int(o, per_replica);
       o += ',';
-      if (t.runtime_estimate_s) append_seconds(o, from_seconds(*t.runtime_estimate_s));
+      if (ident_[ti].has_estimate) append_seconds(o, from_seconds(ident_[ti].runtime_estimate_s));
       o += ',';
       o += to_string(a->end_reason);
       o += ',';
@@ -373,16 +374,15 @@ std::string Simulator::unfinished_warning() const {
   for (std::size_t i = 0; i < task_stats().size(); ++i)
     if (!task_stats()[i].finished) ++unfinished;
   if (unfinished == 0) return "";
-  const auto tm = task_metrics();
   for (std::size_t i = 0; i < task_stats().size(); ++i)
-    if (!task_stats()[i].finished && !tm[i].started) ++never;
+    if (!task_stats()[i].finished && !task_metrics(i).started) ++never;
   return fmt::format("schedsim: warning: {} task{} unfinished at the end of the run ({} never started); their waits are censored at {} s\n",
                      unfinished, unfinished == 1 ? "" : "s", never, format_seconds(censor_time()));
 }
 
 std::string Simulator::groups_csv() const {
   std::string o;
-  summary_and_groups(task_metrics(), nullptr, &o);
+  summary_and_groups(nullptr, &o);
   return o;
 }
 
@@ -417,17 +417,24 @@ class GroupIndex {
   std::vector<std::pair<Key, Acc>> rows_;
 };
 
-/// One group-by dimension: its groups in key order. Keys are views into the scenario's tasks
-/// and the task metrics.
+/// One group-by dimension: its groups in key order. Keys are views into the tasks'
+/// configurations and the task metrics.
 using GroupTable = std::vector<std::pair<std::string_view, GroupAcc>>;
 
 /// The tasks of each group-by dimension (k_group_by order) grouped by key, in one pass over the
 /// tasks (each group sees its tasks in scenario order).
-std::vector<GroupTable> group_tables(const std::vector<io::TaskCfg>& tasks, const std::vector<TaskMetrics>& tm,
-                                     const std::vector<TaskStats>& stats) {
+/// `cfg(i)`: task i's configuration, `metrics(i)`: its metrics (their keys are views that
+/// outlive the tables); `all` receives every task too. The per-task metrics are derived one
+/// task at a time, never held for all tasks.
+template <class CfgOf, class MetricsOf>
+std::vector<GroupTable> group_tables(const CfgOf& cfg, const MetricsOf& metrics, const std::vector<TaskStats>& stats, GroupAcc& all) {
   std::vector<GroupIndex<std::string_view, GroupAcc>> index(std::size(k_group_by));
-  for (std::size_t i = 0; i < tm.size(); ++i)
-    for (std::size_t d = 0; d < std::size(k_group_by); ++d) index[d][group_key(int(d), tasks[i], tm[i])].add(tm[i], stats[i]);
+  for (std::size_t i = 0; i < stats.size(); ++i) {
+    const io::TaskCfg& t = cfg(i);
+    const TaskMetrics m = metrics(i);
+    for (std::size_t d = 0; d < std::size(k_group_by); ++d) index[d][group_key(int(d), t, m)].add(m, stats[i]);
+    all.add(m, stats[i]);
+  }
   std::vector<GroupTable> by;
   for (auto& g : index) by.push_back(std::move(g).sorted());
   return by;
@@ -461,25 +468,25 @@ std::string groups_csv_text(std::vector<GroupTable>& by) {
 
 std::string Simulator::summary_json() const {
   std::string o;
-  summary_and_groups(task_metrics(), &o, nullptr);
+  summary_and_groups(&o, nullptr);
   return o;
 }
 
-void Simulator::summary_and_groups(const std::vector<TaskMetrics>& tm, std::string* summary, std::string* groups_text) const {
+void Simulator::summary_and_groups(std::string* summary, std::string* groups_text) const {
   // The per-group tables are built once for both files (p95_s reorders a group's waits in place;
   // the means are order-independent: exact integer sums, doubles summed in task order).
-  auto by = group_tables(sc_.tasks, tm, task_stats());
+  GroupAcc all;
+  auto by = group_tables([this](std::size_t i) -> const io::TaskCfg& { return cfg(i); },
+                         [this](std::size_t i) { return task_metrics(i); }, task_stats(), all);
   if (groups_text) *groups_text = groups_csv_text(by);
   if (!summary) return;
   nlohmann::ordered_json j;
   int resub = 0, not_submitted = 0;
   Time lost = 0;
   Time wq = 0, wc = 0, wf = 0, wcm = 0, wp = 0, wis = 0, wpre = 0;
-  GroupAcc all;
   for (std::size_t i = 0; i < task_stats().size(); ++i) {
     const auto& s = task_stats()[i];
-    all.add(tm[i], s);
-    if (!tm[i].submitted) ++not_submitted;
+    if (runs_[i].attempts.empty()) ++not_submitted;  // TaskMetrics::submitted
     resub += s.resubmissions;
     lost += s.lost_work;
     wq += s.wait_quota;
@@ -571,26 +578,24 @@ void Simulator::write_outputs(const std::string& dir) const {
 
 void Simulator::write_outputs(const std::string& dir, const OutputSelection& which) const {
   // Checked write, fsync and close of each file (sim/publish.hpp); throws OutputError. The
-  // per-task metrics are derived once for every file that needs them; the large files
-  // (tasks.csv, events.jsonl, metrics.prom) are streamed in 1 MiB chunks.
+  // per-task metrics are derived task by task where a file needs them (never held for all
+  // tasks at once); the large files (tasks.csv, events.jsonl, metrics.prom) are streamed in
+  // 1 MiB chunks.
   auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
-  std::vector<TaskMetrics> tm;
-  if (which.has(Output::tasks) || which.has(Output::summary) || which.has(Output::groups) || which.has(Output::metrics))
-    tm = task_metrics();
   if (which.has(Output::tasks)) {
     CheckedWriter w(dir + "/tasks.csv");
-    tasks_csv_to(tm, w.buffer(), [&w] { w.maybe_flush(); });
+    tasks_csv_to(w.buffer(), [&w] { w.maybe_flush(); });
     w.close();
   }
   if (which.has(Output::summary) || which.has(Output::groups)) {
     std::string summary, groups;
-    summary_and_groups(tm, which.has(Output::summary) ? &summary : nullptr, which.has(Output::groups) ? &groups : nullptr);
+    summary_and_groups(which.has(Output::summary) ? &summary : nullptr, which.has(Output::groups) ? &groups : nullptr);
     if (which.has(Output::summary)) write("summary.json", summary);
     if (which.has(Output::groups)) write("groups.csv", groups);
   }
   if (which.has(Output::events)) write_events(dir);
   if (which.has(Output::timeseries)) write_timeseries(dir);
-  if (which.has(Output::metrics)) write_metrics_prom(dir, tm);
+  if (which.has(Output::metrics)) write_metrics_prom(dir);
   if (which.has(Output::timeline)) write("timeline.json", timeline_json());
 }
 
@@ -617,12 +622,12 @@ void Simulator::write_events(const std::string& dir) const {
   // records come in time order and visit the tasks at random (one scattered scenario record
   // per line otherwise).
   std::string names;
-  std::vector<std::size_t> name_at(sc_.tasks.size() + 1, 0);
-  for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
+  std::vector<std::size_t> name_at(runs_.size() + 1, 0);
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
     name_at[i] = names.size();
-    append_json_string(names, sc_.tasks[i].name);
+    append_json_string(names, task_name(i));
   }
-  name_at[sc_.tasks.size()] = names.size();
+  name_at[runs_.size()] = names.size();
   std::vector<std::string> reasons;  // by interned id; "" = not escaped yet (an escaped one has quotes)
   for (std::size_t ci = 0; ci < changes().size(); ++ci) {
     const auto& c = changes()[ci];
@@ -673,7 +678,7 @@ void Simulator::write_timeseries(const std::string& dir) const {
   write("timeseries.csv", ts);
 }
 
-void Simulator::write_metrics_prom(const std::string& dir, const std::vector<TaskMetrics>& tm) const {
+void Simulator::write_metrics_prom(const std::string& dir) const {
   // metrics.prom (docs/outputs.md "metrics.prom"): per-task gauges up to kPromTaskSeriesMax
   // tasks, else per-group gauges (tenant, user, task type, pool). Streamed.
   CheckedWriter w(dir + "/metrics.prom");
@@ -690,7 +695,7 @@ void Simulator::write_metrics_prom(const std::string& dir, const std::vector<Tas
   };
   const std::string cluster = prom_escape(cl.name), region = prom_escape(cl.region);
   struct Metric { const char* name; const char* help; };
-  if (sc_.tasks.size() <= kPromTaskSeriesMax) {
+  if (runs_.size() <= kPromTaskSeriesMax) {
     const Metric metrics[] = {
         {"schedsim_task_attempts", "Attempts of the task."},
         {"schedsim_task_succeeded", "1 when the task succeeded, else 0."},
@@ -699,17 +704,20 @@ void Simulator::write_metrics_prom(const std::string& dir, const std::vector<Tas
         {"schedsim_task_lost_work_seconds", "Work lost to failures and preemptions (s)."},
         {"schedsim_task_gpus", "GPUs of the gang in its last started attempt."},
     };
+    std::vector<Time> waits(runs_.size());
+    for (std::size_t i = 0; i < runs_.size(); ++i) waits[i] = task_metrics(i).wait;
     for (std::size_t mi = 0; mi < std::size(metrics); ++mi) {
       fmt::format_to(out, "# HELP {} {}\n# TYPE {} gauge\n", metrics[mi].name, metrics[mi].help, metrics[mi].name);
-      for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
-        const auto& t = sc_.tasks[i];
+      for (std::size_t i = 0; i < runs_.size(); ++i) {
+        const auto& t = cfg(i);
+        const std::string& name = task_name(i);
         const auto& s = task_stats()[i];
         double v = 0;
         switch (mi) {
           case 0: v = attempts_of(i); break;
           case 1: v = s.succeeded ? 1 : 0; break;
-          case 2: v = double(tm[i].wait) / 1000.0; break;
-          case 3: v = s.finished ? double(s.end - from_seconds(t.submit_s)) / 1000.0 : -1; break;
+          case 2: v = double(waits[i]) / 1000.0; break;
+          case 3: v = s.finished ? double(s.end - from_seconds(ident_[i].submit_s)) / 1000.0 : -1; break;
           case 4: v = double(s.lost_work) / 1000.0; break;
           case 5: v = double(gpus_of(i)) / 1000.0; break;
         }
@@ -717,7 +725,7 @@ void Simulator::write_metrics_prom(const std::string& dir, const std::vector<Tas
                        "{}{{cluster=\"{}\",orgname=\"{}\",user=\"{}\",module=\"{}\",task_type=\"{}\",task_name=\"{}\",task_uuid=\"{}\","
                        "resource_pool=\"{}\",region=\"{}\"}} {}\n",
                        metrics[mi].name, cluster, prom_escape(t.tenant), prom_escape(t.user), "training", prom_escape(t.type),
-                       prom_escape(t.name), task_uuid(sc_.name, t.name, i), prom_escape(t.pool), region, prom_num(v));
+                       prom_escape(name), task_uuid(sc_.name, name, i), prom_escape(t.pool), region, prom_num(v));
         w.maybe_flush();
       }
     }
@@ -731,8 +739,8 @@ void Simulator::write_metrics_prom(const std::string& dir, const std::vector<Tas
   };
   using PromKey = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
   GroupIndex<PromKey, Acc, PromKeyHash> index;
-  for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
-    const auto& t = sc_.tasks[i];
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    const auto& t = cfg(i);
     const auto& s = task_stats()[i];
     Acc& g = index[{t.tenant, t.user, t.type, t.pool}];
     ++g.tasks;
@@ -740,8 +748,8 @@ void Simulator::write_metrics_prom(const std::string& dir, const std::vector<Tas
     g.finished += s.finished ? 1 : 0;
     g.attempts += attempts_of(i);
     g.gpu_milli += gpus_of(i);
-    g.wait += tm[i].wait;
-    if (s.finished) g.jct += s.end - from_seconds(t.submit_s);
+    g.wait += task_metrics(i).wait;
+    if (s.finished) g.jct += s.end - from_seconds(ident_[i].submit_s);
     g.lost += s.lost_work;
   }
   const auto groups = std::move(index).sorted();

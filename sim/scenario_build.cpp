@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "sim/simulator.hpp"
 
@@ -120,13 +121,12 @@ void Simulator::build() {
     r.models = s.gpu_model.empty() ? 0 : c.model_bit(c.find_model(s.gpu_model));
     return r;
   };
-  std::vector<TaskSpec> specs;
-  std::vector<ReplicaShape> shapes;
   // Task names, for duplicates and injected task faults: (64-bit hash of the name, index)
   // sorted, equal hashes then told apart by the names. No node per task (as a hash map would
   // allocate), and only the sorted vector is searched, never iterated into an output.
-  std::vector<std::pair<std::size_t, int>> task_index(sc_.tasks.size());
-  for (std::size_t i = 0; i < sc_.tasks.size(); ++i) task_index[i] = {std::hash<std::string_view>{}(sc_.tasks[i].name), int(i)};
+  const std::size_t n_tasks = sc_.tasks.size();
+  std::vector<std::pair<std::size_t, int>> task_index(n_tasks);
+  for (std::size_t i = 0; i < n_tasks; ++i) task_index[i] = {std::hash<std::string_view>{}(sc_.tasks[i].name), int(i)};
   std::sort(task_index.begin(), task_index.end());
   {
     // The first duplicate in scenario order: the smallest index whose name came before it.
@@ -147,25 +147,71 @@ void Simulator::build() {
     }
     if (first_duplicate >= 0) throw std::invalid_argument("duplicate task name " + sc_.tasks[std::size_t(first_duplicate)].name);
   }
-  auto find_task = [&](const std::string& name) -> int {
-    const std::size_t h = std::hash<std::string_view>{}(name);
-    for (auto it = std::lower_bound(task_index.begin(), task_index.end(), std::pair<std::size_t, int>{h, -1});
-         it != task_index.end() && it->first == h; ++it)
-      if (sc_.tasks[std::size_t(it->second)].name == name) return it->second;
-    return -1;
-  };
-  specs.reserve(sc_.tasks.size());
-  for (std::size_t i = 0; i < sc_.tasks.size(); ++i) {
-    const auto& t = sc_.tasks[i];
+  // The tasks made compact (Simulator::profiles_): each task's identity (name, submit_s,
+  // duration_s, runtime_estimate_s) moved out, the rest shared with the tasks equal to it.
+  // The scenario's task vector (about 600 bytes per task) is freed before libsched's task
+  // table is built, so the two are never held together.
+  std::vector<std::string> names(n_tasks);
+  std::vector<std::size_t> first_task;  // profile -> its first task (scenario order), for errors
+  ident_.resize(n_tasks);
+  profile_of_.resize(n_tasks);
+  {
+    // Profile hash -> profiles with that hash; looked up, never iterated.
+    std::unordered_map<std::size_t, std::vector<std::uint32_t>> by_hash;
+    auto mix = [](std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); };
+    const std::hash<std::string_view> hs;
+    const std::hash<double> hd;
+    for (std::size_t i = 0; i < n_tasks; ++i) {
+      io::TaskCfg& t = sc_.tasks[i];
+      names[i] = std::move(t.name);
+      ident_[i] = {t.submit_s, t.duration_s, t.runtime_estimate_s.value_or(0), t.runtime_estimate_s.has_value()};
+      t.name.clear();
+      t.submit_s = 0;
+      t.duration_s = 0;
+      t.runtime_estimate_s.reset();
+      // Hash of the fields that most often differ; equal hashes are told apart by operator==.
+      std::size_t h = mix(hs(t.user), hs(t.tenant));
+      h = mix(h, hs(t.pool));
+      h = mix(h, std::size_t(t.workers) * 131 + std::size_t(t.priority));
+      for (const auto& sp : t.specs) h = mix(h, hs(sp));
+      if (t.replica) {
+        h = mix(h, std::size_t(t.replica->gpus) * 1000003 + std::size_t(t.replica->gpu_milli));
+        h = mix(mix(h, hd(t.replica->vcpu)), hd(t.replica->memory_gib));
+      }
+      auto& bucket = by_hash[h];
+      std::uint32_t p = std::uint32_t(profiles_.size());
+      for (std::uint32_t q : bucket)
+        if (profiles_[q] == t) {
+          p = q;
+          break;
+        }
+      if (p == profiles_.size()) {
+        bucket.push_back(p);
+        profiles_.push_back(std::move(t));
+        first_task.push_back(i);
+      }
+      profile_of_[i] = p;
+    }
+  }
+  std::vector<io::TaskCfg>().swap(sc_.tasks);
+  profiles_.shrink_to_fit();
+  model_label_.reserve(profiles_.size());
+  for (const auto& p : profiles_) model_label_.push_back(requested_model_label(p));
+
+  // Profiles -> TaskSpec templates, in profile order (the order of their first tasks, so the
+  // first error found is the one of the first task with a problem).
+  std::vector<TaskSpec> templates;
+  templates.reserve(profiles_.size());
+  for (std::size_t p = 0; p < profiles_.size(); ++p) {
+    const auto& t = profiles_[p];
     TaskSpec s;
-    s.name = t.name;
     s.user = t.user;
     s.tenant = t.tenant;
     s.type = t.type == "RayJob" ? TaskType::ray_job : TaskType::pytorch_job;
     s.resource_type = parse_rt(t.resource_type);
     if (!t.pool.empty()) {
       s.pool = c.find_pool(t.pool);
-      if (!s.pool.valid()) throw std::invalid_argument("task " + t.name + ": unknown pool " + t.pool);
+      if (!s.pool.valid()) throw std::invalid_argument("task " + names[first_task[p]] + ": unknown pool " + t.pool);
     }
     s.priority = t.priority;
     s.guarantee = t.guarantee;
@@ -174,8 +220,6 @@ void Simulator::build() {
     s.idle_stability = parse_stab(t.idle_stability);
     bool autoscale = s.type == TaskType::ray_job && t.autoscaling.enabled;
     s.workers = autoscale ? t.autoscaling.min_workers : t.workers;
-    s.submit = from_seconds(t.submit_s);
-    s.runtime_estimate = t.runtime_estimate_s ? from_seconds(*t.runtime_estimate_s) : -1;
     s.checkpoint_interval = t.checkpoint_interval_s ? from_seconds(*t.checkpoint_interval_s) : 0;
     s.selected_policies = t.node_policies;
     if (t.replica) {
@@ -192,11 +236,15 @@ void Simulator::build() {
       ReplicaShape h = (s.type == TaskType::ray_job && !t.head_spec.empty()) ? shape_of(find_spec(t.head_spec), t.count_per_node) : w;
       s.options.push_back(GangOption{name, h, w});
     }
+    templates.push_back(std::move(s));
+  }
+  std::vector<ReplicaShape> shapes;
+  for (std::size_t i = 0; i < n_tasks; ++i) {
+    const TaskSpec& s = templates[profile_of_[i]];
     if (!s.options.empty()) {
       shapes.push_back(s.options[0].head);
       for (int k = 0; k < s.workers; ++k) shapes.push_back(s.options[0].worker);
     }
-    specs.push_back(std::move(s));
   }
   workload_ = WorkloadDistribution::from_shapes(shapes);
 
@@ -246,17 +294,22 @@ void Simulator::build() {
   for (auto& p : policies) sched_->add_node_policy(std::move(p));
   for (auto& [k, r] : quotas) sched_->quotas().set_limit(k, r);
 
-  runs_.resize(specs.size());
-  sched_->reserve_tasks(specs.size());
-  task_of_id_.reserve(specs.size());
-  submit_order_.reserve(specs.size());
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    TaskId id = sched_->add_task(std::move(specs[i]));
+  runs_.resize(n_tasks);
+  sched_->reserve_tasks(n_tasks);
+  task_of_id_.reserve(n_tasks);
+  submit_order_.reserve(n_tasks);
+  for (std::size_t i = 0; i < n_tasks; ++i) {
+    const TaskIdentity& ti = ident_[i];
+    TaskSpec s = templates[profile_of_[i]];
+    s.name = std::move(names[i]);
+    s.submit = from_seconds(ti.submit_s);
+    s.runtime_estimate = ti.has_estimate ? from_seconds(ti.runtime_estimate_s) : -1;
+    TaskId id = sched_->add_task(std::move(s));
     runs_[i].id = id;
-    runs_[i].duration = from_seconds(sc_.tasks[i].duration_s);
+    runs_[i].duration = from_seconds(ti.duration_s);
     runs_[i].remaining = runs_[i].duration;
     task_of_id_.push_back(int(i));
-    const Time submit = from_seconds(sc_.tasks[i].submit_s);
+    const Time submit = from_seconds(ti.submit_s);
     if (submit < 0) throw std::invalid_argument("EventQueue::schedule: time in the past");  // as a queued submission did
     submit_order_.emplace_back(submit, int(i));
     ++fixed_pending_;
@@ -264,8 +317,16 @@ void Simulator::build() {
   // Submissions in delivery order (time, then scenario order); see Simulator::run().
   std::sort(submit_order_.begin(), submit_order_.end());
   live_tasks_ = int(runs_.size());
-  std::vector<TaskSpec>().swap(specs);  // moved into the scheduler; free the husks (192 B per task) now
+  std::vector<std::string>().swap(names);  // moved into the scheduler
+  std::vector<TaskSpec>().swap(templates);
   std::vector<ReplicaShape>().swap(shapes);
+  auto find_task = [&](const std::string& name) -> int {
+    const std::size_t h = std::hash<std::string_view>{}(name);
+    for (auto it = std::lower_bound(task_index.begin(), task_index.end(), std::pair<std::size_t, int>{h, -1});
+         it != task_index.end() && it->first == h; ++it)
+      if (task_name(std::size_t(it->second)) == name) return it->second;
+    return -1;
+  };
 
   // Injected events.
   const Cluster& cl = sched_->cluster();
@@ -317,8 +378,8 @@ void Simulator::build() {
   }
   sched_->take_changed_nodes();
   metrics_ = std::make_unique<Metrics>(cl, workload_, runs_.size());
-  for (std::size_t i = 0; i < sc_.tasks.size(); ++i)
-    if (sc_.tasks[i].autoscaling.enabled && sc_.tasks[i].type == "RayJob") autoscaled_.push_back(int(i));
+  for (std::size_t i = 0; i < n_tasks; ++i)
+    if (cfg(i).autoscaling.enabled && cfg(i).type == "RayJob") autoscaled_.push_back(int(i));
 }
 
 }  // namespace sim

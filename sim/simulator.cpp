@@ -120,12 +120,30 @@ Simulator::Simulator(io::Scenario sc, SimOptions opt)
   // (An interval so long that interval x rows passes kMaxSimTime never limits anything.)
   if (sc_.timeseries_interval_s > 0 && sc_.timeseries_interval_s * double(kMaxTimeseriesRows - 1) < to_seconds(kMaxSimTime))
     ts_limit_ = std::max<Time>(1, from_seconds(sc_.timeseries_interval_s)) * Time(kMaxTimeseriesRows - 1);
+  // What needs the scenario's tasks is computed before build() makes them compact; run()
+  // reports a broken bound (as it always did: a bound is a run-time error).
+  instant_cap_ = events_per_instant_cap(sc_);
+  try {
+    check_runtime_bounds(sc_, opt_);
+  } catch (const SimulationLimitError& e) {
+    bounds_error_ = e.what();
+  }
   build();
 }
 
 Simulator::~Simulator() = default;
 
 const TaskSpec& Simulator::task_spec(std::size_t ti) const { return sched_->task(runs_[ti].id); }
+
+io::TaskCfg Simulator::task_cfg(std::size_t ti) const {
+  io::TaskCfg t = cfg(ti);
+  const TaskIdentity& id = ident_[ti];
+  t.name = task_name(ti);
+  t.submit_s = id.submit_s;
+  t.duration_s = id.duration_s;
+  if (id.has_estimate) t.runtime_estimate_s = id.runtime_estimate_s;
+  return t;
+}
 
 std::vector<const AttemptRecord*> Simulator::attempts() const {
   std::vector<const AttemptRecord*> v;
@@ -236,17 +254,16 @@ Time Simulator::later(Time now, Time dt, int ti, const char* key, double value) 
   throw SimulationLimitError(fmt::format(
       "{}: tasks[{}].{}: {}: simulated time would pass {} s (the simulator's bound) at t = {} s for task {}; "
       "likely a cycle without end (e.g. an image pull retried without limit, image_pull_retries -1)",
-      file_label(), ti, key, value, format_seconds(kMaxSimTime), format_seconds(now), sc_.tasks[std::size_t(ti)].name));
+      file_label(), ti, key, value, format_seconds(kMaxSimTime), format_seconds(now), task_name(std::size_t(ti))));
 }
 
 void Simulator::stuck_error(Time now, std::uint64_t n, const Event& last) const {
   // Name the likely cause from the event that broke the bound.
   std::string path = "<root>", value = "-", cause = "a cycle of zero-duration steps";
   auto task = [&](int ti, const char* key, double v, const std::string& why) {
-    const auto& t = sc_.tasks[std::size_t(ti)];
     path = fmt::format("tasks[{}].{}", ti, key);
     value = fmt::format("{}", v);
-    cause = fmt::format("task {}: {}", t.name, why);
+    cause = fmt::format("task {}: {}", task_name(std::size_t(ti)), why);
   };
   std::visit(
       [&](const auto& e) {
@@ -254,7 +271,7 @@ void Simulator::stuck_error(Time now, std::uint64_t n, const Event& last) const 
         const io::TaskCfg* t = nullptr;
         if constexpr (!std::is_same_v<T, NodeDownEv> && !std::is_same_v<T, NodeUpEv> && !std::is_same_v<T, SpotReclaimEv> &&
                       !std::is_same_v<T, PolicyTickEv> && !std::is_same_v<T, WakeEv>)
-          t = &sc_.tasks[std::size_t(e.task)];
+          t = &cfg(std::size_t(e.task));
         if constexpr (std::is_same_v<T, StartupEv>) {
           if (e.phase == 1)
             task(e.task, "image_pull_s", t->image_pull_s,
@@ -271,7 +288,7 @@ void Simulator::stuck_error(Time now, std::uint64_t n, const Event& last) const 
                            "instant (max_resubmissions {})",
                            t->fault_tolerance.max_resubmissions));
         } else if constexpr (std::is_same_v<T, FinishEv>) {
-          task(e.task, "duration_s", t->duration_s, "attempts shorter than 1 ms");
+          task(e.task, "duration_s", ident_[std::size_t(e.task)].duration_s, "attempts shorter than 1 ms");
         } else if constexpr (std::is_same_v<T, TaskFaultEv>) {
           task(e.task, "fault_tolerance.max_resubmissions", t->fault_tolerance.max_resubmissions, "injected faults at one instant");
         } else if constexpr (std::is_same_v<T, DebugReleaseEv>) {
@@ -301,9 +318,9 @@ void Simulator::schedule_wake(Time now) {
 }
 
 void Simulator::run() {
-  check_runtime_bounds(sc_, opt_);
+  if (!bounds_error_.empty()) throw SimulationLimitError(bounds_error_);
   const Cluster& cl = sched_->cluster();
-  const std::uint64_t cap = opt_.max_events_per_instant ? opt_.max_events_per_instant : events_per_instant_cap(sc_);
+  const std::uint64_t cap = opt_.max_events_per_instant ? opt_.max_events_per_instant : instant_cap_;
   Time last = 0;
   bool cut = false;
   // Submissions are not in the event queue: they come from submit_order_ (submit time, then

@@ -145,7 +145,16 @@ class Simulator {
   /// sim::Interrupted when SIGINT/SIGTERM arrived under an InterruptGuard (sim/publish.hpp).
   void run();
 
+  /// The scenario as given, except `tasks`, which is empty: the simulator keeps the tasks in a
+  /// compact form after construction (tasks that differ only in name, submit_s, duration_s and
+  /// runtime_estimate_s share one entry). Use task_count(), task_name() and task_cfg().
   const io::Scenario& scenario() const { return sc_; }
+  /// Tasks of the scenario (the size of its `tasks`).
+  std::size_t task_count() const { return runs_.size(); }
+  /// Name of scenario task `ti` (0 <= ti < task_count()).
+  const std::string& task_name(std::size_t ti) const { return task_spec(ti).name; }
+  /// The scenario's entry `tasks[ti]` as it was given, rebuilt from the compact form.
+  io::TaskCfg task_cfg(std::size_t ti) const;
   const libsched::Scheduler& scheduler() const { return *sched_; }
   /// All attempts in (task order of the scenario, attempt) order.
   std::vector<const AttemptRecord*> attempts() const;
@@ -157,6 +166,9 @@ class Simulator {
   const std::vector<NodeChange>& node_changes() const { return metrics_->node_changes(); }
   /// Per-task metrics (scenario order), unfinished tasks censored at censor_time().
   std::vector<TaskMetrics> task_metrics() const;
+  /// The metrics of scenario task `ti` alone (what task_metrics()[ti] holds): O(its attempts).
+  /// Its string views point into this Simulator.
+  TaskMetrics task_metrics(std::size_t ti) const;
   /// The libsched task of scenario task `ti` (its options and workers at placement).
   const libsched::TaskSpec& task_spec(std::size_t ti) const;
   /// Where unfinished tasks are censored: until_s when the run has one, else the last instant
@@ -211,14 +223,20 @@ class Simulator {
     Time queued_since = 0;
   };
   void build();
+  /// Configuration of scenario task `ti` without its identity: name, submit_s, duration_s and
+  /// runtime_estimate_s are empty / 0 here (see task_name(), ident_, runs_).
+  const io::TaskCfg& cfg(std::size_t ti) const { return profiles_[profile_of_[ti]]; }
   // Parts of write_outputs: events.jsonl, timeseries.csv, metrics.prom into `dir`.
   void write_events(const std::string& dir) const;
   void write_timeseries(const std::string& dir) const;
-  void write_metrics_prom(const std::string& dir, const std::vector<TaskMetrics>& tm) const;
+  void write_metrics_prom(const std::string& dir) const;
   /// tasks.csv appended to `o`, calling `flush` after each task's rows (streaming).
-  void tasks_csv_to(const std::vector<TaskMetrics>& tm, std::string& o, const std::function<void()>& flush) const;
+  void tasks_csv_to(std::string& o, const std::function<void()>& flush) const;
   /// summary.json and/or groups.csv (either pointer may be null) from one pass over the groups.
-  void summary_and_groups(const std::vector<TaskMetrics>& tm, std::string* summary, std::string* groups_text) const;
+  void summary_and_groups(std::string* summary, std::string* groups_text) const;
+  /// TaskMetrics::gpu_model of a task that never started: its first candidate's GPU model(s),
+  /// "any" or "cpu" (computed once per profile at build).
+  std::string requested_model_label(const io::TaskCfg& t) const;
   void handle(Time now, Event& ev);
   void instant_end(Time now);
   /// Keeps one wake-up pending at the scheduler's next eligibility change (none when a policy
@@ -254,8 +272,23 @@ class Simulator {
   std::string file_label() const;
   void cancel_attempt_events(int ti);
 
-  io::Scenario sc_;
+  io::Scenario sc_;                      // tasks moved out by build() (profiles_, ident_)
   SimOptions opt_;
+  // The scenario's tasks, compact: a task's configuration without its identity is one of the
+  // distinct profiles_ (scenario order of first use); the identity is in ident_ and in
+  // libsched's TaskSpec (the name). A million generated tasks share a handful of profiles.
+  struct TaskIdentity {
+    double submit_s = 0;
+    double duration_s = 0;
+    double runtime_estimate_s = 0;
+    bool has_estimate = false;
+  };
+  std::vector<io::TaskCfg> profiles_;
+  std::vector<std::uint32_t> profile_of_;  // scenario task -> profiles_ index
+  std::vector<TaskIdentity> ident_;        // scenario task -> submit, duration, estimate (seconds)
+  std::vector<std::string> model_label_;   // profile -> requested_model_label
+  std::string bounds_error_;             // check_runtime_bounds' message at construction ("" = none); run() throws it
+  std::uint64_t instant_cap_ = 0;        // events_per_instant_cap of the scenario
   std::uint64_t seed_ = 1;
   Time until_ = libsched::kTimeNever;
   Time ts_limit_ = libsched::kTimeNever;  // latest time the time series can cover (kMaxTimeseriesRows)

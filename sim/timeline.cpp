@@ -71,7 +71,7 @@ std::string Simulator::timeline_json() const {
   for (const AttemptRecord* a : attempts()) {
     if (a->start < 0) continue;
     const Time end = a->end >= 0 ? a->end : std::max(a->start, makespan_);
-    const std::string& task = sc_.tasks[std::size_t(a->task)].name;
+    const std::string& task = task_name(std::size_t(a->task));
     for (std::size_t r = 0; r < a->nodes.size(); ++r) {
       int pid = 0, tid = 0;
       if (!track(a->nodes[r], pid, tid)) continue;

@@ -107,6 +107,7 @@ struct SchedulerCfg {
 
 struct FaultToleranceCfg {
   int max_resubmissions = 0;
+  bool operator==(const FaultToleranceCfg&) const = default;
 };
 
 /// RayJob autoscaling (extension keys under `autoscaling`, docs/scenario-format.md).
@@ -117,8 +118,13 @@ struct AutoscalingCfg {
   double idle_reclaim_s = 600;
   std::string scale_out = "conservative";   ///< "conservative" | "aggressive"
   /// Demand profile: at `at_s` seconds after the attempt starts, the job wants `workers` workers.
-  struct Step { double at_s = 0; int workers = 0; };
+  struct Step {
+    double at_s = 0;
+    int workers = 0;
+    bool operator==(const Step&) const = default;
+  };
   std::vector<Step> demand;
+  bool operator==(const AutoscalingCfg&) const = default;
 };
 
 /// Inline replica shape instead of `specs` (extension, used by trace readers: openb pods
@@ -129,6 +135,7 @@ struct ReplicaCfg {
   double vcpu = 0;
   double memory_gib = 0;
   std::vector<std::string> gpu_models;   ///< empty: any model (or CPU-only when gpus == 0)
+  bool operator==(const ReplicaCfg&) const = default;
 };
 
 struct TaskCfg {
@@ -165,6 +172,9 @@ struct TaskCfg {
   bool debug = false;                ///< RayJob debug mode
   double debug_retention_s = 600;
   AutoscalingCfg autoscaling;
+  /// Field by field (the simulator shares one copy among tasks that differ only in name,
+  /// submit_s, duration_s and runtime_estimate_s).
+  bool operator==(const TaskCfg&) const = default;
 };
 
 struct EventCfg {

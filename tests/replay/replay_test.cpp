@@ -38,15 +38,13 @@ sim::io::Scenario load(const std::string& scenario_file, std::optional<std::size
 /// Invariants over the recorded attempts: every started attempt holds exactly 1 + workers
 /// replicas (no partial gang), and at no instant does any node hold more GPUs than it has.
 void check_invariants(const sim::Simulator& s) {
-  const auto& sc = s.scenario();
   const auto& cl = s.scheduler().cluster();
   std::map<std::string, std::vector<std::pair<libsched::Time, std::int64_t>>> per_node;
   std::size_t started = 0;
   for (const sim::AttemptRecord* a : s.attempts()) {
     if (a->start < 0) continue;
     ++started;
-    const auto& t = sc.tasks[std::size_t(a->task)];
-    REQUIRE(a->nodes.size() == std::size_t(1 + t.workers));
+    REQUIRE(a->nodes.size() == std::size_t(1 + s.task_cfg(std::size_t(a->task)).workers));
     std::int64_t per_replica = a->gpu_milli / std::int64_t(a->nodes.size());
     for (const auto& n : a->nodes) {
       per_node[n].push_back({a->start, per_replica});

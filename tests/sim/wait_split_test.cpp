@@ -110,7 +110,7 @@ libsched::Time check_buckets_sum(const sim::Simulator& s) {
     const auto& st = s.task_stats()[i];
     libsched::Time sum = st.wait_quota + st.wait_capacity + st.wait_fragmentation + st.wait_cpu_memory + st.wait_node_policy +
                st.wait_idle_stability + st.wait_preemption;
-    INFO("task " << s.scenario().tasks[i].name);
+    INFO("task " << s.task_name(i));
     CHECK(sum == queued[i]);
     total += queued[i];
   }
