@@ -109,7 +109,7 @@ void Simulator::on_started(TaskId id, Time now) {
   metrics_->set_wait(std::size_t(ti), -1, now);
   a.start = now;
   a.spec = sched_->task(id).options[p->option].label;
-  a.capacity = std::string(libsched::to_string(p->capacity));
+  a.capacity = libsched::to_string(p->capacity);
   a.gpu_milli = 0;
   if (!p->replicas.empty()) a.master_node = std::int32_t(p->replicas.front().node.index());
   a.nodes.reserve(p->replicas.size());
@@ -199,7 +199,7 @@ void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string
   r.phase = TaskRun::none;
   released_since_schedule_ = true;
   a.end = now;
-  a.reason = reason;
+  a.reason = metrics_->interned(reason);
   if (st == AttemptState::succeeded) a.end_reason = EndReason::succeeded;
   else if (st == AttemptState::stopped) a.end_reason = EndReason::run_end;
   else if (a.end_reason == EndReason::never_started) a.end_reason = end_reason_of_failure(retry_kind);

@@ -120,6 +120,8 @@ class Metrics {
   void record(Time now, int task, int attempt, AttemptState from, AttemptState to, bool initial, const std::string& reason) {
     changes_.push_back(StateChange{now, task, attempt, intern(reason), from, to, initial});
   }
+  /// `reason` interned: a view of the one stored copy of its text (valid while this lives).
+  std::string_view interned(const std::string& reason) { return reasons_[intern(reason)]; }
   /// The text of an interned reason id ("" for 0).
   const std::string& reason(std::uint32_t id) const { return reasons_[id]; }
   void record_node(libsched::Time now, std::string node, bool up, bool stochastic) {

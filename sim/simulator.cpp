@@ -379,7 +379,7 @@ void Simulator::run() {
   auto explain_queued = [&](Time at) {
     for (auto& r : runs_) {
       if (r.attempts.empty() || r.attempts.back().state != AttemptState::queued) continue;
-      r.attempts.back().reason = sched_->explain(r.id, at).reason;
+      r.attempts.back().reason = metrics_->interned(sched_->explain(r.id, at).reason);
     }
   };
   if (cut) {

@@ -61,6 +61,9 @@ std::string format_seconds(Time ms);
 std::string format_decimal3(double x);
 
 /// One attempt of a task: what tasks.csv prints. Times are ms (libsched::Time); -1 = not applicable.
+/// The text fields are views into the Simulator that recorded the attempt (its scheduler's
+/// task table and its interned texts), valid while it lives: 64 bytes less per attempt than
+/// four strings.
 struct AttemptRecord {
   int task = 0;                   ///< index in Scenario::tasks
   int attempt = 1;                ///< 1-based attempt number
@@ -69,16 +72,16 @@ struct AttemptRecord {
   Time start = -1;                ///< placement instant
   Time end = -1;                  ///< when it released its resources
   Time run_start = -1;            ///< when the entrypoint started (after start-up costs)
-  std::string spec;               ///< chosen option label (spec name), "" for inline shapes
+  std::string_view spec;          ///< chosen option label (spec name), "" for inline shapes
   std::vector<std::string> nodes; ///< node names of the replicas, master/head first
   std::int32_t master_node = -1;  ///< cluster node index of nodes[0] (-1: never placed)
   std::vector<std::int64_t> replica_gpu_milli;  ///< milli-GPU of each replica (same order as nodes)
-  std::string reason;             ///< empty on success
-  std::string capacity;           ///< capacity class it ran on (reserved, pay_as_you_go, spot, idle)
+  std::string_view reason;        ///< empty on success
+  std::string_view capacity;      ///< capacity class it ran on (reserved, pay_as_you_go, spot, idle)
   std::int64_t gpu_milli = 0;     ///< GPUs of the gang at placement, milli-GPU
   std::int64_t cpu_milli = 0;     ///< vCPU of the gang at placement, milli-vCPU
   EndReason end_reason = EndReason::never_started;  ///< why it ended (sim/end_reason.hpp)
-  std::string preemptor;          ///< preempting task's name (preempted, spot_eviction, idle_reclaim by a task)
+  std::string_view preemptor;     ///< preempting task's name (preempted, spot_eviction, idle_reclaim by a task)
   Time work_done = 0;             ///< entrypoint work executed in this attempt
   Time lost_work = 0;             ///< work executed but not saved by a checkpoint
   Time work_needed = 0;           ///< work this attempt had to do (duration minus saved)

@@ -43,7 +43,7 @@ TEST_CASE("the default scenario runs to completion and uses every feature") {
   REQUIRE(j["gpu_allocation_ratio"].get<double>() <= 1);
   // every capacity class was used
   std::set<std::string> classes;
-  for (const auto* a : s.attempts()) classes.insert(a->capacity);
+  for (const auto* a : s.attempts()) classes.insert(std::string(a->capacity));
   REQUIRE(classes.count("reserved"));
   REQUIRE(classes.count("pay_as_you_go"));
   REQUIRE(classes.count("spot"));

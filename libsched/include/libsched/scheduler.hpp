@@ -360,7 +360,7 @@ class Scheduler : private detail::SchedulerCore {
   const Placement* placement_of(TaskId t) const {
     check_task_id(t, "Scheduler::placement_of");
     const Entry& e = tasks_[t.index()];
-    return e.state == State::running ? &e.placement : nullptr;
+    return e.state == State::running ? &placement(e) : nullptr;
   }
 
   /// Ends a running task's attempt: frees its replicas and quota at once. O(replicas).
@@ -466,23 +466,24 @@ class Scheduler : private detail::SchedulerCore {
     detail::check_time(now, last_now_, "Scheduler::add_worker");
     Entry& e = tasks_[t.index()];
     if (e.state != State::running) return std::nullopt;
-    const ReplicaShape& w = e.spec.options[e.placement.option].worker;
+    Placement& pl = placement(e);
+    const ReplicaShape& w = e.spec.options[pl.option].worker;
     Session session(*this, now);
-    if (!session.admits(e.placement.quota_key, e.spec, t, w.resources())) return std::nullopt;
+    if (!session.admits(pl.quota_key, e.spec, t, w.resources())) return std::nullopt;
     NodeFilter f = NodeFilter::build(policies_, e.spec, now, cluster_.size());
     policy_->begin_gang(cluster_);
-    for (const auto& a : e.placement.replicas) policy_->replica_placed(cluster_, a);
-    NodeId best = session.pick_node(ReplicaRequest{w, e.spec, t, std::int32_t(e.placement.replicas.size()), e.placement.option,
-                                                   e.placement.capacity},
+    for (const auto& a : pl.replicas) policy_->replica_placed(cluster_, a);
+    NodeId best = session.pick_node(ReplicaRequest{w, e.spec, t, std::int32_t(pl.replicas.size()), pl.option,
+                                                   pl.capacity},
                                     f, now, false);
     if (!best.valid()) return std::nullopt;
     ReplicaAllocation a = cluster_.allocate(best, w);
-    quotas_.charge(e.placement.quota_key, w.resources(), +1);
-    e.placement.quota_held += w.resources();
-    e.placement.replicas.push_back(a);
-    allocated_[std::size_t(e.placement.capacity)] += a.total_gpu_milli();
+    quotas_.charge(pl.quota_key, w.resources(), +1);
+    pl.quota_held += w.resources();
+    pl.replicas.push_back(a);
+    allocated_[std::size_t(pl.capacity)] += a.total_gpu_milli();
     node_tasks_[best.index()].push_back(t);
-    if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(best, now);
+    if (pl.capacity != ResourceType::idle) cluster_.touch_owner(best, now);
     ++state_epoch_;
     return a;
   }
@@ -493,17 +494,18 @@ class Scheduler : private detail::SchedulerCore {
     check_task_id(t, "Scheduler::remove_worker");
     detail::check_time(now, last_now_, "Scheduler::remove_worker");
     Entry& e = tasks_[t.index()];
-    if (e.state != State::running || e.placement.replicas.size() <= 1) return false;
-    ReplicaAllocation a = e.placement.replicas.back();
-    e.placement.replicas.pop_back();
-    allocated_[std::size_t(e.placement.capacity)] -= a.total_gpu_milli();
+    if (e.state != State::running || placement(e).replicas.size() <= 1) return false;
+    Placement& pl = placement(e);
+    ReplicaAllocation a = pl.replicas.back();
+    pl.replicas.pop_back();
+    allocated_[std::size_t(pl.capacity)] -= a.total_gpu_milli();
     cluster_.release(a);
     Resources r = a.resources();
-    quotas_.charge(e.placement.quota_key, r, -1);
-    e.placement.quota_held -= r;
+    quotas_.charge(pl.quota_key, r, -1);
+    pl.quota_held -= r;
     auto& v = node_tasks_[a.node.index()];
     v.erase(std::find(v.begin(), v.end(), t));
-    if (e.placement.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
+    if (pl.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
     ++capacity_epoch_;
     ++state_epoch_;
     return true;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <deque>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -113,7 +114,9 @@ struct SchedulerCore {
   struct Entry {
     TaskSpec spec;
     State state = State::idle_state;
-    Placement placement;
+    /// Slot of its placement in SchedulerCore::placements_ while it runs (kNoSlot otherwise):
+    /// placements are held for running tasks only, not in every task's entry.
+    std::uint32_t placement_slot = kNoSlot;
     /// The queue hold its last pass put on it: none, behind `hold_head` under strict queueing,
     /// or would delay `hold_head`'s reservation (backfill). explain() turns it into a
     /// WaitStatus (Explain::hold_status) only when asked.
@@ -185,6 +188,31 @@ struct SchedulerCore {
       return strict_tail_head_;
     return std::nullopt;
   }
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+  /// The placement of a running task's entry (an empty one for any other task).
+  const Placement& placement(const Entry& e) const {
+    static const Placement k_none{};
+    return e.placement_slot == kNoSlot ? k_none : placements_[e.placement_slot];
+  }
+  /// The placement of a running task's entry, to change it (adding or removing a worker).
+  Placement& placement(Entry& e) { return placements_[e.placement_slot]; }
+  /// Gives `e` a slot holding `p` (a freed slot first).
+  void hold_placement(Entry& e, Placement&& p) {
+    if (free_slots_.empty()) {
+      e.placement_slot = std::uint32_t(placements_.size());
+      placements_.push_back(std::move(p));
+    } else {
+      e.placement_slot = free_slots_.back();
+      free_slots_.pop_back();
+      placements_[e.placement_slot] = std::move(p);
+    }
+  }
+  /// Frees `e`'s slot (its placement cleared).
+  void drop_placement(Entry& e) {
+    placements_[e.placement_slot] = Placement{};
+    free_slots_.push_back(e.placement_slot);
+    e.placement_slot = kNoSlot;
+  }
   void account(const Placement& p, int sign) {
     for (const auto& a : p.replicas) allocated_[std::size_t(p.capacity)] += sign * a.total_gpu_milli();
     running_on_[std::size_t(p.capacity)] += sign;
@@ -206,6 +234,10 @@ struct SchedulerCore {
 
   // ---- tasks
   std::vector<Entry> tasks_;
+  // Placements of running tasks (Entry::placement_slot): a deque, so a placement does not move
+  // while its task runs (Scheduler::placement_of hands out pointers); freed slots reused.
+  std::deque<Placement> placements_;
+  std::vector<std::uint32_t> free_slots_;
   std::set<QueueKey> queue_;
   IdSet<TaskId> running_;
   std::vector<RunInfo> run_info_;
@@ -584,13 +616,13 @@ class Session {
     const Entry& p = st.tasks_.at(preemptor.index());
     const Entry& v = st.tasks_.at(victim.index());
     if (v.state != State::running) return std::nullopt;
-    return victim_kind(p.spec, v.placement.capacity, v.spec.priority, v.spec.guarantee, hypothetical);
+    return victim_kind(p.spec, st.placement(v).capacity, v.spec.priority, v.spec.guarantee, hypothetical);
   }
 
   // ------------------------------------------------------------------ applying decisions
   /// Frees a running task's replicas and quota inside `tx`.
   void release_into(Transaction& tx, TaskId t) {
-    const Placement& p = st.tasks_[t.index()].placement;
+    const Placement& p = st.placement(st.tasks_[t.index()]);
     for (const auto& a : p.replicas) tx.release(a);
     if (p.capacity != ResourceType::idle) tx.charge(p.quota_key, p.quota_held, -1);
   }
@@ -598,10 +630,11 @@ class Session {
   /// `now`).
   void finish_release(TaskId t, Time now) {
     Entry& e = st.tasks_[t.index()];
-    for (const auto& a : e.placement.replicas) {
+    const Placement& pl = st.placement(e);
+    for (const auto& a : pl.replicas) {
       auto& v = st.node_tasks_[a.node.index()];
       v.erase(std::find(v.begin(), v.end(), t));
-      if (e.placement.capacity != ResourceType::idle) st.cluster_.touch_owner(a.node, now);
+      if (pl.capacity != ResourceType::idle) st.cluster_.touch_owner(a.node, now);
     }
     st.running_.erase(t);
     {
@@ -610,9 +643,9 @@ class Session {
       st.run_info_[pos] = st.run_info_.back();
       st.run_info_.pop_back();
     }
-    st.account(e.placement, -1);
+    st.account(pl, -1);
     e.state = State::idle_state;
-    e.placement = Placement{};
+    st.drop_placement(e);
     ++st.capacity_epoch_;
     ++st.state_epoch_;
   }
@@ -627,14 +660,15 @@ class Session {
       st.node_tasks_[a.node.index()].push_back(t);
       if (p.capacity != ResourceType::idle) st.cluster_.touch_owner(a.node, now);
     }
-    e.placement = std::move(p);
-    st.account(e.placement, +1);
+    st.hold_placement(e, std::move(p));
+    const Placement& pl = st.placement(e);
+    st.account(pl, +1);
     st.started_now_.push_back(t);
     st.running_.insert(t);
     ++st.state_epoch_;
     if (st.run_pos_.size() < st.tasks_.size()) st.run_pos_.resize(st.tasks_.size(), 0);
     st.run_pos_[t.index()] = st.run_info_.size();
-    st.run_info_.push_back(RunInfo{t, e.placement.capacity, e.spec.priority, e.spec.guarantee, e.placement.start,
+    st.run_info_.push_back(RunInfo{t, pl.capacity, e.spec.priority, e.spec.guarantee, pl.start,
                                    e.spec.checkpoint_interval});
   }
 

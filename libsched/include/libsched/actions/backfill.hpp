@@ -28,7 +28,7 @@ namespace libsched::actions {
 inline Time expected_end(const Session& S, TaskId t, Time now) {
   const auto& e = S.st.tasks_[t.index()];
   if (e.spec.runtime_estimate < 0) return kTimeNever;
-  return std::max(now, e.placement.start + e.spec.runtime_estimate);
+  return std::max(now, S.st.placement(e).start + e.spec.runtime_estimate);
 }
 
 /// Adds what placement `p` holds on up, undrained nodes to `delta` (per pool x
@@ -71,7 +71,7 @@ inline const std::vector<Cluster::FreeSum>& released_by(Session& S, Time by) {
   if (st.released_by_stamp_ != stamp || st.released_by_.size() != size) {
     st.released_by_.assign(size, Cluster::FreeSum{});
     for (const auto& ri : st.run_info_)
-      if (expected_end(S, ri.id, S.now) <= by) add_released(c, st.tasks_[ri.id.index()].placement, st.released_by_);
+      if (expected_end(S, ri.id, S.now) <= by) add_released(c, st.placement(st.tasks_[ri.id.index()]), st.released_by_);
     st.released_by_stamp_ = stamp;
   }
   return st.released_by_;
@@ -191,7 +191,7 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   for (const auto& ri : st.run_info_) {
     TaskId t = ri.id;
     bool released = std::any_of(gone.begin(), gone.end(), [t](const Preemption& g) { return g.victim == t; });
-    if (!released) ends.emplace_back(expected_end(S, t, now), &st.tasks_[t.index()].placement);
+    if (!released) ends.emplace_back(expected_end(S, t, now), &st.placement(st.tasks_[t.index()]));
   }
   // In time order; ties by task id (releases at one time commute: any order gives the same
   // state to try, so this only fixes the order for reproducibility).
@@ -394,7 +394,7 @@ inline bool backfill_from_fresh(Session& S, std::vector<TaskId>& order) {
       for (const auto& ri : st.run_info_) {
         const auto& e = st.tasks_[ri.id.index()];
         if (e.spec.runtime_estimate < 0) continue;
-        const Time end = e.placement.start + e.spec.runtime_estimate;
+        const Time end = ri.start + e.spec.runtime_estimate;
         if (end > st.bf_anchor_) next = std::min(next, end);
       }
       st.bf_next_end_ = next;

@@ -97,7 +97,7 @@ inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
   };
   bool ok = false;
   for (std::size_t ci = 0; ci < cands.size() && !ok; ++ci) {
-    for (const auto& a : st.tasks_[cands[ci].id.index()].placement.replicas) {
+    for (const auto& a : st.placement(st.tasks_[cands[ci].id.index()]).replicas) {
       std::int32_t& slot = st.scratch_slot_[a.node.index()];
       if (slot < 0) {
         slot = std::int32_t(st.scratch_rel_.size());
@@ -243,7 +243,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
     std::vector<std::size_t> relevant;
     for (std::size_t i = 0; i < lo; ++i) {
       bool on_used = false;
-      for (const auto& a : st.tasks_[cands[i].id.index()].placement.replicas)
+      for (const auto& a : st.placement(st.tasks_[cands[i].id.index()]).replicas)
         on_used = on_used || std::binary_search(used.begin(), used.end(), a.node);
       if (on_used) relevant.push_back(i);
     }
