@@ -139,6 +139,32 @@ TEST_CASE("a backfill pass after arrivals alone skips the held queue, but visits
   }
 }
 
+TEST_CASE("a greedy pass after arrivals alone visits the new tasks, and lists the queue as visited when one starts") {
+  // R runs 6 of 8 GPUs; T (bob, reserved, 3 GPUs, quota 3 GPUs) waits for capacity. At 20 s
+  // nothing was released and L arrives (4 GPUs): the pass visits L alone. At 30 s F arrives
+  // (bob, 1 GPU) and starts, taking the quota T needs: T cannot start either way, but it is
+  // listed as visited so that its wait status (now quota) is computed anew.
+  for (bool fast : {true, false}) {
+    INFO("fast paths " << fast);
+    Scheduler s(make_cluster().pool("p").nodes("n", 1).build(), no_preemption(Queueing::greedy, fast));
+    PoolId p = s.cluster().find_pool("p");
+    s.quotas().set_limit(QuotaKey{"bob", ResourceType::reserved, p}, gpu_quota(3));
+    TaskId r = submit(s, make_task("r").pay_as_you_go().option("x", gpus(6)));
+    REQUIRE(s.schedule(0).started == std::vector<TaskId>{r});
+    TaskId t = submit(s, make_task("t").user("bob").reserved(p).submitted(10'000).option("x", gpus(3)), 10'000);
+    CHECK(s.schedule(10'000).started.empty());
+    CHECK(s.wait_code(t, 10'000) == WaitCode::waits_for_capacity);
+    (void)s.take_visited_waiting();
+    TaskId l = submit(s, make_task("l").pay_as_you_go().submitted(20'000).option("x", gpus(4)), 20'000);
+    CHECK(s.schedule(20'000).started.empty());
+    CHECK(s.take_visited_waiting() == std::vector<TaskId>{l});
+    TaskId f = submit(s, make_task("f").user("bob").reserved(p).submitted(30'000).option("x", gpus(1)), 30'000);
+    CHECK(s.schedule(30'000).started == std::vector<TaskId>{f});
+    CHECK(s.take_visited_waiting() == std::vector<TaskId>{t, l});
+    CHECK(s.wait_code(t, 30'000) == WaitCode::waits_for_quota);
+  }
+}
+
 TEST_CASE("a task with an unknown runtime estimate never backfills ahead of a known reservation") {
   BackfillFixture f(Queueing::backfill);
   TaskId sm = f.small(-1);

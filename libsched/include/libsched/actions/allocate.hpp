@@ -94,6 +94,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   // A fresh-only pass may follow this one only if every task it held or failed saw the state
   // the pass ends with (no start after the head's failure) and no hold followed a preemption trial.
   bool chainable = true;
+  bool relisted = false;  // a greedy fresh-only pass listed the skipped tasks as visited
   if (from_fresh && !bf_fresh) {
     // Nothing was released since the last pass: only tasks enqueued since then, and tasks
     // whose idle fragments age with time, can start now (everything else failed on at
@@ -238,6 +239,14 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     if (bf_fresh && st.bf_head_) {
       full_pass();
       continue;  // tx rolls back
+    }
+    if (from_fresh && !bf_fresh && !relisted) {
+      // A greedy fresh-only pass skipped the tasks that failed before. They still cannot start
+      // (nothing was released since), but a start changes what they are diagnosed with (quota,
+      // free capacity): list them as visited, as a full pass would, so that their wait status
+      // is computed anew (Scheduler::take_visited_waiting).
+      relisted = true;
+      for (const auto& k : st.queue_) st.visited_.push_back(k.id);
     }
     tx->commit();
     for (const auto& v : victims) {
