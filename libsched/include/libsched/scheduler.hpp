@@ -356,7 +356,9 @@ class Scheduler : private detail::SchedulerCore {
     return signature(t, now);
   }
 
-  /// The placement of a running task (nullptr otherwise). Throws UnknownTask.
+  /// The placement of a running task (nullptr otherwise), valid while the task runs (the
+  /// scheduler keeps placements for running tasks only and reuses a slot once its task ends).
+  /// Throws UnknownTask.
   const Placement* placement_of(TaskId t) const {
     check_task_id(t, "Scheduler::placement_of");
     const Entry& e = tasks_[t.index()];
