@@ -1,5 +1,6 @@
 // The lean core (issue #11): metrics.prom resolution by run size, streamed output files
 // (sim::CheckedWriter), the compact event log (interned reasons) and events.jsonl's JSON text.
+// The compact task table (Simulator::task_cfg) and per-task metrics one task at a time.
 #include <catch2/catch.hpp>
 
 #include "tests/common/files.hpp"
@@ -16,6 +17,8 @@
 
 #include "builders.hpp"
 #include "sim/publish.hpp"
+#include "sim/run_cli.hpp"
+#include "sim/synthetic.hpp"
 #include "sim/simulator.hpp"
 
 using namespace simtest;
@@ -171,4 +174,41 @@ TEST_CASE("events.jsonl lines are the JSON text nlohmann prints, escapes and int
   }
   CHECK(lines.front().find(R"("task":"quote\"back\\slash\ttab")") != std::string::npos);
   CHECK(lines.front().find(R"("from":"")") != std::string::npos);  // entering the queue
+}
+
+TEST_CASE("the simulator holds the tasks compactly and gives every task back exactly as the scenario had it") {
+  // Tasks equal apart from their identity (name, submit_s, duration_s, runtime_estimate_s)
+  // share one configuration; task_cfg(ti) must rebuild each scenario entry field for field.
+  for (int variant = 0; variant < 2; ++variant) {
+    INFO("variant " << variant);
+    sim::io::Scenario sc;
+    if (variant == 0) {
+      sc = sim::default_scenario(1);
+    } else {
+      sim::SyntheticOptions o;
+      o.nodes = 50;
+      o.tasks = 400;
+      sc = sim::synthetic_scenario(o);
+    }
+    REQUIRE(!sc.tasks.empty());
+    sc.tasks[0].runtime_estimate_s = 1234.5;  // an estimate on one task only: identity, not shared
+    const sim::io::Scenario given = sc;
+    sim::Simulator s(std::move(sc));
+    CHECK(s.scenario().tasks.empty());
+    REQUIRE(s.task_count() == given.tasks.size());
+    for (std::size_t i = 0; i < given.tasks.size(); ++i) {
+      INFO("task " << i << " " << given.tasks[i].name);
+      CHECK(s.task_name(i) == given.tasks[i].name);
+      CHECK(s.task_cfg(i) == given.tasks[i]);
+    }
+    s.run();
+    const auto all = s.task_metrics();
+    for (std::size_t i = 0; i < given.tasks.size(); ++i) {
+      const sim::TaskMetrics one = s.task_metrics(i);
+      CHECK(one.wait == all[i].wait);
+      CHECK(one.pool == all[i].pool);
+      CHECK(one.gpu_model == all[i].gpu_model);
+      CHECK(one.capacity == all[i].capacity);
+    }
+  }
 }
