@@ -346,7 +346,7 @@ void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush)
       o += ',';
       append_int(o, per_replica);
       o += ',';
-      if (ident_[ti].has_estimate) append_seconds(o, from_seconds(ident_[ti].runtime_estimate_s));
+      if (ident_[ti].runtime_estimate_s) append_seconds(o, from_seconds(*ident_[ti].runtime_estimate_s));
       o += ',';
       o += to_string(a->end_reason);
       o += ',';

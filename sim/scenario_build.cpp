@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include <boost/container_hash/hash.hpp>
+
 #include "sim/simulator.hpp"
 
 #include <string_view>
@@ -158,25 +160,27 @@ void Simulator::build() {
   {
     // Profile hash -> profiles with that hash; looked up, never iterated.
     std::unordered_map<std::size_t, std::vector<std::uint32_t>> by_hash;
-    auto mix = [](std::size_t h, std::size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); };
-    const std::hash<std::string_view> hs;
-    const std::hash<double> hd;
     for (std::size_t i = 0; i < n_tasks; ++i) {
       io::TaskCfg& t = sc_.tasks[i];
       names[i] = std::move(t.name);
-      ident_[i] = {t.submit_s, t.duration_s, t.runtime_estimate_s.value_or(0), t.runtime_estimate_s.has_value()};
+      ident_[i] = {t.submit_s, t.duration_s, t.runtime_estimate_s};
       t.name.clear();
       t.submit_s = 0;
       t.duration_s = 0;
       t.runtime_estimate_s.reset();
       // Hash of the fields that most often differ; equal hashes are told apart by operator==.
-      std::size_t h = mix(hs(t.user), hs(t.tenant));
-      h = mix(h, hs(t.pool));
-      h = mix(h, std::size_t(t.workers) * 131 + std::size_t(t.priority));
-      for (const auto& sp : t.specs) h = mix(h, hs(sp));
+      std::size_t h = 0;
+      boost::hash_combine(h, t.user);
+      boost::hash_combine(h, t.tenant);
+      boost::hash_combine(h, t.pool);
+      boost::hash_combine(h, t.workers);
+      boost::hash_combine(h, t.priority);
+      boost::hash_range(h, t.specs.begin(), t.specs.end());
       if (t.replica) {
-        h = mix(h, std::size_t(t.replica->gpus) * 1000003 + std::size_t(t.replica->gpu_milli));
-        h = mix(mix(h, hd(t.replica->vcpu)), hd(t.replica->memory_gib));
+        boost::hash_combine(h, t.replica->gpus);
+        boost::hash_combine(h, t.replica->gpu_milli);
+        boost::hash_combine(h, t.replica->vcpu);
+        boost::hash_combine(h, t.replica->memory_gib);
       }
       auto& bucket = by_hash[h];
       std::uint32_t p = std::uint32_t(profiles_.size());
@@ -303,7 +307,7 @@ void Simulator::build() {
     TaskSpec s = templates[profile_of_[i]];
     s.name = std::move(names[i]);
     s.submit = from_seconds(ti.submit_s);
-    s.runtime_estimate = ti.has_estimate ? from_seconds(ti.runtime_estimate_s) : -1;
+    s.runtime_estimate = ti.runtime_estimate_s ? from_seconds(*ti.runtime_estimate_s) : -1;
     TaskId id = sched_->add_task(std::move(s));
     runs_[i].id = id;
     runs_[i].duration = from_seconds(ti.duration_s);

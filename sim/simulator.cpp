@@ -141,7 +141,7 @@ io::TaskCfg Simulator::task_cfg(std::size_t ti) const {
   t.name = task_name(ti);
   t.submit_s = id.submit_s;
   t.duration_s = id.duration_s;
-  if (id.has_estimate) t.runtime_estimate_s = id.runtime_estimate_s;
+  t.runtime_estimate_s = id.runtime_estimate_s;
   return t;
 }
 

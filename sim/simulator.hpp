@@ -283,8 +283,7 @@ class Simulator {
   struct TaskIdentity {
     double submit_s = 0;
     double duration_s = 0;
-    double runtime_estimate_s = 0;
-    bool has_estimate = false;
+    std::optional<double> runtime_estimate_s;
   };
   std::vector<io::TaskCfg> profiles_;
   std::vector<std::uint32_t> profile_of_;  // scenario task -> profiles_ index

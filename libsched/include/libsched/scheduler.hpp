@@ -496,8 +496,9 @@ class Scheduler : private detail::SchedulerCore {
     check_task_id(t, "Scheduler::remove_worker");
     detail::check_time(now, last_now_, "Scheduler::remove_worker");
     Entry& e = tasks_[t.index()];
-    if (e.state != State::running || placement(e).replicas.size() <= 1) return false;
+    if (e.state != State::running) return false;
     Placement& pl = placement(e);
+    if (pl.replicas.size() <= 1) return false;
     ReplicaAllocation a = pl.replicas.back();
     pl.replicas.pop_back();
     allocated_[std::size_t(pl.capacity)] -= a.total_gpu_milli();

@@ -11,10 +11,10 @@
 #pragma once
 
 #include <algorithm>
-#include <deque>
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>

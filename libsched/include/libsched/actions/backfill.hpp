@@ -23,12 +23,12 @@
 
 namespace libsched::actions {
 
-/// Expected end of running task `t`: start + its runtime estimate (never if unknown; an
+/// Expected end of running task `ri`: start + its runtime estimate (never if unknown; an
 /// overdue task is expected to end now).
-inline Time expected_end(const Session& S, TaskId t, Time now) {
-  const auto& e = S.st.tasks_[t.index()];
-  if (e.spec.runtime_estimate < 0) return kTimeNever;
-  return std::max(now, S.st.placement(e).start + e.spec.runtime_estimate);
+inline Time expected_end(const Session& S, const Session::Core::RunInfo& ri, Time now) {
+  const Time estimate = S.st.tasks_[ri.id.index()].spec.runtime_estimate;
+  if (estimate < 0) return kTimeNever;
+  return std::max(now, ri.start + estimate);
 }
 
 /// Adds what placement `p` holds on up, undrained nodes to `delta` (per pool x
@@ -71,7 +71,7 @@ inline const std::vector<Cluster::FreeSum>& released_by(Session& S, Time by) {
   if (st.released_by_stamp_ != stamp || st.released_by_.size() != size) {
     st.released_by_.assign(size, Cluster::FreeSum{});
     for (const auto& ri : st.run_info_)
-      if (expected_end(S, ri.id, S.now) <= by) add_released(c, st.placement(st.tasks_[ri.id.index()]), st.released_by_);
+      if (expected_end(S, ri, S.now) <= by) add_released(c, st.placement(st.tasks_[ri.id.index()]), st.released_by_);
     st.released_by_stamp_ = stamp;
   }
   return st.released_by_;
@@ -191,7 +191,7 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   for (const auto& ri : st.run_info_) {
     TaskId t = ri.id;
     bool released = std::any_of(gone.begin(), gone.end(), [t](const Preemption& g) { return g.victim == t; });
-    if (!released) ends.emplace_back(expected_end(S, t, now), &st.placement(st.tasks_[t.index()]));
+    if (!released) ends.emplace_back(expected_end(S, ri, now), &st.placement(st.tasks_[t.index()]));
   }
   // In time order; ties by task id (releases at one time commute: any order gives the same
   // state to try, so this only fixes the order for reproducibility).
