@@ -17,7 +17,7 @@ Metrics::Metrics(const Cluster& cl, const WorkloadDistribution& workload, std::s
   s.cpu_up = cl.up_capacity().cpu_milli;
   frag_ = std::make_unique<FragmentationTracker>(cl, workload);
   s.frag_milli = frag_->running_total();
-  snaps_.push_back(s);
+  snaps_.push(s);
 }
 
 Metrics::~Metrics() = default;
@@ -71,8 +71,7 @@ void Metrics::snapshot(Time now, Scheduler& sched) {
   s.cpu_up = cl.up_capacity().cpu_milli;
   frag_->update(cl, changed);
   s.frag_milli = frag_->running_total();
-  if (!snaps_.empty() && snaps_.back().time == now) snaps_.back() = s;
-  else snaps_.push_back(s);
+  snaps_.push(s);  // replaces a snapshot of the same instant
 }
 
 std::vector<TaskMetrics> Simulator::task_metrics() const {

@@ -16,6 +16,7 @@
 #include <libsched/libsched.hpp>
 
 #include "sim/event_queue.hpp"
+#include "sim/snapshot_log.hpp"
 
 namespace sim {
 
@@ -39,18 +40,6 @@ struct TaskStats {
   bool finished = false;          ///< reached a final state (Succeeded or Failed)
   bool succeeded = false;
   Time end = -1;                  ///< final end
-};
-
-/// One change point of the cluster, taken after scheduling at an instant.
-struct Snapshot {
-  Time time = 0;
-  std::int64_t gpu_by_class[4] = {0, 0, 0, 0};  ///< allocated milli-GPU, index = libsched::ResourceType
-  std::int64_t gpu_up = 0;                        ///< milli-GPU of up nodes
-  std::int64_t cpu_alloc = 0;                     ///< allocated milli-vCPU on up nodes
-  std::int64_t cpu_up = 0;                        ///< milli-vCPU of up nodes
-  std::size_t queue = 0;                          ///< waiting tasks
-  std::size_t running = 0;                        ///< tasks holding resources
-  double frag_milli = 0;                          ///< cluster_fragmentation (milli-GPU)
 };
 
 /// Task-level metrics of one task (docs/outputs.md "Per-task metrics"), ms unless noted.
@@ -130,15 +119,16 @@ class Metrics {
 
   TaskStats& stats(std::size_t ti) { return stats_[ti]; }
   const std::vector<TaskStats>& task_stats() const { return stats_; }
-  const std::deque<Snapshot>& snapshots() const { return snaps_; }
+  const SnapshotLog& snapshots() const { return snaps_; }
   const std::deque<StateChange>& changes() const { return changes_; }
   const std::vector<NodeChange>& node_changes() const { return node_changes_; }
 
  private:
   std::vector<TaskStats> stats_;
-  // Deques: they grow in chunks, without the copy and the up-to-2x slack of a doubling vector
-  // (a million-task run records millions of each).
-  std::deque<Snapshot> snaps_;
+  // The time series is delta-encoded (about 20 bytes per instant); the change log is a deque:
+  // it grows in chunks, without the copy and the up-to-2x slack of a doubling vector (a
+  // million-task run records millions of each).
+  SnapshotLog snaps_;
   std::deque<StateChange> changes_;
   std::uint32_t intern(const std::string& reason);
   std::deque<std::string> reasons_{std::string()};                  // id -> text; 0 = "" (stable addresses)

@@ -499,12 +499,12 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
   }
   // GPU- and vCPU-seconds allocated over those available (up nodes) over [0, makespan].
   long double alloc = 0, avail = 0, calloc = 0, cavail = 0;
-  for (std::size_t i = 0; i < snapshots().size(); ++i) {
-    Time t0 = snapshots()[i].time;
-    Time t1 = i + 1 < snapshots().size() ? snapshots()[i + 1].time : makespan_;
+  for (auto it = snapshots().begin(), end = snapshots().end(); it != end;) {
+    const Snapshot s = *it;  // a copy: the iterator decodes the next one in place
+    Time t0 = s.time;
+    Time t1 = ++it != end ? it->time : makespan_;
     t1 = std::min(t1, makespan_);
     if (t1 <= t0) continue;
-    const auto& s = snapshots()[i];
     std::int64_t a = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
     alloc += (long double)a * (long double)(t1 - t0);
     avail += (long double)s.gpu_up * (long double)(t1 - t0);
@@ -661,14 +661,13 @@ void Simulator::write_timeseries(const std::string& dir) const {
   Time interval = sc_.timeseries_interval_s > 0 ? std::max<Time>(1, from_seconds(sc_.timeseries_interval_s))
                                                 : std::max<Time>(1000, ((makespan_ / 100 + 999) / 1000) * 1000);
   std::string ts = "time_s,gpus_reserved,gpus_pay_as_you_go,gpus_spot,gpus_idle,gpus_allocated,gpus_up,queue_length,running_tasks,frag_gpus\n";
-  std::size_t k = 0;
+  // The last change point at or before t (times never decrease): one forward pass, `s` the
+  // current point and `next` the one after it.
+  auto next = snapshots().begin();
+  const auto end = snapshots().end();
+  Snapshot s = *next++;
   for (Time t = 0;; t += interval) {
-    // The last change point at or before t (times never decrease): a binary search from k.
-    const auto& sn = snapshots();
-    k = std::size_t(std::upper_bound(sn.begin() + std::ptrdiff_t(k) + 1, sn.end(), t,
-                                     [](Time x, const Snapshot& s) { return x < s.time; }) -
-                    sn.begin()) - 1;
-    const auto& s = sn[k];
+    while (next != end && next->time <= t) s = *next++;
     std::int64_t all = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
     ts += fmt::format("{},{},{},{},{},{},{},{},{},{:.3f}\n", format_seconds(t), format_seconds(s.gpu_by_class[0]),
                       format_seconds(s.gpu_by_class[1]), format_seconds(s.gpu_by_class[2]), format_seconds(s.gpu_by_class[3]),

@@ -162,7 +162,7 @@ class Simulator {
   /// All attempts in (task order of the scenario, attempt) order.
   std::vector<const AttemptRecord*> attempts() const;
   const std::vector<TaskStats>& task_stats() const { return metrics_->task_stats(); }
-  const std::deque<Snapshot>& snapshots() const { return metrics_->snapshots(); }
+  const SnapshotLog& snapshots() const { return metrics_->snapshots(); }
   const std::deque<StateChange>& changes() const { return metrics_->changes(); }
   /// The reason text of a state change ("" when none).
   const std::string& reason_of(const StateChange& c) const { return metrics_->reason(c.reason); }

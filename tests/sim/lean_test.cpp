@@ -1,13 +1,18 @@
 // The lean core (issue #11): metrics.prom resolution by run size, streamed output files
 // (sim::CheckedWriter), the compact event log (interned reasons) and events.jsonl's JSON text.
 // The compact task table (Simulator::task_cfg) and per-task metrics one task at a time.
+// The delta-encoded time series (sim::SnapshotLog).
 #include <catch2/catch.hpp>
 
 #include "tests/common/files.hpp"
 
 #include <unistd.h>
 
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/uniform_int_distribution.hpp>
+
 #include <filesystem>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +25,7 @@
 #include "sim/run_cli.hpp"
 #include "sim/synthetic.hpp"
 #include "sim/simulator.hpp"
+#include "sim/snapshot_log.hpp"
 
 using namespace simtest;
 namespace fs = std::filesystem;
@@ -211,4 +217,70 @@ TEST_CASE("the simulator holds the tasks compactly and gives every task back exa
       CHECK(one.capacity == all[i].capacity);
     }
   }
+}
+
+TEST_CASE("the snapshot log gives back every snapshot exactly, in order, same-instant ones replaced") {
+  // Random walks with small and huge steps (both signs, the int64 extremes), repeated
+  // instants, unchanged fields and arbitrary doubles, over enough snapshots to fill blocks.
+  boost::random::mt19937_64 rng(7);
+  auto pick = [&](std::int64_t lo, std::int64_t hi) { return boost::random::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  const std::int64_t big[] = {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), 0, -1, 1};
+  sim::SnapshotLog log;
+  std::vector<sim::Snapshot> want;
+  sim::Snapshot s;
+  for (int i = 0; i < 20000; ++i) {
+    s.time += pick(0, 3) == 0 ? 0 : pick(1, i % 100 == 0 ? 1'000'000'000 : 50);
+    auto step = [&](std::int64_t& v) {
+      switch (pick(0, 5)) {
+        case 0: v = big[pick(0, 4)]; break;
+        case 1: case 2: break;  // unchanged
+        default: v = std::int64_t(std::uint64_t(v) + std::uint64_t(pick(-5000, 5000))); break;
+      }
+    };
+    for (auto& g : s.gpu_by_class) step(g);
+    step(s.gpu_up);
+    step(s.cpu_alloc);
+    step(s.cpu_up);
+    s.queue = std::size_t(pick(0, 3) == 0 ? s.queue : std::size_t(pick(0, 1'000'000)));
+    s.running = pick(0, 9) == 0 ? std::numeric_limits<std::size_t>::max() : std::size_t(pick(0, 100));
+    if (pick(0, 1)) s.frag_milli = double(pick(-1'000'000'000, 1'000'000'000)) / 7.0;
+    log.push(s);
+    if (!want.empty() && want.back().time == s.time) want.back() = s;
+    else want.push_back(s);
+    REQUIRE(log.back() == s);
+  }
+  REQUIRE(log.size() == want.size());
+  REQUIRE(log.encoded_bytes() > std::size_t(1) << 16);  // more than one block
+  std::size_t i = 0;
+  for (const sim::Snapshot& got : log) {
+    REQUIRE(i < want.size());
+    REQUIRE(got == want[i]);
+    ++i;
+  }
+  REQUIRE(i == want.size());
+  sim::SnapshotLog one;
+  one.push(want[0]);
+  REQUIRE(std::distance(one.begin(), one.end()) == 1);
+  REQUIRE(*one.begin() == want[0]);
+}
+
+TEST_CASE("a run's time series costs far less than a struct per instant") {
+  sim::SyntheticOptions o;
+  o.nodes = 200;
+  o.tasks = 3000;
+  sim::Simulator s(sim::synthetic_scenario(o));
+  s.run();
+  const auto& log = s.snapshots();
+  REQUIRE(log.size() > 1000);
+  // 88 bytes as a struct; the encoding keeps what changed since the previous instant.
+  REQUIRE(log.encoded_bytes() < log.size() * 40);
+  sim::Time last = -1;
+  std::size_t n = 0;
+  for (const auto& sn : log) {
+    REQUIRE(sn.time > last);
+    REQUIRE(sn.running <= o.tasks);
+    last = sn.time;
+    ++n;
+  }
+  REQUIRE(n == log.size());
 }
