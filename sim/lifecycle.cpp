@@ -125,9 +125,10 @@ void Simulator::on_started(TaskId id, Time now) {
   r.pull_failures = 0;
   r.workers_now = sched_->task(id).workers;
   r.desired = r.workers_now;
-  if (!r.pending_faults.empty()) {
-    std::string err = r.pending_faults.front();
-    r.pending_faults.erase(r.pending_faults.begin());
+  if (auto pf = pending_faults_.find(ti); pf != pending_faults_.end()) {
+    std::string err = pf->second.front();
+    pf->second.erase(pf->second.begin());
+    if (pf->second.empty()) pending_faults_.erase(pf);
     change(ti, now, AttemptState::queued, AttemptState::running, "");
     end_attempt(ti, now, AttemptState::failed, err + ": injected task fault", err, false);
     return;
@@ -212,6 +213,7 @@ void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string
     return;
   }
   r.done = true;
+  std::vector<EventHandle>().swap(r.handles);  // cancelled above; a million finished tasks keep no buffers
   s.finished = st == AttemptState::succeeded || st == AttemptState::failed;
   s.succeeded = st == AttemptState::succeeded;
   s.end = now;

@@ -169,7 +169,7 @@ void Simulator::handle(Time now, Event& ev) {
           if (r.done || r.phase == TaskRun::debug) return;  // nothing left to hit
           const std::string& error = sc_.events[std::size_t(e.event)].error;
           if (r.active) end_attempt(e.task, now, AttemptState::failed, error + ": injected task fault", error, false);
-          else r.pending_faults.push_back(error);
+          else pending_faults_[e.task].push_back(error);
         } else if constexpr (std::is_same_v<T, SpotReclaimEv>) {
           on_spot_reclaim(now, e);
         } else if constexpr (std::is_same_v<T, PolicyTickEv>) {

@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
 #include <libsched/libsched.hpp>
 
 #include "sim/end_reason.hpp"
@@ -68,19 +69,20 @@ struct AttemptRecord {
   int task = 0;                   ///< index in Scenario::tasks
   int attempt = 1;                ///< 1-based attempt number
   AttemptState state = AttemptState::queued;
+  EndReason end_reason = EndReason::never_started;  ///< why it ended (sim/end_reason.hpp)
+  std::int32_t master_node = -1;  ///< cluster node index of nodes[0] (-1: never placed)
   Time submit = 0;                ///< when this attempt entered the queue
   Time start = -1;                ///< placement instant
   Time end = -1;                  ///< when it released its resources
   Time run_start = -1;            ///< when the entrypoint started (after start-up costs)
   std::string_view spec;          ///< chosen option label (spec name), "" for inline shapes
   std::vector<std::string> nodes; ///< node names of the replicas, master/head first
-  std::int32_t master_node = -1;  ///< cluster node index of nodes[0] (-1: never placed)
-  std::vector<std::int64_t> replica_gpu_milli;  ///< milli-GPU of each replica (same order as nodes)
+  /// milli-GPU of each replica (same order as nodes); one replica held inline.
+  boost::container::small_vector<std::int64_t, 1> replica_gpu_milli;
   std::string_view reason;        ///< empty on success
   std::string_view capacity;      ///< capacity class it ran on (reserved, pay_as_you_go, spot, idle)
   std::int64_t gpu_milli = 0;     ///< GPUs of the gang at placement, milli-GPU
   std::int64_t cpu_milli = 0;     ///< vCPU of the gang at placement, milli-vCPU
-  EndReason end_reason = EndReason::never_started;  ///< why it ended (sim/end_reason.hpp)
   std::string_view preemptor;     ///< preempting task's name (preempted, spot_eviction, idle_reclaim by a task)
   Time work_done = 0;             ///< entrypoint work executed in this attempt
   Time lost_work = 0;             ///< work executed but not saved by a checkpoint
@@ -209,22 +211,25 @@ class Simulator {
 
  private:
   /// Run-time state of one task (scenario order).
+  // Field order packs the record (104 bytes): one per scenario task.
   struct TaskRun {
     libsched::TaskId id;
+    int pull_failures = 0;
     std::vector<AttemptRecord> attempts;
     Time duration = 0;
     Time remaining = 0;                 // work still needed
-    bool done = false;                  // reached a final state
-    bool active = false;                // the current attempt holds resources
-    enum Phase { none, precheck, pull, running, debug } phase = none;
-    std::vector<EventHandle> handles;   // pending events of the current attempt
-    int pull_failures = 0;
-    std::vector<std::string> pending_faults;
+    std::vector<EventHandle> handles;   // pending events of the current attempt (freed when done)
     int workers_now = 0;
     int desired = 0;
     EventHandle scale_in = 0;
     Time queued_since = 0;
+    bool done = false;                  // reached a final state
+    bool active = false;                // the current attempt holds resources
+    enum Phase : std::uint8_t { none, precheck, pull, running, debug } phase = none;
   };
+  /// Injected faults that hit a task while it waited (delivered when it next starts), by task:
+  /// rare, so kept out of TaskRun.
+  std::map<int, std::vector<std::string>> pending_faults_;
   void build();
   /// Configuration of scenario task `ti` without its identity: name, submit_s, duration_s and
   /// runtime_estimate_s are empty / 0 here (see task_name(), ident_, runs_).
