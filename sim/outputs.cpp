@@ -629,9 +629,9 @@ void Simulator::write_events(const std::string& dir) const {
   }
   name_at[runs_.size()] = names.size();
   std::vector<std::string> reasons;  // by interned id; "" = not escaped yet (an escaped one has quotes)
-  for (std::size_t ci = 0; ci < changes().size(); ++ci) {
-    const auto& c = changes()[ci];
-    node_records(ci);
+  std::size_t ci = 0;
+  for (const StateChange& c : changes()) {
+    node_records(ci++);
     ev += "{\"time_s\":"sv;
     append_seconds_json(ev, c.time);
     ev += ",\"task\":"sv;

@@ -165,7 +165,7 @@ class Simulator {
   std::vector<const AttemptRecord*> attempts() const;
   const std::vector<TaskStats>& task_stats() const { return metrics_->task_stats(); }
   const SnapshotLog& snapshots() const { return metrics_->snapshots(); }
-  const std::deque<StateChange>& changes() const { return metrics_->changes(); }
+  const ChangeLog& changes() const { return metrics_->changes(); }
   /// The reason text of a state change ("" when none).
   const std::string& reason_of(const StateChange& c) const { return metrics_->reason(c.reason); }
   const std::vector<NodeChange>& node_changes() const { return metrics_->node_changes(); }

@@ -1,7 +1,7 @@
 // The lean core (issue #11): metrics.prom resolution by run size, streamed output files
 // (sim::CheckedWriter), the compact event log (interned reasons) and events.jsonl's JSON text.
 // The compact task table (Simulator::task_cfg) and per-task metrics one task at a time.
-// The delta-encoded time series (sim::SnapshotLog).
+// The delta-encoded time series and change log (sim::SnapshotLog, sim::ChangeLog).
 #include <catch2/catch.hpp>
 
 #include "tests/common/files.hpp"
@@ -274,6 +274,9 @@ TEST_CASE("a run's time series costs far less than a struct per instant") {
   REQUIRE(log.size() > 1000);
   // 88 bytes as a struct; the encoding keeps what changed since the previous instant.
   REQUIRE(log.encoded_bytes() < log.size() * 40);
+  // State changes: 24 bytes as structs, a handful encoded.
+  REQUIRE(s.changes().size() > 3000);
+  REQUIRE(s.changes().encoded_bytes() < s.changes().size() * 12);
   sim::Time last = -1;
   std::size_t n = 0;
   for (const auto& sn : log) {
@@ -283,4 +286,42 @@ TEST_CASE("a run's time series costs far less than a struct per instant") {
     ++n;
   }
   REQUIRE(n == log.size());
+}
+
+TEST_CASE("the change log gives back every state change exactly, in order and by index") {
+  boost::random::mt19937_64 rng(11);
+  auto pick = [&](std::int64_t lo, std::int64_t hi) { return boost::random::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  sim::ChangeLog log;
+  std::vector<sim::StateChange> want;
+  sim::StateChange c;
+  for (int i = 0; i < 30000; ++i) {
+    c.time += pick(0, 2) == 0 ? 0 : pick(1, i % 500 == 0 ? std::int64_t(1) << 50 : 5000);
+    c.task = int(pick(0, 9) == 0 ? pick(0, std::numeric_limits<int>::max()) : pick(0, 1000));
+    c.attempt = int(pick(1, i % 97 == 0 ? std::numeric_limits<int>::max() : 3));
+    c.reason = std::uint32_t(pick(0, 3) == 0 ? pick(0, std::numeric_limits<std::uint32_t>::max()) : pick(0, 40));
+    c.from = sim::AttemptState(pick(0, 6));
+    c.to = sim::AttemptState(pick(0, 6));
+    c.initial = pick(0, 1) == 1;
+    log.push(c);
+    want.push_back(c);
+  }
+  auto same = [](const sim::StateChange& a, const sim::StateChange& b) {
+    return a.time == b.time && a.task == b.task && a.attempt == b.attempt && a.reason == b.reason && a.from == b.from &&
+           a.to == b.to && a.initial == b.initial;
+  };
+  REQUIRE(log.size() == want.size());
+  REQUIRE(log.encoded_bytes() > std::size_t(1) << 16);  // more than one block
+  std::size_t i = 0;
+  for (const auto& got : log) {
+    REQUIRE(i < want.size());
+    REQUIRE(same(got, want[i]));
+    ++i;
+  }
+  REQUIRE(i == want.size());
+  for (std::size_t k : {std::size_t(0), std::size_t(63), std::size_t(64), std::size_t(65), want.size() / 2, want.size() - 1})
+    REQUIRE(same(log[k], want[k]));
+  for (int k = 0; k < 2000; ++k) {
+    auto at = std::size_t(pick(0, std::int64_t(want.size()) - 1));
+    REQUIRE(same(log[at], want[at]));
+  }
 }
