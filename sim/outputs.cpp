@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <span>
 #include <string_view>
 #include <stdexcept>
 #include <tuple>
@@ -200,8 +201,9 @@ std::string task_uuid(const std::string& scenario, const std::string& task, std:
                      std::uint32_t(a & 0xfff), std::uint32_t(0x8000 | ((b >> 48) & 0x3fff)), b & 0xffffffffffffull);
 }
 
-/// Mean of ms values in seconds (0 for none).
-double mean_s(const std::vector<Time>& v) {
+/// Mean of ms values in seconds (0 for none). The sum is exact (integers in a long double's
+/// 64-bit mantissa), so the order of the values does not matter.
+double mean_s(std::span<const Time> v) {
   if (v.empty()) return 0.0;
   long double s = 0;
   for (Time x : v) s += x;
@@ -210,19 +212,21 @@ double mean_s(const std::vector<Time>& v) {
 
 /// Nearest-rank 95th percentile of ms values in seconds (0 for none); reorders `v` (a
 /// selection, O(n): the rank-th smallest value is the same whatever the order).
-double p95_s(std::vector<Time>& v) {
+double p95_s(std::span<Time> v) {
   if (v.empty()) return 0.0;
   std::size_t rank = std::max<std::size_t>(std::size_t(std::ceil(0.95 * double(v.size()))), 1) - 1;
   std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(rank), v.end());
   return double(v[rank]) / 1000.0;
 }
 
-/// Aggregated metrics of a set of tasks (summary.json `groups`, groups.csv). Only the waits are
-/// kept one by one (the 95th percentile needs them); the other means are running sums, added in
-/// task order as a vector of the values would be summed (long double, same order: same result).
+/// Aggregated metrics of a set of tasks (summary.json `groups`, groups.csv). The means are
+/// running sums, added in task order (long double, same order: same result); the wait mean
+/// and 95th percentile are set once all tasks are grouped (group_tables), from the waits
+/// sorted by group into one buffer, not kept per group.
 struct GroupAcc {
   int tasks = 0, succeeded = 0, failed = 0, unfinished = 0, never_started = 0;
-  std::vector<Time> waits;
+  std::size_t submitted = 0;  ///< tasks with a wait and a JCT (submitted within the window)
+  double mean_wait_s = 0, p95_wait_s = 0;
   long double jct_sum = 0, slowdown_sum = 0, bounded_sum = 0;
   long double gpu_ms = 0, cpu_ms = 0;
 
@@ -235,15 +239,20 @@ struct GroupAcc {
     gpu_ms += m.gpu_ms;
     cpu_ms += m.cpu_ms;
     if (!m.submitted) return;  // outside the observed window: no wait, no JCT
-    waits.push_back(m.wait);
+    ++submitted;
     jct_sum += m.jct;
     slowdown_sum += m.slowdown;
     bounded_sum += m.bounded_slowdown;
   }
+  /// Sets the wait statistics from the group's waits (reordered).
+  void set_waits(std::span<Time> waits) {
+    mean_wait_s = mean_s(waits);
+    p95_wait_s = p95_s(waits);
+  }
   /// Means over the submitted tasks (0 for none): JCT in seconds, the slowdowns as ratios.
-  double mean_jct_s() const { return waits.empty() ? 0.0 : double(jct_sum / (long double)waits.size()) / 1000.0; }
-  double mean_slowdown() const { return waits.empty() ? 0.0 : double(slowdown_sum / (long double)waits.size()); }
-  double mean_bounded_slowdown() const { return waits.empty() ? 0.0 : double(bounded_sum / (long double)waits.size()); }
+  double mean_jct_s() const { return submitted == 0 ? 0.0 : double(jct_sum / (long double)submitted) / 1000.0; }
+  double mean_slowdown() const { return submitted == 0 ? 0.0 : double(slowdown_sum / (long double)submitted); }
+  double mean_bounded_slowdown() const { return submitted == 0 ? 0.0 : double(bounded_sum / (long double)submitted); }
 };
 
 /// The group-by dimensions, in output order, and each task's key in them.
@@ -394,18 +403,25 @@ namespace {
 template <class Key, class Acc, class Hash = std::hash<Key>>
 class GroupIndex {
  public:
-  Acc& operator[](const Key& key) {
+  Acc& operator[](const Key& key) { return rows_[row_of(key)].second; }
+  /// The row of `key` (added when new), in order of first appearance until sorted().
+  std::size_t row_of(const Key& key) {
     // A handful of groups (tenants, pools, classes): compared in turn; more: by hash.
     if (rows_.size() <= kLinear) {
-      for (auto& row : rows_)
-        if (row.first == key) return row.second;
-      if (rows_.size() < kLinear) return rows_.emplace_back(key, Acc{}).second;
+      for (std::size_t i = 0; i < rows_.size(); ++i)
+        if (rows_[i].first == key) return i;
+      if (rows_.size() < kLinear) {
+        rows_.emplace_back(key, Acc{});
+        return rows_.size() - 1;
+      }
       for (std::size_t i = 0; i < rows_.size(); ++i) index_.emplace(rows_[i].first, i);
     }
     auto [it, inserted] = index_.try_emplace(key, rows_.size());
     if (inserted) rows_.emplace_back(key, Acc{});
-    return rows_[it->second].second;
+    return it->second;
   }
+  std::size_t size() const { return rows_.size(); }
+  Acc& row(std::size_t i) { return rows_[i].second; }
   std::vector<std::pair<Key, Acc>> sorted() && {
     std::sort(rows_.begin(), rows_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return std::move(rows_);
@@ -425,15 +441,46 @@ using GroupTable = std::vector<std::pair<std::string_view, GroupAcc>>;
 /// tasks (each group sees its tasks in scenario order).
 /// `cfg(i)`: task i's configuration, `metrics(i)`: its metrics (their keys are views that
 /// outlive the tables); `all` receives every task too. The per-task metrics are derived one
-/// task at a time, never held for all tasks.
+/// task at a time, never held for all tasks. Memory beyond the tables: each task's wait and
+/// its row in the dimensions keyed by its metrics (20 bytes), and one buffer of the waits.
 template <class CfgOf, class MetricsOf>
 std::vector<GroupTable> group_tables(const CfgOf& cfg, const MetricsOf& metrics, const std::vector<TaskStats>& stats, GroupAcc& all) {
-  std::vector<GroupIndex<std::string_view, GroupAcc>> index(std::size(k_group_by));
-  for (std::size_t i = 0; i < stats.size(); ++i) {
+  constexpr std::size_t kDims = std::size(k_group_by), kByCfg = 2;  // user and tenant: keyed by the configuration alone
+  const std::size_t n = stats.size();
+  std::vector<GroupIndex<std::string_view, GroupAcc>> index(kDims);
+  std::vector<Time> wait(n, -1);  // -1: not submitted
+  std::vector<std::uint32_t> row((kDims - kByCfg) * n);
+  for (std::size_t i = 0; i < n; ++i) {
     const io::TaskCfg& t = cfg(i);
     const TaskMetrics m = metrics(i);
-    for (std::size_t d = 0; d < std::size(k_group_by); ++d) index[d][group_key(int(d), t, m)].add(m, stats[i]);
+    for (std::size_t d = 0; d < kDims; ++d) {
+      std::size_t r = index[d].row_of(group_key(int(d), t, m));
+      index[d].row(r).add(m, stats[i]);
+      if (d >= kByCfg) row[(d - kByCfg) * n + i] = std::uint32_t(r);
+    }
     all.add(m, stats[i]);
+    if (m.submitted) wait[i] = m.wait;
+  }
+  // Each dimension's waits sorted by row into one buffer (a counting sort), then each row's slice.
+  std::vector<Time> buffer;
+  buffer.reserve(all.submitted);
+  for (Time w : wait)
+    if (w >= 0) buffer.push_back(w);
+  all.set_waits(buffer);
+  std::vector<std::size_t> at;
+  const TaskMetrics none{};
+  for (std::size_t d = 0; d < kDims; ++d) {
+    auto& g = index[d];
+    at.assign(g.size() + 1, 0);
+    for (std::size_t r = 0; r < g.size(); ++r) at[r + 1] = at[r] + g.row(r).submitted;
+    auto row_of_task = [&](std::size_t i) {
+      return d < kByCfg ? g.row_of(group_key(int(d), cfg(i), none)) : std::size_t(row[(d - kByCfg) * n + i]);
+    };
+    std::vector<std::size_t> next(at.begin(), at.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      if (wait[i] >= 0) buffer[next[row_of_task(i)]++] = wait[i];
+    for (std::size_t r = 0; r < g.size(); ++r)
+      g.row(r).set_waits(std::span<Time>(buffer.data() + at[r], at[r + 1] - at[r]));
   }
   std::vector<GroupTable> by;
   for (auto& g : index) by.push_back(std::move(g).sorted());
@@ -457,7 +504,7 @@ std::string groups_csv_text(std::vector<GroupTable>& by) {
   for (int d = 0; d < int(std::size(k_group_by)); ++d) {
     for (auto& [key, g] : by[std::size_t(d)])
       o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(std::string(key)), g.tasks, g.succeeded,
-                       g.failed, g.unfinished, g.never_started, format_decimal3(mean_s(g.waits)), format_decimal3(p95_s(g.waits)), format_decimal3(g.mean_jct_s()),
+                       g.failed, g.unfinished, g.never_started, format_decimal3(g.mean_wait_s), format_decimal3(g.p95_wait_s), format_decimal3(g.mean_jct_s()),
                        format_decimal3(g.mean_slowdown()), format_decimal3(g.mean_bounded_slowdown()), format_decimal3(double(g.gpu_ms / 1e6L)),
                        format_decimal3(double(g.cpu_ms / 1e6L)));
   }
@@ -473,8 +520,8 @@ std::string Simulator::summary_json() const {
 }
 
 void Simulator::summary_and_groups(std::string* summary, std::string* groups_text) const {
-  // The per-group tables are built once for both files (p95_s reorders a group's waits in place;
-  // the means are order-independent: exact integer sums, doubles summed in task order).
+  // The per-group tables are built once for both files (the wait means are exact integer sums,
+  // the other means doubles summed in task order).
   GroupAcc all;
   auto by = group_tables([this](std::size_t i) -> const io::TaskCfg& { return cfg(i); },
                          [this](std::size_t i) { return task_metrics(i); }, task_stats(), all);
@@ -519,8 +566,8 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
     o["failed"] = g.failed;
     o["unfinished"] = g.unfinished;
     o["never_started"] = g.never_started;
-    o["mean_wait_s"] = round3(mean_s(g.waits));
-    o["p95_wait_s"] = round3(p95_s(g.waits));
+    o["mean_wait_s"] = round3(g.mean_wait_s);
+    o["p95_wait_s"] = round3(g.p95_wait_s);
     o["mean_jct_s"] = round3(g.mean_jct_s());
     o["mean_slowdown"] = round3(g.mean_slowdown());
     o["mean_bounded_slowdown"] = round3(g.mean_bounded_slowdown());
@@ -541,8 +588,8 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
   j["not_submitted"] = not_submitted;
   j["makespan_s"] = seconds_json(makespan_);
   j["censor_s"] = seconds_json(censor_time());
-  j["mean_wait_s"] = round3(mean_s(all.waits));
-  j["p95_wait_s"] = round3(p95_s(all.waits));
+  j["mean_wait_s"] = round3(all.mean_wait_s);
+  j["p95_wait_s"] = round3(all.p95_wait_s);
   j["mean_jct_s"] = round3(all.mean_jct_s());
   j["mean_slowdown"] = round3(all.mean_slowdown());
   j["mean_bounded_slowdown"] = round3(all.mean_bounded_slowdown());
