@@ -94,7 +94,7 @@ void Simulator::enqueue_attempt(int ti, Time now) {
   // What a real scheduler would know: the user's estimate minus the work already saved.
   TaskSpec& s = sched_->mutable_task(r.id);
   const TaskIdentity& id = ident_[std::size_t(ti)];
-  s.runtime_estimate = id.runtime_estimate_s ? std::max<Time>(0, from_seconds(*id.runtime_estimate_s) - (r.duration - r.remaining)) : -1;
+  s.runtime_estimate = id.runtime_estimate_s() ? std::max<Time>(0, from_seconds(*id.runtime_estimate_s()) - (r.duration - r.remaining)) : -1;
   sched_->enqueue(r.id, now);
   metrics_->set_wait(std::size_t(ti), int(WaitCode::waits_for_capacity), now);
   change(ti, now, AttemptState::queued, AttemptState::queued, "");

@@ -51,6 +51,13 @@ void Metrics::set_wait(std::size_t ti, int code, Time now) {
   wait_since_[ti] = now;
 }
 
+void Metrics::close_waits(Time end) {
+  for (std::size_t i = 0; i < wait_code_.size(); ++i)
+    if (waiting(i)) set_wait(i, -1, end);
+  std::vector<std::int8_t>().swap(wait_code_);
+  std::vector<Time>().swap(wait_since_);
+}
+
 void Metrics::snapshot(Time now, Scheduler& sched) {
   // O(changed nodes): counters kept by the scheduler and cluster, fragmentation incremental.
   const Cluster& cl = sched.cluster();

@@ -130,6 +130,9 @@ class Metrics {
   /// lands in exactly one bucket. O(1).
   void set_wait(std::size_t ti, int code, libsched::Time now);
   bool waiting(std::size_t ti) const { return wait_code_[ti] >= 0; }
+  /// End of the run: closes every open wait interval at `end` and frees the per-task wait
+  /// clocks (set_wait and waiting must not be called afterwards).
+  void close_waits(libsched::Time end);
 
   /// Takes the snapshot of instant `now` after scheduling: allocated GPUs per capacity class,
   /// up capacity, allocated vCPU, queue length, running tasks and fragmentation.

@@ -355,7 +355,7 @@ void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush)
       o += ',';
       append_int(o, per_replica);
       o += ',';
-      if (ident_[ti].runtime_estimate_s) append_seconds(o, from_seconds(*ident_[ti].runtime_estimate_s));
+      if (auto e = ident_[ti].runtime_estimate_s()) append_seconds(o, from_seconds(*e));
       o += ',';
       o += to_string(a->end_reason);
       o += ',';

@@ -307,7 +307,7 @@ void Simulator::build() {
     TaskSpec s = templates[profile_of_[i]];
     s.name = std::move(names[i]);
     s.submit = from_seconds(ti.submit_s);
-    s.runtime_estimate = ti.runtime_estimate_s ? from_seconds(*ti.runtime_estimate_s) : -1;
+    s.runtime_estimate = ti.runtime_estimate_s() ? from_seconds(*ti.runtime_estimate_s()) : -1;
     TaskId id = sched_->add_task(std::move(s));
     runs_[i].id = id;
     runs_[i].duration = from_seconds(ti.duration_s);

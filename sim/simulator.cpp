@@ -141,7 +141,7 @@ io::TaskCfg Simulator::task_cfg(std::size_t ti) const {
   t.name = task_name(ti);
   t.submit_s = id.submit_s;
   t.duration_s = id.duration_s;
-  t.runtime_estimate_s = id.runtime_estimate_s;
+  t.runtime_estimate_s = id.runtime_estimate_s();
   return t;
 }
 
@@ -319,6 +319,8 @@ void Simulator::schedule_wake(Time now) {
 
 void Simulator::run() {
   if (!bounds_error_.empty()) throw SimulationLimitError(bounds_error_);
+  if (ran_) return;  // the run's per-task clocks are freed at its end
+  ran_ = true;
   const Cluster& cl = sched_->cluster();
   const std::uint64_t cap = opt_.max_events_per_instant ? opt_.max_events_per_instant : instant_cap_;
   Time last = 0;
@@ -393,8 +395,8 @@ void Simulator::run() {
     last = until_;
     makespan_ = until_;
   }
-  for (std::size_t i = 0; i < runs_.size(); ++i)
-    if (metrics_->waiting(i)) metrics_->set_wait(i, -1, std::max(last, makespan_));
+  metrics_->close_waits(std::max(last, makespan_));
+  std::vector<std::pair<Time, int>>().swap(submit_order_);  // every task is submitted or past until_s
   Time end = std::max(last, makespan_);
   run_end_ = end;
   if (!cut) explain_queued(end);

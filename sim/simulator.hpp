@@ -31,9 +31,11 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -148,6 +150,7 @@ class Simulator {
   /// Throws SimulationLimitError when a runtime bound is broken (too many events at one
   /// instant, time past kMaxSimTime, a time series longer than kMaxTimeseriesRows) and
   /// sim::Interrupted when SIGINT/SIGTERM arrived under an InterruptGuard (sim/publish.hpp).
+  /// A second call returns at once (a run happens once per Simulator).
   void run();
 
   /// The scenario as given, except `tasks`, which is empty: the simulator keeps the tasks in a
@@ -288,7 +291,13 @@ class Simulator {
   struct TaskIdentity {
     double submit_s = 0;
     double duration_s = 0;
-    std::optional<double> runtime_estimate_s;
+    double estimate_s = std::numeric_limits<double>::quiet_NaN();  // NaN: none (24 bytes, not 32)
+    TaskIdentity(double submit, double duration, std::optional<double> estimate)
+        : submit_s(submit), duration_s(duration), estimate_s(estimate.value_or(std::numeric_limits<double>::quiet_NaN())) {}
+    TaskIdentity() = default;
+    std::optional<double> runtime_estimate_s() const {
+      return std::isnan(estimate_s) ? std::nullopt : std::optional<double>(estimate_s);
+    }
   };
   std::vector<io::TaskCfg> profiles_;
   std::vector<std::uint32_t> profile_of_;  // scenario task -> profiles_ index
@@ -303,6 +312,7 @@ class Simulator {
   EventQueue q_;
   std::vector<TaskRun> runs_;
   Time run_end_ = 0;                     // last instant processed
+  bool ran_ = false;                     // run() was called
   libsched::WorkloadDistribution workload_;
   std::vector<int> task_of_id_;          // libsched TaskId -> scenario task index
   // First submissions, sorted by (time ms, task index): a cursor instead of N queued events.
