@@ -70,10 +70,16 @@ class DeltaLog {
       used_ = 0;
     }
     if (count_ % kStride == 0) checkpoints_.push_back(Checkpoint{std::uint32_t(blocks_.size() - 1), std::uint32_t(used_), prev_});
-    std::uint8_t* out = blocks_.back().get() + used_;
-    used_ += std::size_t(Codec::encode(out, prev_, r) - out);
-    prev_ = r;
+    last_at_ = used_;
+    before_last_ = prev_;
+    write(r);
     ++count_;
+  }
+  /// Replaces the last record (re-encoded in place). Precondition: !empty().
+  void replace_back(const Record& r) {
+    used_ = last_at_;  // same block: it had room for kMaxBytes when the record was pushed
+    prev_ = before_last_;
+    write(r);
   }
   std::size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
@@ -127,6 +133,11 @@ class DeltaLog {
   const_iterator end() const { return const_iterator(this, count_); }
 
  private:
+  void write(const Record& r) {
+    std::uint8_t* out = blocks_.back().get() + used_;
+    used_ += std::size_t(Codec::encode(out, prev_, r) - out);
+    prev_ = r;
+  }
   // Decodes the record at (block, offset) onto `r` and moves the position past it.
   void read(std::size_t& block, std::size_t& offset, Record& r) const {
     if (offset >= (block + 1 == blocks_.size() ? used_ : block_used_[block])) {
@@ -142,7 +153,9 @@ class DeltaLog {
   std::vector<Checkpoint> checkpoints_;  // one per kStride records
   std::size_t used_ = 0;                 // bytes used in the last block
   std::size_t count_ = 0;
-  Record prev_{};
+  std::size_t last_at_ = 0;  // offset of the last record in the last block
+  Record prev_{};            // the last record
+  Record before_last_{};     // the record before it (Record{} for the first)
 };
 
 }  // namespace sim

@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <iterator>
 
 #include <libsched/libsched.hpp>
 
@@ -64,23 +63,21 @@ struct SnapshotCodec {
     }
   }
   static std::uint8_t* encode(std::uint8_t* out, const Snapshot& prev, const Snapshot& s) {
-    std::uint8_t buf[kMaxBytes];
-    std::uint8_t* p = buf;
     std::uint64_t mask = 0;
+    for (int k = 0; k < kFields; ++k)
+      if (field(prev, k) != field(s, k)) mask |= std::uint64_t(1) << k;
+    out = varint::put(out, mask);
     for (int k = 0; k < kFields; ++k) {
-      std::int64_t a = field(prev, k), b = field(s, k);
-      if (a == b) continue;
-      mask |= std::uint64_t(1) << k;
+      if (!(mask >> k & 1)) continue;
       if (k == kFields - 1) {
-        std::memcpy(p, &b, sizeof b);
-        p += sizeof b;
+        const std::int64_t b = field(s, k);
+        std::memcpy(out, &b, sizeof b);
+        out += sizeof b;
       } else {
-        p = varint::put_delta(p, a, b);
+        out = varint::put_delta(out, field(prev, k), field(s, k));
       }
     }
-    out = varint::put(out, mask);
-    std::memcpy(out, buf, std::size_t(p - buf));
-    return out + (p - buf);
+    return out;
   }
   static const std::uint8_t* decode(const std::uint8_t* p, Snapshot& s) {
     std::uint64_t mask;
@@ -100,65 +97,29 @@ struct SnapshotCodec {
   }
 };
 
-/// The time series: snapshots with non-decreasing times; the latest one is held as a struct
-/// until a later instant comes (a second snapshot of the same instant replaces it).
+/// The time series: snapshots with non-decreasing times, in time order (forward iteration);
+/// a second snapshot of the same instant replaces the first.
 class SnapshotLog {
   using Log = DeltaLog<Snapshot, SnapshotCodec>;
 
  public:
+  using const_iterator = Log::const_iterator;
   /// Appends `s` (s.time >= back().time); a snapshot at the time of the last one replaces it.
   void push(const Snapshot& s) {
-    if (has_last_ && s.time == last_.time) {
-      last_ = s;
-      return;
-    }
-    if (has_last_) log_.push(last_);
-    last_ = s;
-    has_last_ = true;
+    if (!log_.empty() && s.time == log_.back().time) log_.replace_back(s);
+    else log_.push(s);
   }
-  std::size_t size() const { return log_.size() + (has_last_ ? 1 : 0); }
-  bool empty() const { return !has_last_; }
+  std::size_t size() const { return log_.size(); }
+  bool empty() const { return log_.empty(); }
   /// The latest snapshot. Precondition: !empty().
-  const Snapshot& back() const { return last_; }
+  const Snapshot& back() const { return log_.back(); }
   /// Bytes held by the encoded snapshots (for benchmarks and tests).
   std::size_t encoded_bytes() const { return log_.encoded_bytes(); }
-
-  /// Forward iterator over the snapshots in time order, decoding as it advances.
-  class const_iterator {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = Snapshot;
-    using difference_type = std::ptrdiff_t;
-    using pointer = const Snapshot*;
-    using reference = const Snapshot&;
-    const_iterator() = default;
-    reference operator*() const { return index_ == log_->log_.size() ? log_->last_ : *in_; }
-    pointer operator->() const { return &**this; }
-    const_iterator& operator++() {
-      if (index_++ < log_->log_.size()) ++in_;
-      return *this;
-    }
-    const_iterator operator++(int) {
-      auto c = *this;
-      ++*this;
-      return c;
-    }
-    friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.index_ == b.index_; }
-
-   private:
-    friend class SnapshotLog;
-    const_iterator(const SnapshotLog* log, std::size_t index, Log::const_iterator in) : log_(log), index_(index), in_(in) {}
-    const SnapshotLog* log_ = nullptr;
-    std::size_t index_ = 0;
-    Log::const_iterator in_;
-  };
-  const_iterator begin() const { return const_iterator(this, 0, log_.begin()); }
-  const_iterator end() const { return const_iterator(this, size(), log_.end()); }
+  const_iterator begin() const { return log_.begin(); }
+  const_iterator end() const { return log_.end(); }
 
  private:
   Log log_;
-  Snapshot last_{};
-  bool has_last_ = false;
 };
 
 }  // namespace sim
