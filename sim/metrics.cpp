@@ -67,8 +67,8 @@ void Metrics::snapshot(Time now, Scheduler& sched) {
   s.gpu_up = cl.up_capacity().gpu_milli;
   s.queue = sched.waiting_count();
   s.running = sched.running_count();
-  std::vector<NodeId> changed = sched.take_changed_nodes();
-  for (NodeId id : changed) {
+  sched.take_changed_nodes(changed_);
+  for (NodeId id : changed_) {
     const Node& n = cl.node(id);
     std::int64_t used = n.up ? n.capacity.cpu_milli - n.free.cpu_milli : 0;
     cpu_alloc_ += used - node_cpu_used_[id.index()];
@@ -76,7 +76,7 @@ void Metrics::snapshot(Time now, Scheduler& sched) {
   }
   s.cpu_alloc = cpu_alloc_;
   s.cpu_up = cl.up_capacity().cpu_milli;
-  frag_->update(cl, changed);
+  frag_->update(cl, changed_);
   s.frag_milli = frag_->running_total();
   snaps_.push(s);  // replaces a snapshot of the same instant
 }

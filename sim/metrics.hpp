@@ -174,6 +174,7 @@ class Metrics {
   std::vector<std::int64_t> node_cpu_used_;   // per node: allocated milli-vCPU at the last snapshot
   std::int64_t cpu_alloc_ = 0;                // sum of node_cpu_used_
   std::unique_ptr<libsched::FragmentationTracker> frag_;
+  std::vector<libsched::NodeId> changed_;  ///< snapshot() scratch: the nodes changed since the last one
 };
 
 }  // namespace sim

@@ -242,15 +242,16 @@ void Simulator::build() {
     }
     templates.push_back(std::move(s));
   }
-  std::vector<ReplicaShape> shapes;
+  std::vector<std::pair<ReplicaShape, std::size_t>> shapes;  // (shape, replicas)
+  shapes.reserve(2 * n_tasks);
   for (std::size_t i = 0; i < n_tasks; ++i) {
     const TaskSpec& s = templates[profile_of_[i]];
     if (!s.options.empty()) {
-      shapes.push_back(s.options[0].head);
-      for (int k = 0; k < s.workers; ++k) shapes.push_back(s.options[0].worker);
+      shapes.emplace_back(s.options[0].head, 1);
+      if (s.workers > 0) shapes.emplace_back(s.options[0].worker, std::size_t(s.workers));
     }
   }
-  workload_ = WorkloadDistribution::from_shapes(shapes);
+  workload_ = WorkloadDistribution::from_counts(shapes);
 
   // Node policies.
   std::vector<NodePolicy> policies;
@@ -323,7 +324,7 @@ void Simulator::build() {
   live_tasks_ = int(runs_.size());
   std::vector<std::string>().swap(names);  // moved into the scheduler
   std::vector<TaskSpec>().swap(templates);
-  std::vector<ReplicaShape>().swap(shapes);
+  decltype(shapes)().swap(shapes);
   auto find_task = [&](const std::string& name) -> int {
     const std::size_t h = std::hash<std::string_view>{}(name);
     for (auto it = std::lower_bound(task_index.begin(), task_index.end(), std::pair<std::size_t, int>{h, -1});

@@ -227,7 +227,8 @@ void Simulator::instant_end(Time now) {
   // The wait is attributed to the status's primary (first binding) constraint.
   auto& memo = wait_memo_;  // (signature, code), sorted; scratch kept between instants
   memo.clear();
-  for (TaskId id : sched_->take_visited_waiting()) {
+  sched_->take_visited_waiting(visited_);
+  for (TaskId id : visited_) {
     if (sched_->held_by_queue(id, now)) {
       metrics_->set_wait(std::size_t(task_of_id_[id.index()]), int(WaitCode::blocked_by_queue), now);
       continue;

@@ -322,6 +322,7 @@ class Simulator {
   EventHandle wake_handle_ = 0;          // the pending WakeEv (0: none)
   Time wake_at_ = -1;                    // its time
   std::vector<std::pair<std::uint64_t, libsched::WaitCode>> wait_memo_;  // instant_end scratch: request signature -> wait code
+  std::vector<libsched::TaskId> visited_;  // instant_end scratch: the waiting tasks the scheduler re-examined
   std::vector<Time> policy_ticks_;       // sorted times of the PolicyTickEv events
   std::vector<std::vector<int>> reclaim_nodes_;  // node indices of each spot_reclaim event (SpotReclaimEv::nodes)
   int live_tasks_ = 0;

@@ -436,3 +436,37 @@ TEST_CASE("the victims kept are those on the node the gang takes at the shortest
   CHECK(s.is_running(v1));
   CHECK(s.is_running(v4));
 }
+
+TEST_CASE("the victim search sees every running task that may yield, as tasks start and end (per-priority counts)") {
+  // candidates() skips the scan of the running set when no running task may yield: it reads
+  // the running tasks' priorities without guarantee per capacity class, kept at every start
+  // and release. With preemption off, explain()'s hypothetical preemption goes through the
+  // same search: fits_after_preemption exactly when a lower-priority task without guarantee
+  // runs. `want` leaves the queue while the running task is swapped (it would start); it is
+  // explained 0.5 s later (a task started at this instant is never a victim then).
+  SchedulerOptions o;
+  o.preemption = false;
+  Scheduler s(make_cluster().nodes("n", 1).build(), o);
+  TaskId want = s.add_task(make_task("want").priority(5).option("x", gpus(8)).build());
+  Time now = 0;
+  auto swap_running = [&](TaskBuilder next) {
+    now += 1'000;
+    if (s.is_waiting(want)) s.dequeue(want);
+    for (TaskId r : std::vector<TaskId>(s.running().begin(), s.running().end())) s.release(r, now);
+    TaskId t = submit(s, next.submitted(now), now);
+    s.schedule(now);
+    REQUIRE(s.is_running(t));
+    s.enqueue(want, now);
+    s.schedule(now);
+    REQUIRE(s.is_waiting(want));
+    return t;
+  };
+  swap_running(make_task("same").priority(5).option("x", gpus(8)));
+  CHECK(s.explain(want, now + 500).code == WaitCode::waits_for_capacity);  // an equal priority never yields
+  swap_running(make_task("guarded").priority(1).guaranteed().option("x", gpus(8)));
+  CHECK(s.explain(want, now + 500).code == WaitCode::waits_for_capacity);  // guarantee protects
+  swap_running(make_task("low").priority(1).option("x", gpus(8)));
+  CHECK(s.explain(want, now + 500).code == WaitCode::fits_after_preemption);
+  swap_running(make_task("high").priority(9).option("x", gpus(8)));
+  CHECK(s.explain(want, now + 500).code == WaitCode::waits_for_capacity);  // low's count left with it
+}

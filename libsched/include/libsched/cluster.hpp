@@ -61,6 +61,15 @@ struct ReplicaShape {
   friend constexpr bool operator==(const ReplicaShape&, const ReplicaShape&) = default;
 };
 
+/// Number of GPUs in a replica's GPU mask. std::popcount compiles to a libgcc call on the
+/// baseline x86-64 target (no POPCNT instruction); masks are mostly 0 (CPU-only replicas) or
+/// a few bits, so this clears one bit per GPU inline instead (O(GPUs), at most 64).
+constexpr int gpu_count(std::uint64_t mask) {
+  int n = 0;
+  for (; mask; mask &= mask - 1) ++n;
+  return n;
+}
+
 /// What a replica holds on its node: which GPUs (bit i = GPU i of the node), how much of each,
 /// and CPU and memory. Produced by Cluster::allocate, given back to Cluster::release.
 struct ReplicaAllocation {
@@ -70,7 +79,7 @@ struct ReplicaAllocation {
   std::int64_t cpu_milli = 0;
   std::int64_t mem_mib = 0;
 
-  std::int64_t total_gpu_milli() const { return std::int64_t(std::popcount(gpu_mask)) * gpu_milli; }
+  std::int64_t total_gpu_milli() const { return std::int64_t(gpu_count(gpu_mask)) * gpu_milli; }
   Resources resources() const { return {total_gpu_milli(), cpu_milli, mem_mib}; }
 };
 
@@ -546,9 +555,15 @@ class Cluster {
   /// (fragmentation tracking, metrics) update incrementally.
   std::vector<NodeId> take_changed() {
     std::vector<NodeId> v;
-    v.swap(changed_);
-    for (NodeId n : v) changed_flag_[n.index()] = 0;
+    take_changed(v);
     return v;
+  }
+  /// The same into `out` (its content replaced), swapping buffers with the list: no allocation
+  /// once both have grown (an observer calling it at every instant keeps `out`).
+  void take_changed(std::vector<NodeId>& out) {
+    out.clear();
+    out.swap(changed_);
+    for (NodeId n : out) changed_flag_[n.index()] = 0;
   }
   /// Records that the owners' (non-idle) allocation on node `id` changed at `now` (idle
   /// stability ages from there). Throws UnknownNode.
@@ -594,9 +609,18 @@ class Cluster {
     const Node& n = nodes_[id.index()];
     if (!n.up || n.drained) return 0;
     std::int64_t s = kUnboundedSlots;
-    if (r.cpu_milli > 0) s = std::min(s, (n.free.cpu_milli + released.cpu_milli) / r.cpu_milli);
-    if (r.mem_mib > 0) s = std::min(s, (n.free.mem_mib + released.mem_mib) / r.mem_mib);
-    if (r.num_gpu == 0 || s == 0) return s;
+    // (a full node, the common case in a busy cluster, answers 0 without a division)
+    if (r.cpu_milli > 0) {
+      const std::int64_t free = n.free.cpu_milli + released.cpu_milli;
+      if (free < r.cpu_milli) return 0;
+      s = std::min(s, free / r.cpu_milli);
+    }
+    if (r.mem_mib > 0) {
+      const std::int64_t free = n.free.mem_mib + released.mem_mib;
+      if (free < r.mem_mib) return 0;
+      s = std::min(s, free / r.mem_mib);
+    }
+    if (r.num_gpu == 0) return s;
     if (n.model < 0 || (r.models != 0 && !(r.models & model_bit(n.model)))) return 0;
     const std::int32_t* g = gpu_free_.data() + n.gpu_offset;
     std::int64_t k = 0;

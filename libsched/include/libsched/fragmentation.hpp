@@ -35,13 +35,26 @@ struct WorkloadDistribution {
 
   /// Aggregates identical shapes and normalises counts into popularity.
   static WorkloadDistribution from_shapes(const std::vector<ReplicaShape>& all) {
+    std::vector<std::pair<ReplicaShape, std::size_t>> counted;
+    counted.reserve(all.size());
+    for (const auto& s : all) counted.emplace_back(s, 1);
+    return from_counts(counted);
+  }
+  /// The same from (shape, number of replicas) pairs, a shape possibly in several pairs (a
+  /// gang's workers counted at once instead of listed one by one).
+  static WorkloadDistribution from_counts(const std::vector<std::pair<ReplicaShape, std::size_t>>& counted) {
     std::map<std::tuple<std::int32_t, std::int32_t, std::int64_t, std::int64_t, ModelMask>, std::size_t> count;
-    for (const auto& s : all) ++count[{s.num_gpu, s.gpu_milli, s.cpu_milli, s.mem_mib, s.models}];
+    std::size_t total = 0;
+    for (const auto& [s, n] : counted) {
+      if (n == 0) continue;
+      count[{s.num_gpu, s.gpu_milli, s.cpu_milli, s.mem_mib, s.models}] += n;
+      total += n;
+    }
     WorkloadDistribution d;
     for (const auto& [k, c] : count) {
       auto [g, m, cpu, mem, models] = k;
       d.shapes.push_back(ReplicaShape{g, m, cpu, mem, models});
-      d.weights.push_back(double(c) / double(all.size()));
+      d.weights.push_back(double(c) / double(total));
     }
     return d;
   }

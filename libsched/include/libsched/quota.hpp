@@ -54,12 +54,14 @@ class QuotaBook {
     if (it == entries_.end()) return k.resource_type == ResourceType::reserved;
     return demand.exceeds_any(it->second.limit);
   }
-  /// Charges (sign +1) or refunds (sign -1) `amount`; no-op for unlimited keys.
-  void charge(const QuotaKey& k, const Resources& amount, int sign) {
-    if (k.resource_type == ResourceType::idle) return;
+  /// Charges (sign +1) or refunds (sign -1) `amount`; no-op for unlimited keys. Returns
+  /// whether an entry's usage changed (false: idle, or no entry for `k`).
+  bool charge(const QuotaKey& k, const Resources& amount, int sign) {
+    if (k.resource_type == ResourceType::idle || entries_.empty()) return false;
     auto it = entries_.find(k);
-    if (it == entries_.end()) return;
+    if (it == entries_.end()) return false;
     if (sign > 0) it->second.used += amount; else it->second.used -= amount;
+    return true;
   }
   const std::map<QuotaKey, Entry>& entries() const { return entries_; }
 

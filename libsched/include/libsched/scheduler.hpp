@@ -335,6 +335,8 @@ class Scheduler : private detail::SchedulerCore {
   std::int64_t allocated_gpu_milli(ResourceType c) const { return allocated_[std::size_t(c)]; }
   /// Nodes whose free capacity or state changed since the last call (Cluster::take_changed).
   std::vector<NodeId> take_changed_nodes() { return cluster_.take_changed(); }
+  /// The same into `out` (its content replaced; no allocation once its buffer has grown).
+  void take_changed_nodes(std::vector<NodeId>& out) { cluster_.take_changed(out); }
   /// Waiting tasks that schedule() visited and did not start since the last call (tried and
   /// failed, or held by strict / backfill), each once; clears the list. Their wait status may
   /// have changed; other waiting tasks' have not been re-examined. Under strict queueing with
@@ -342,11 +344,17 @@ class Scheduler : private detail::SchedulerCore {
   /// listed again: its code stays blocked_by_queue (explain()'s reason may name a newer head).
   std::vector<TaskId> take_visited_waiting() {
     std::vector<TaskId> v;
-    v.swap(visited_);
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    std::erase_if(v, [this](TaskId t) { return tasks_[t.index()].state != State::waiting; });
+    take_visited_waiting(v);
     return v;
+  }
+  /// The same into `out` (its content replaced), swapping buffers with the list: no allocation
+  /// once both have grown (the simulator calls it at every instant).
+  void take_visited_waiting(std::vector<TaskId>& out) {
+    out.clear();
+    out.swap(visited_);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    std::erase_if(out, [this](TaskId t) { return tasks_[t.index()].state != State::waiting; });
   }
   /// Equal for two waiting tasks whose requests are identical for the scheduler (same shapes,
   /// class, pool, priority, quota owner; no node policy): they get the same decisions and wait
@@ -372,9 +380,11 @@ class Scheduler : private detail::SchedulerCore {
     detail::check_time(now, last_now_, "Scheduler::release");
     Entry& e = tasks_[t.index()];
     if (e.state != State::running) throw InvalidState("Scheduler::release: task " + e.spec.name + " does not run");
-    Transaction tx(cluster_, quotas_);
-    release_into(tx, t);
-    tx.commit();
+    // Straight into the cluster and the quota book (Session::release_into's effect, without a
+    // transaction log to allocate: giving back what a running task holds cannot fail midway).
+    const Placement& p = placement(e);
+    for (const auto& a : p.replicas) cluster_.release(a);
+    if (p.capacity != ResourceType::idle) quotas_.charge(p.quota_key, p.quota_held, -1);
     finish_release(t, now);
   }
 
@@ -584,7 +594,6 @@ class Scheduler : private detail::SchedulerCore {
   }
 
   // Thin forwarders to the Session, so the public functions above read as before.
-  void release_into(Transaction& tx, TaskId t) { Session(*this, 0).release_into(tx, t); }
   void finish_release(TaskId t, Time now) { Session(*this, now).finish_release(t, now); }
   std::uint64_t signature(TaskId t, Time now) const { return Session(const_cast<Scheduler&>(*this), now).signature(t, now); }
 };

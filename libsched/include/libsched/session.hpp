@@ -108,6 +108,7 @@ struct SchedulerCore {
     cluster_.keep_fit_tree(policy_->first_feasible_wins() && !options_.full_scan_placement && options_.fast_paths &&
                            cluster_.size() >= kFitTreeMinNodes);
     node_tasks_.resize(cluster_.size());
+    keep_ends_ = options_.queueing == Queueing::backfill;
   }
 
   enum class State : std::uint8_t { idle_state, waiting, running };
@@ -213,9 +214,19 @@ struct SchedulerCore {
     free_slots_.push_back(e.placement_slot);
     e.placement_slot = kNoSlot;
   }
-  void account(const Placement& p, int sign) {
+  void account(const Placement& p, const TaskSpec& s, int sign) {
     for (const auto& a : p.replicas) allocated_[std::size_t(p.capacity)] += sign * a.total_gpu_milli();
     running_on_[std::size_t(p.capacity)] += sign;
+    if (!s.guarantee) unguaranteed_by_priority_[std::size_t(p.capacity)][priority_slot(s.priority)] += sign;
+  }
+  static std::size_t priority_slot(std::int32_t priority) { return std::size_t(std::clamp(priority, 0, 10)); }
+  /// The lowest priority of a running task on capacity `c` without guarantee (the most exposed
+  /// victim there), or nullopt when every task running on `c` has guarantee (or none runs).
+  std::optional<std::int32_t> lowest_unguaranteed_priority(ResourceType c) const {
+    const auto& counts = unguaranteed_by_priority_[std::size_t(c)];
+    for (std::size_t q = 0; q < counts.size(); ++q)
+      if (counts[q] > 0) return std::int32_t(q);
+    return std::nullopt;
   }
 
   // ---- configuration and plugins
@@ -242,11 +253,21 @@ struct SchedulerCore {
   IdSet<TaskId> running_;
   std::vector<RunInfo> run_info_;
   std::vector<std::size_t> run_pos_;
+  /// Backfill queueing only (keep_ends_): the running tasks by (start + runtime estimate, id),
+  /// kTimeNever for an unknown estimate. EASY's reservation walk (actions/backfill.hpp) reads
+  /// the running tasks in expected-end order and usually stops early, instead of collecting and
+  /// sorting every running task at each walk. O(log running) per start and release.
+  bool keep_ends_ = false;
+  std::set<std::pair<Time, TaskId>> expected_ends_;
+  static Time raw_end(const TaskSpec& s, Time start) { return s.runtime_estimate < 0 ? kTimeNever : start + s.runtime_estimate; }
   std::vector<std::vector<TaskId>> node_tasks_;
   std::vector<char> forgotten_;         ///< per task id: 1 while forgotten (Scheduler::forget_task)
   std::vector<std::int32_t> free_ids_;  ///< min-heap of forgotten ids, reused lowest first
   std::int64_t allocated_[4] = {0, 0, 0, 0};
   std::int64_t running_on_[4] = {0, 0, 0, 0};  ///< running tasks per capacity class (ResourceType)
+  /// Running tasks without guarantee per capacity class and priority (clamped to 0..10; task
+  /// priorities are 1..9, an idle task's is not checked): lowest_unguaranteed_priority.
+  std::array<std::array<std::int32_t, 11>, 4> unguaranteed_by_priority_{};
 
   // ---- the pass memo (what lets a pass skip requests known to fail)
   std::uint64_t pass_ = 0;   ///< schedule() calls so far (stamps queue holds for explain)
@@ -319,6 +340,8 @@ struct SchedulerCore {
   mutable bool owner_override_ = false;
   mutable std::vector<Time> owner_at_;
   mutable ReleasedCapacity released_;  ///< scratch of actions::reservation (empty between uses)
+  mutable std::vector<const Placement*> reservation_pending_;  ///< scratch of actions::reservation
+  mutable std::vector<Cluster::FreeSum> reservation_delta_;     ///< scratch of actions::reservation
   mutable std::vector<std::size_t> slots_a_, slots_b_;  ///< scratch of actions::starves_head
   /// actions::released_by's memo: per (pool, model), stamped (state, capacity epochs, now, by).
   mutable std::vector<Cluster::FreeSum> released_by_;
@@ -637,13 +660,14 @@ class Session {
       if (pl.capacity != ResourceType::idle) st.cluster_.touch_owner(a.node, now);
     }
     st.running_.erase(t);
+    if (st.keep_ends_) st.expected_ends_.erase({Core::raw_end(e.spec, pl.start), t});
     {
       std::size_t pos = st.run_pos_[t.index()];
       st.run_pos_[st.run_info_.back().id.index()] = pos;
       st.run_info_[pos] = st.run_info_.back();
       st.run_info_.pop_back();
     }
-    st.account(pl, -1);
+    st.account(pl, e.spec, -1);
     e.state = State::idle_state;
     st.drop_placement(e);
     ++st.capacity_epoch_;
@@ -662,7 +686,7 @@ class Session {
     }
     st.hold_placement(e, std::move(p));
     const Placement& pl = st.placement(e);
-    st.account(pl, +1);
+    st.account(pl, e.spec, +1);
     st.started_now_.push_back(t);
     st.running_.insert(t);
     ++st.state_epoch_;
@@ -670,6 +694,7 @@ class Session {
     st.run_pos_[t.index()] = st.run_info_.size();
     st.run_info_.push_back(RunInfo{t, pl.capacity, e.spec.priority, e.spec.guarantee, pl.start,
                                    e.spec.checkpoint_interval});
+    if (st.keep_ends_) st.expected_ends_.emplace(Core::raw_end(e.spec, pl.start), t);
   }
 
   // ------------------------------------------------------------------ the pass memo

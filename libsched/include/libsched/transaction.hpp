@@ -35,9 +35,10 @@ class Transaction {
     ops_.push_back(Release{a});
   }
   /// sign +1 charges, -1 refunds.
+  /// A charge that changes no entry (idle, or a key without a quota entry) is not logged:
+  /// there is nothing to undo (entries are only added outside transactions).
   void charge(const QuotaKey& k, const Resources& amount, int sign) {
-    quotas_.charge(k, amount, sign);
-    ops_.push_back(Charge{k, amount, sign});
+    if (quotas_.charge(k, amount, sign)) ops_.push_back(Charge{k, amount, sign});
   }
 
   std::size_t mark() const { return ops_.size(); }

@@ -253,7 +253,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       S.finish_release(v.victim, now);
       out.preemptions.push_back(v);
     }
+    const std::uint64_t state_before = st.state_epoch_;
     S.commit_start(t, std::move(*p), now);
+    if (head && head_reservation_known && queueing == Queueing::backfill && victims.empty())
+      keep_head_reservation(S, *head, head_reservation, state_before);
     out.started.push_back(t);
     if (head) chainable = false;
     held_signatures.clear();

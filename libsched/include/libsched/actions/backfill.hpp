@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <bit>
 #include <functional>
+#include <limits>
+#include <set>
 #include <span>
 #include <utility>
 #include <vector>
@@ -42,7 +44,7 @@ inline void add_released(const Cluster& c, const Placement& p, std::vector<Clust
     f.cpu_milli += a.cpu_milli;
     f.mem_mib += a.mem_mib;
     f.gpu_milli += a.total_gpu_milli();
-    f.full_free_gpus += std::popcount(a.gpu_mask);
+    f.full_free_gpus += gpu_count(a.gpu_mask);
   }
 }
 
@@ -70,8 +72,13 @@ inline const std::vector<Cluster::FreeSum>& released_by(Session& S, Time by) {
   const std::size_t size = c.pools().size() * Cluster::kSlotsPerPool;
   if (st.released_by_stamp_ != stamp || st.released_by_.size() != size) {
     st.released_by_.assign(size, Cluster::FreeSum{});
-    for (const auto& ri : st.run_info_)
-      if (expected_end(S, ri, S.now) <= by) add_released(c, st.placement(st.tasks_[ri.id.index()]), st.released_by_);
+    if (st.keep_ends_) {  // the prefix of the running tasks in expected-end order
+      for (auto it = st.expected_ends_.begin(); it != st.expected_ends_.end() && it->first <= by; ++it)
+        if (std::max(S.now, it->first) <= by) add_released(c, st.placement(st.tasks_[it->second.index()]), st.released_by_);
+    } else {
+      for (const auto& ri : st.run_info_)
+        if (expected_end(S, ri, S.now) <= by) add_released(c, st.placement(st.tasks_[ri.id.index()]), st.released_by_);
+    }
     st.released_by_stamp_ = stamp;
   }
   return st.released_by_;
@@ -182,38 +189,49 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     }
   }
   const TaskSpec& hs = S.spec(head);
-  std::vector<std::pair<Time, const Placement*>> ends;
-  ends.reserve(st.run_info_.size() + extras.size());
+  // The ends to walk, in time order (ties by task id: releases at one time commute, any order
+  // gives the same state to try, so this only fixes the order for reproducibility): the
+  // running tasks' expected ends (Core::expected_ends_, kept in that order under backfill
+  // queueing; sorted here otherwise), less the victims in `gone`, merged with the tentative
+  // starts' (now + estimate). Read one at a time: the walk usually stops long before the last.
+  using End = std::pair<Time, const Placement*>;
+  std::vector<End> extra_ends;
   for (const Placement* extra : extras) {
     const TaskSpec& xs = S.spec(extra->task);
-    ends.emplace_back(xs.runtime_estimate < 0 ? kTimeNever : now + xs.runtime_estimate, extra);
+    extra_ends.emplace_back(xs.runtime_estimate < 0 ? kTimeNever : now + xs.runtime_estimate, extra);
   }
-  for (const auto& ri : st.run_info_) {
-    TaskId t = ri.id;
-    bool released = std::any_of(gone.begin(), gone.end(), [t](const Preemption& g) { return g.victim == t; });
-    if (!released) ends.emplace_back(expected_end(S, ri, now), &st.placement(st.tasks_[t.index()]));
-  }
-  // In time order; ties by task id (releases at one time commute: any order gives the same
-  // state to try, so this only fixes the order for reproducibility).
-  std::sort(ends.begin(), ends.end(),
-            [](const auto& a, const auto& b) { return std::tie(a.first, a.second->task) < std::tie(b.first, b.second->task); });
-  // The times to try, earliest first (a min-heap; a time pushed twice is tried once).
+  std::sort(extra_ends.begin(), extra_ends.end(),
+            [](const End& a, const End& b) { return std::tie(a.first, a.second->task) < std::tie(b.first, b.second->task); });
+  std::set<std::pair<Time, TaskId>> sorted_here;
+  if (!st.keep_ends_)
+    for (const auto& ri : st.run_info_) sorted_here.emplace(Session::Core::raw_end(S.spec(ri.id), ri.start), ri.id);
+  const auto& running = st.keep_ends_ ? st.expected_ends_ : sorted_here;
+  auto run_it = running.begin();
+  std::size_t next_extra = 0;
+  // The next end (kTimeNever with no placement once no known end is left), consumed.
+  auto next_end = [&]() -> End {
+    while (run_it != running.end() && std::any_of(gone.begin(), gone.end(), [&](const Preemption& g) { return g.victim == run_it->second; }))
+      ++run_it;
+    // An overdue task is expected to end now (expected_end).
+    const Time run_at = run_it == running.end() ? kTimeNever : run_it->first == kTimeNever ? kTimeNever : std::max(now, run_it->first);
+    const bool extra_first = next_extra < extra_ends.size() &&
+                             (run_at == kTimeNever ||
+                              std::tie(extra_ends[next_extra].first, extra_ends[next_extra].second->task) < std::tie(run_at, run_it->second));
+    if (extra_first) {
+      if (extra_ends[next_extra].first == kTimeNever) return {kTimeNever, nullptr};
+      return extra_ends[next_extra++];
+    }
+    if (run_at == kTimeNever) return {kTimeNever, nullptr};
+    const TaskId t = (run_it++)->second;
+    return {run_at, &st.placement(st.tasks_[t.index()])};
+  };
+  // The other times to try (node policies, idle ageing), earliest first (a min-heap; a time
+  // pushed twice is tried once).
   std::vector<Time> times;
-  times.reserve(ends.size() + 2 * st.policies_.size());
   auto push_time = [&times](Time x) {
     times.push_back(x);
     std::push_heap(times.begin(), times.end(), std::greater<>{});
   };
-  auto pop_time = [&times]() {
-    Time x = times.front();
-    while (!times.empty() && times.front() == x) {
-      std::pop_heap(times.begin(), times.end(), std::greater<>{});
-      times.pop_back();
-    }
-    return x;
-  };
-  for (const auto& e : ends)
-    if (e.first != kTimeNever) push_time(e.first);
   for (const auto& p : st.policies_) {
     if (!(p.created < p.expire && p.applies(hs, p.created))) continue;  // never constrains the head
     if (p.created > now) push_time(p.created);
@@ -245,17 +263,23 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   // would place, without placing it. Only the quota they give back is charged inside tx.
   const bool by_slots = defer && S.slots_decide(hs);
   detail::ReleasedCapacity released = std::move(st.released_);
-  struct HandBack {
+  std::vector<const Placement*> pending = std::move(st.reservation_pending_);  // summed in delta, not yet applied
+  pending.clear();
+  std::vector<Cluster::FreeSum> delta = std::move(st.reservation_delta_);
+  delta.clear();
+  if (defer) delta.resize(st.cluster_.pools().size() * Cluster::kSlotsPerPool);
+  struct HandBack {  // the scratch goes back to the state however the walk ends
     detail::ReleasedCapacity& from;
+    std::vector<const Placement*>& pending;
+    std::vector<Cluster::FreeSum>& delta;
     detail::SchedulerCore& st;
     ~HandBack() {
       from.clear(st.cluster_);
       st.released_ = std::move(from);
+      st.reservation_pending_ = std::move(pending);
+      st.reservation_delta_ = std::move(delta);
     }
-  } hand_back{released, st};
-  std::vector<Cluster::FreeSum> delta;
-  if (defer) delta.resize(st.cluster_.pools().size() * Cluster::kSlotsPerPool);
-  std::size_t applied = 0;  // ends[0, applied) are released inside tx (or into `released`)
+  } hand_back{released, pending, delta, st};
   auto fits_at = [&](Time at) {
     if (by_slots) return S.fits_by_slots(head, at, released, &delta);
     std::size_t m1 = tx.mark();
@@ -263,35 +287,48 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     tx.rollback_to(m1);
     return ok;
   };
-  Time result = fits_at(now) ? now : kTimeNever;
-  std::size_t i = 0;
-  while (result == kTimeNever && !times.empty()) {
-    Time at = pop_time();
-    for (; i < ends.size() && ends[i].first <= at; ++i) {
+  // Fast paths: the head is known not to fit now when the last pass's failure memo says so
+  // (Entry::failed_epoch: nothing released since, exactly what actions::allocate assumes to
+  // skip it) and nothing is released inside tx (no victim; tentative starts only take).
+  const Session::Entry& he = st.tasks_[head.index()];
+  const bool fails_now = st.options_.fast_paths && gone.empty() && he.failed_epoch == st.capacity_epoch_ && !st.ages(hs) &&
+                         !S.policies_change_by(now);
+  Time result = !fails_now && fits_at(now) ? now : kTimeNever;
+  End next = next_end();
+  while (result == kTimeNever) {
+    Time at = next.first;
+    if (!times.empty()) at = std::min(at, times.front());
+    if (at == kTimeNever) break;
+    while (!times.empty() && times.front() == at) {
+      std::pop_heap(times.begin(), times.end(), std::greater<>{});
+      times.pop_back();
+    }
+    for (; next.first <= at; next = next_end()) {
+      const Placement* p = next.second;
       if (defer) {
-        add_released(st.cluster_, *ends[i].second, delta);
+        add_released(st.cluster_, *p, delta);
+        pending.push_back(p);
         continue;
       }
-      const Placement* p = ends[i].second;
       for (const auto& a : p->replicas) tx.release(a);
       if (p->capacity == ResourceType::idle) continue;
       tx.charge(p->quota_key, p->quota_held, -1);
       if (th > 0)
         for (const auto& a : p->replicas) {
-          st.owner_at_[a.node.index()] = ends[i].first;
-          push_time(ends[i].first + th);
+          st.owner_at_[a.node.index()] = next.first;
+          push_time(next.first + th);
         }
     }
     if (defer) {
       if (!may_fit_any(S, hs, delta)) continue;
-      for (; applied < i; ++applied) {
-        const Placement* p = ends[applied].second;
+      for (const Placement* p : pending) {
         for (const auto& a : p->replicas) {
           if (by_slots) released.add(st.cluster_, a);
           else tx.release(a);
         }
         if (p->capacity != ResourceType::idle) tx.charge(p->quota_key, p->quota_held, -1);
       }
+      pending.clear();
       // Applied releases are now in the cluster's own sums (by_slots: they stay in delta).
       if (!by_slots) std::fill(delta.begin(), delta.end(), Cluster::FreeSum{});
     }
@@ -309,6 +346,17 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     st.head_reservation_ = {head, result, st.capacity_epoch_, st.state_epoch_, now, until};
   }
   return result;
+}
+
+/// After a backfilled start without victims that may_jump let jump `head`: the head's
+/// reservation is still `reservation` (not later: may_jump; not earlier: the start only takes
+/// capacity and quota, and its own release comes back by its expected end), so the walk memo
+/// (Core::head_reservation_) of the state before the start, `state_before`, carries over to
+/// the state after it.
+inline void keep_head_reservation(Session& S, TaskId head, Time reservation, std::uint64_t state_before) {
+  auto& hr = S.st.head_reservation_;
+  if (hr.head == head && hr.value == reservation && hr.state_epoch == state_before && hr.capacity_epoch == S.st.capacity_epoch_)
+    hr.state_epoch = S.st.state_epoch_;
 }
 
 /// The reservation of waiting task `head` on the current state (nothing tentatively placed).
@@ -390,14 +438,10 @@ inline bool backfill_from_fresh(Session& S, std::vector<TaskId>& order) {
   if (S.now > st.bf_anchor_) {
     auto stamp = std::make_tuple(st.state_epoch_, st.capacity_epoch_, st.bf_anchor_);
     if (st.bf_next_end_stamp_ != stamp) {
-      Time next = kTimeNever;
-      for (const auto& ri : st.run_info_) {
-        const auto& e = st.tasks_[ri.id.index()];
-        if (e.spec.runtime_estimate < 0) continue;
-        const Time end = ri.start + e.spec.runtime_estimate;
-        if (end > st.bf_anchor_) next = std::min(next, end);
-      }
-      st.bf_next_end_ = next;
+      // The first expected end after the anchor (Core::expected_ends_ is kept under backfill
+      // queueing, the only one that gets here; an unknown estimate sorts last as kTimeNever).
+      auto it = st.expected_ends_.upper_bound({st.bf_anchor_, TaskId(std::numeric_limits<std::int32_t>::max())});
+      st.bf_next_end_ = it == st.expected_ends_.end() ? kTimeNever : it->first;
       st.bf_next_end_stamp_ = stamp;
     }
     if (st.bf_next_end_ <= S.now) return false;

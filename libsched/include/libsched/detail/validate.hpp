@@ -22,8 +22,11 @@ namespace libsched::detail {
 /// GPUs, 1..1000 milli-GPU each and < 1000 only for a single GPU (a share of one GPU);
 /// vCPU and memory >= 0. InvalidArgument. (A `models` bit of a model no node has yet is allowed:
 /// it matches no node until one with that model is added.)
-inline void check_shape(const ReplicaShape& r, const Cluster&, std::string_view where) {
-  auto bad = [&](const std::string& rule) { throw InvalidArgument(fmt::format("{}: {}", where, rule)); };
+/// `where()` builds the message prefix only when a rule fails (tasks are checked at every
+/// add_task: no formatting on the way through).
+template <class Where>
+inline void check_shape(const ReplicaShape& r, const Cluster&, const Where& where) {
+  auto bad = [&](const std::string& rule) { throw InvalidArgument(fmt::format("{}: {}", where(), rule)); };
   if (r.num_gpu < 0 || r.num_gpu > kMaxGpusPerNode) bad(fmt::format("num_gpu {} out of 0..64", r.num_gpu));
   if (r.num_gpu > 0) {
     if (r.gpu_milli < 1 || r.gpu_milli > kMilliPerGpu) bad(fmt::format("gpu_milli {} out of 1..1000", r.gpu_milli));
@@ -39,17 +42,17 @@ inline void check_shape(const ReplicaShape& r, const Cluster&, std::string_view 
 /// for reserved), accept_idle / prefer_idle only on reserved, no guarantee on idle or spot,
 /// runtime_estimate -1 or >= 0, checkpoint_interval >= 0. InvalidArgument; UnknownPool.
 inline void check_task(const TaskSpec& s, const Cluster& c, std::string_view fn) {
-  const std::string where = fmt::format("{}: task {}", fn, s.name);
-  auto bad = [&](const std::string& rule) { throw InvalidArgument(fmt::format("{}: {}", where, rule)); };
+  auto where = [&] { return fmt::format("{}: task {}", fn, s.name); };  // built only on failure
+  auto bad = [&](const std::string& rule) { throw InvalidArgument(fmt::format("{}: {}", where(), rule)); };
   if (s.options.empty()) bad("has no candidate spec (options is empty)");
   if (s.workers < 0) bad(fmt::format("workers {} < 0", s.workers));
   for (std::size_t i = 0; i < s.options.size(); ++i) {
-    check_shape(s.options[i].head, c, fmt::format("{}: options[{}].head", where, i));
-    check_shape(s.options[i].worker, c, fmt::format("{}: options[{}].worker", where, i));
+    check_shape(s.options[i].head, c, [&] { return fmt::format("{}: options[{}].head", where(), i); });
+    check_shape(s.options[i].worker, c, [&] { return fmt::format("{}: options[{}].worker", where(), i); });
   }
   if (!s.is_idle() && (s.priority < 1 || s.priority > 9)) bad(fmt::format("priority {} out of 1..9", s.priority));
   if (s.pool.valid() && s.pool.index() >= c.pools().size())
-    throw UnknownPool(fmt::format("{}: unknown pool id {}", where, s.pool.value));
+    throw UnknownPool(fmt::format("{}: unknown pool id {}", where(), s.pool.value));
   if (s.resource_type == ResourceType::reserved && !s.pool.valid()) bad("a reserved task needs a pool");
   if (s.resource_type != ResourceType::reserved && (s.accept_idle || s.prefer_idle))
     bad(fmt::format("accept_idle / prefer_idle need resource type reserved, not {}", to_string(s.resource_type)));
