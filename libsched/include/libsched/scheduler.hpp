@@ -289,6 +289,7 @@ class Scheduler : private detail::SchedulerCore {
       throw InvalidState("Scheduler::enqueue: task " + e.spec.name + (e.state == State::waiting ? " already waits" : " runs"));
     e.state = State::waiting;
     e.hold = Entry::Hold::none;
+    e.reported_held = false;
     e.failed_epoch = ~std::uint64_t{0};
     e.rank = queue_rank(e.spec, t);
     e.failed_pass = 0;
@@ -339,9 +340,10 @@ class Scheduler : private detail::SchedulerCore {
   void take_changed_nodes(std::vector<NodeId>& out) { cluster_.take_changed(out); }
   /// Waiting tasks that schedule() visited and did not start since the last call (tried and
   /// failed, or held by strict / backfill), each once; clears the list. Their wait status may
-  /// have changed; other waiting tasks' have not been re-examined. Under strict queueing with
-  /// fast paths, a task held behind the head since an earlier call and still held is not
-  /// listed again: its code stays blocked_by_queue (explain()'s reason may name a newer head).
+  /// have changed; other waiting tasks' have not been re-examined. With fast paths, a task this
+  /// list last reported held behind a head (held_by_queue was true when it was taken) and held
+  /// again since is not listed again: its code stays blocked_by_queue (explain()'s reason may
+  /// name a newer head). Under strict queueing such tasks are not even visited.
   std::vector<TaskId> take_visited_waiting() {
     std::vector<TaskId> v;
     take_visited_waiting(v);
@@ -355,6 +357,7 @@ class Scheduler : private detail::SchedulerCore {
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     std::erase_if(out, [this](TaskId t) { return tasks_[t.index()].state != State::waiting; });
+    for (TaskId t : out) tasks_[t.index()].reported_held = last_pass_hold(t, last_now_).has_value();
   }
   /// Equal for two waiting tasks whose requests are identical for the scheduler (same shapes,
   /// class, pool, priority, quota owner; no node policy): they get the same decisions and wait

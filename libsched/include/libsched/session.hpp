@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -115,6 +116,10 @@ struct SchedulerCore {
   struct Entry {
     TaskSpec spec;
     State state = State::idle_state;
+    /// The last take_visited_waiting listed it while a queue hold of the last pass applied
+    /// (its observer's status: blocked_by_queue). A pass that holds it again (fast paths) does
+    /// not list it again: nothing it reports changed. Reset at enqueue.
+    bool reported_held = false;
     /// Slot of its placement in SchedulerCore::placements_ while it runs (kNoSlot otherwise):
     /// placements are held for running tasks only, not in every task's entry.
     std::uint32_t placement_slot = kNoSlot;
@@ -634,6 +639,22 @@ class Session {
     }
     if ((o.preemption || hypothetical) && priority < p.priority) return PreemptionKind::priority;
     return std::nullopt;
+  }
+  /// May some task running on capacity `c` yield to preemptor `p` (victim_kind)? Asks the
+  /// most exposed one, the lowest priority without guarantee (Core::lowest_unguaranteed_priority),
+  /// so no scan of the running set: false means no running task on `c` is a candidate.
+  bool may_yield_on(const TaskSpec& p, ResourceType c, bool hypothetical) const {
+    if (st.running_on_[std::size_t(c)] == 0) return false;
+    const std::optional<std::int32_t> lowest = st.lowest_unguaranteed_priority(c);
+    // Every task on `c` has guarantee: only the capacity's own rule (idle, spot) can yield it.
+    if (!lowest) return victim_kind(p, c, std::numeric_limits<std::int32_t>::min(), true, hypothetical).has_value();
+    return victim_kind(p, c, *lowest, false, hypothetical).has_value();
+  }
+  /// may_yield_on for some capacity class.
+  bool may_yield_any(const TaskSpec& p, bool hypothetical) const {
+    for (ResourceType c : {ResourceType::reserved, ResourceType::pay_as_you_go, ResourceType::spot, ResourceType::idle})
+      if (may_yield_on(p, c, hypothetical)) return true;
+    return false;
   }
   std::optional<PreemptionKind> preemption_kind(TaskId preemptor, TaskId victim, bool hypothetical) const {
     const Entry& p = st.tasks_.at(preemptor.index());

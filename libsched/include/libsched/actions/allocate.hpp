@@ -152,7 +152,8 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     ex.hold_head = *head;
     ex.hold_stamp = {st.pass_, st.capacity_epoch_, now};
     ex.failed_pass = 0;
-    st.visited_.push_back(x);
+    // Listed for its observer unless the last listing reported it held already (Entry::reported_held).
+    if (!(st.options_.fast_paths && ex.reported_held)) st.visited_.push_back(x);
   };
   for (TaskId t; next(t);) {
     auto& e = st.tasks_[t.index()];
@@ -212,7 +213,9 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       // release nothing more can start. Not so when a task started at this instant (in this
       // call or an earlier one) is a victim t could take but may not (no zero-length
       // attempts): at the next instant it may.
-      bool fresh_victims = std::any_of(st.started_now_.begin(), st.started_now_.end(),
+      // (no scan when no running task may yield to t at all: Session::may_yield_any)
+      bool fresh_victims = !st.started_now_.empty() && S.may_yield_any(e.spec, false) &&
+                           std::any_of(st.started_now_.begin(), st.started_now_.end(),
                                        [&](TaskId v) { return S.preemption_kind(t, v, false).has_value(); });
       if (fresh_victims) {
         st.retry_all_next_ = true;

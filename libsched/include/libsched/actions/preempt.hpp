@@ -128,12 +128,8 @@ inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothe
   // scan over the running set when, say, only idle reclaim is on and nothing runs on idle, or
   // every running task has t's priority or more: Core::unguaranteed_by_priority_).
   const TaskSpec& ps = S.spec(t);
-  auto may_yield = [&](ResourceType c) {  // the most exposed victim on `c`: its lowest priority without guarantee
-    if (st.running_on_[std::size_t(c)] == 0 || (cls == ResourceType::idle && c != ResourceType::idle)) return false;
-    const std::optional<std::int32_t> lowest = st.lowest_unguaranteed_priority(c);
-    // Every task on `c` has guarantee: only the capacity's own rule (idle, spot) can yield it.
-    if (!lowest) return S.victim_kind(ps, c, std::numeric_limits<std::int32_t>::min(), true, hypothetical).has_value();
-    return S.victim_kind(ps, c, *lowest, false, hypothetical).has_value();
+  auto may_yield = [&](ResourceType c) {
+    return (cls != ResourceType::idle || c == ResourceType::idle) && S.may_yield_on(ps, c, hypothetical);
   };
   if (!may_yield(ResourceType::reserved) && !may_yield(ResourceType::pay_as_you_go) && !may_yield(ResourceType::spot) &&
       !may_yield(ResourceType::idle))
