@@ -242,14 +242,15 @@ void Simulator::build() {
     }
     templates.push_back(std::move(s));
   }
+  // Replicas per shape, counted per profile (tasks share their profile's template).
+  std::vector<std::size_t> tasks_of_profile(templates.size(), 0);
+  for (std::size_t i = 0; i < n_tasks; ++i) ++tasks_of_profile[profile_of_[i]];
   std::vector<std::pair<ReplicaShape, std::size_t>> shapes;  // (shape, replicas)
-  shapes.reserve(2 * n_tasks);
-  for (std::size_t i = 0; i < n_tasks; ++i) {
-    const TaskSpec& s = templates[profile_of_[i]];
-    if (!s.options.empty()) {
-      shapes.emplace_back(s.options[0].head, 1);
-      if (s.workers > 0) shapes.emplace_back(s.options[0].worker, std::size_t(s.workers));
-    }
+  for (std::size_t p = 0; p < templates.size(); ++p) {
+    const TaskSpec& s = templates[p];
+    if (s.options.empty() || tasks_of_profile[p] == 0) continue;
+    shapes.emplace_back(s.options[0].head, tasks_of_profile[p]);
+    if (s.workers > 0) shapes.emplace_back(s.options[0].worker, tasks_of_profile[p] * std::size_t(s.workers));
   }
   workload_ = WorkloadDistribution::from_counts(shapes);
 

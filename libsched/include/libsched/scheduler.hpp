@@ -357,7 +357,8 @@ class Scheduler : private detail::SchedulerCore {
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     std::erase_if(out, [this](TaskId t) { return tasks_[t.index()].state != State::waiting; });
-    for (TaskId t : out) tasks_[t.index()].reported_held = last_pass_hold(t, last_now_).has_value();
+    if (options_.fast_paths)  // (read by actions::allocate under fast paths only)
+      for (TaskId t : out) tasks_[t.index()].reported_held = last_pass_hold(t, last_now_).has_value();
   }
   /// Equal for two waiting tasks whose requests are identical for the scheduler (same shapes,
   /// class, pool, priority, quota owner; no node policy): they get the same decisions and wait

@@ -72,9 +72,10 @@ inline const std::vector<Cluster::FreeSum>& released_by(Session& S, Time by) {
   const std::size_t size = c.pools().size() * Cluster::kSlotsPerPool;
   if (st.released_by_stamp_ != stamp || st.released_by_.size() != size) {
     st.released_by_.assign(size, Cluster::FreeSum{});
-    if (st.keep_ends_) {  // the prefix of the running tasks in expected-end order
-      for (auto it = st.expected_ends_.begin(); it != st.expected_ends_.end() && it->first <= by; ++it)
-        if (std::max(S.now, it->first) <= by) add_released(c, st.placement(st.tasks_[it->second.index()]), st.released_by_);
+    if (st.keep_ends_) {  // the prefix of the running tasks in expected-end order (none when by < now)
+      if (by >= S.now)
+        for (auto it = st.expected_ends_.begin(); it != st.expected_ends_.end() && it->first <= by; ++it)
+          add_released(c, st.placement(st.tasks_[it->second.index()]), st.released_by_);
     } else {
       for (const auto& ri : st.run_info_)
         if (expected_end(S, ri, S.now) <= by) add_released(c, st.placement(st.tasks_[ri.id.index()]), st.released_by_);
@@ -212,8 +213,8 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   auto next_end = [&]() -> End {
     while (run_it != running.end() && std::any_of(gone.begin(), gone.end(), [&](const Preemption& g) { return g.victim == run_it->second; }))
       ++run_it;
-    // An overdue task is expected to end now (expected_end).
-    const Time run_at = run_it == running.end() ? kTimeNever : run_it->first == kTimeNever ? kTimeNever : std::max(now, run_it->first);
+    // An overdue task is expected to end now (expected_end); kTimeNever stays kTimeNever.
+    const Time run_at = run_it == running.end() ? kTimeNever : std::max(now, run_it->first);
     const bool extra_first = next_extra < extra_ends.size() &&
                              (run_at == kTimeNever ||
                               std::tie(extra_ends[next_extra].first, extra_ends[next_extra].second->task) < std::tie(run_at, run_it->second));
@@ -289,7 +290,8 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   };
   // Fast paths: the head is known not to fit now when the last pass's failure memo says so
   // (Entry::failed_epoch: nothing released since, exactly what actions::allocate assumes to
-  // skip it) and nothing is released inside tx (no victim; tentative starts only take).
+  // skip it) and nothing is released inside tx (no victim; the tentative starts in tx only
+  // take capacity and quota away).
   const Session::Entry& he = st.tasks_[head.index()];
   const bool fails_now = st.options_.fast_paths && gone.empty() && he.failed_epoch == st.capacity_epoch_ && !st.ages(hs) &&
                          !S.policies_change_by(now);
