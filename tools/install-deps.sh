@@ -10,6 +10,9 @@ PACKAGES=(
   cmake g++ make pkg-config
   libboost-dev libboost-graph-dev libboost-iostreams-dev zlib1g-dev
   libeigen3-dev libfmt-dev libcli11-dev nlohmann-json3-dev catch2
+  # tcmalloc (gperftools' tcmalloc_minimal): the allocator schedsim and the benchmarks link
+  # (CMake option LIBSCHED_TCMALLOC; docs/benchmarks.md)
+  libgoogle-perftools-dev
   # libFuzzer harnesses (tools/fuzz.sh): clang, its fuzzer/sanitizer runtimes, llvm-symbolizer
   clang libclang-rt-14-dev llvm-14
   # Python bindings (python/) and their pytest suite

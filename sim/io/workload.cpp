@@ -142,6 +142,9 @@ std::vector<TaskCfg> generate_workload(const Scenario& s, const std::vector<std:
   // index) is never another generated name, nor a renamed one (those end in `-k`), so the
   // others need not be kept (a million-task workload held a million-node set here).
   std::set<std::string> names(taken.begin(), taken.end());
+  // The count is known up front when given: one buffer, none of a growing vector's discarded
+  // copies (576 bytes a task; an allocator that keeps freed memory, e.g. tcmalloc, would hold them).
+  if (w.tasks) out.reserve(static_cast<std::size_t>(*w.tasks));
   double t = w.start_s;
   std::int64_t candidates = 0;
   while (static_cast<std::int64_t>(out.size()) < max_count) {
