@@ -12,22 +12,23 @@ namespace {
 
 std::string num(double v) { return fmt::format("{}", v); }
 
-/// Checks written so that NaN fails every range.
-void in_range(const ProblemFn& report, const std::string& field, double v, double lo, double hi) {
-  if (!(v >= lo && v <= hi)) report(field, num(v), fmt::format("must be between {} and {}", num(lo), num(hi)));
+/// Checks written so that NaN fails every range. The field names are views (a string is made
+/// only for a report: these run for every task of a million-task trace).
+void in_range(const ProblemFn& report, std::string_view field, double v, double lo, double hi) {
+  if (!(v >= lo && v <= hi)) report(std::string(field), num(v), fmt::format("must be between {} and {}", num(lo), num(hi)));
 }
-void positive_up_to(const ProblemFn& report, const std::string& field, double v, double hi) {
-  if (!(v > 0 && v <= hi)) report(field, num(v), fmt::format("must be > 0 and <= {}", num(hi)));
+void positive_up_to(const ProblemFn& report, std::string_view field, double v, double hi) {
+  if (!(v > 0 && v <= hi)) report(std::string(field), num(v), fmt::format("must be > 0 and <= {}", num(hi)));
 }
 /// 0 (none) or in [lo, hi].
-void zero_or(const ProblemFn& report, const std::string& field, double v, double lo, double hi) {
+void zero_or(const ProblemFn& report, std::string_view field, double v, double lo, double hi) {
   if (v == 0) return;
   if (!(v >= lo && v <= hi))
-    report(field, num(v), fmt::format("must be 0 or between {} and {} (time must advance by at least {} s)", num(lo),
+    report(std::string(field), num(v), fmt::format("must be 0 or between {} and {} (time must advance by at least {} s)", num(lo),
                                       num(hi), num(lo)));
 }
-void int_range(const ProblemFn& report, const std::string& field, long long v, long long lo, long long hi) {
-  if (v < lo || v > hi) report(field, std::to_string(v), fmt::format("must be between {} and {}", lo, hi));
+void int_range(const ProblemFn& report, std::string_view field, long long v, long long lo, long long hi) {
+  if (v < lo || v > hi) report(std::string(field), std::to_string(v), fmt::format("must be between {} and {}", lo, hi));
 }
 
 }  // namespace
