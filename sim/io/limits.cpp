@@ -24,8 +24,8 @@ void positive_up_to(const ProblemFn& report, std::string_view field, double v, d
 void zero_or(const ProblemFn& report, std::string_view field, double v, double lo, double hi) {
   if (v == 0) return;
   if (!(v >= lo && v <= hi))
-    report(std::string(field), num(v), fmt::format("must be 0 or between {} and {} (time must advance by at least {} s)", num(lo),
-                                      num(hi), num(lo)));
+    report(std::string(field), num(v),
+           fmt::format("must be 0 or between {} and {} (time must advance by at least {} s)", num(lo), num(hi), num(lo)));
 }
 void int_range(const ProblemFn& report, std::string_view field, long long v, long long lo, long long hi) {
   if (v < lo || v > hi) report(std::string(field), std::to_string(v), fmt::format("must be between {} and {}", lo, hi));

@@ -144,7 +144,8 @@ std::vector<TaskCfg> generate_workload(const Scenario& s, const std::vector<std:
   std::set<std::string> names(taken.begin(), taken.end());
   // The count is known up front when given: one buffer, none of a growing vector's discarded
   // copies (576 bytes a task; an allocator that keeps freed memory, e.g. tcmalloc, would hold them).
-  if (w.tasks) out.reserve(static_cast<std::size_t>(*w.tasks));
+  // Capped by the scenario limit (the JSON reader enforces it; a scenario built in code may not).
+  if (w.tasks && *w.tasks > 0) out.reserve(static_cast<std::size_t>(std::min(*w.tasks, limits::max_tasks)));
   double t = w.start_s;
   std::int64_t candidates = 0;
   while (static_cast<std::int64_t>(out.size()) < max_count) {
