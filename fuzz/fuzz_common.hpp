@@ -48,6 +48,15 @@ inline const std::string& scratch_dir() {
   return *dir;
 }
 
+/// For the harnesses that write folders for each input (merge, report): when $TMPDIR is not set
+/// and /dev/shm is a folder, the scratch directory goes there (memory, not disk: the outputs are
+/// published with fsync, which made a disk-backed /tmp 6x slower). Call before scratch_dir().
+inline void prefer_memory_tmpdir() {
+  const char* t = std::getenv("TMPDIR");
+  std::error_code ec;
+  if ((!t || !*t) && std::filesystem::is_directory("/dev/shm", ec)) ::setenv("TMPDIR", "/dev/shm", 1);
+}
+
 /// The trace readers only take paths: the input goes to a per-process file (rewritten each run).
 inline std::string write_temp(const std::uint8_t* data, std::size_t size, const std::string& name) {
   const std::string path = scratch_dir() + "/" + name;

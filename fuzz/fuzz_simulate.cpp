@@ -165,6 +165,7 @@ json make_scenario(FuzzedDataProvider& p) {
     for (int i = 0; i < k; ++i) retry.push_back(pick(p, kRetry));
     sched["retry_on"] = retry;
   }
+  if (p.ConsumeProbability<float>() < 0.2f) sched["precheck_cordon_s"] = seconds(p, 0, 1200);
   j["scheduler"] = sched;
 
   // ---- tasks

@@ -1,8 +1,9 @@
 // Capacity dynamics of sim::Simulator: nodes failing and coming back (injected or
 // stochastic, FaultModel), spot capacity reclaimed, and RayJob autoscaling (scale-out one
 // worker per second when conservative, all at once when aggressive; scale-in after
-// idle_reclaim_s). Idle capacity is reclaimed by the scheduler itself (preemption of kind
-// idle_reclaim) when its owner needs it back.
+// idle_reclaim_s), and nodes cordoned for scheduler.precheck_cordon_s after a failed
+// precheck. Idle capacity is reclaimed by the scheduler itself (preemption of kind
+// idle_reclaim) when a higher-priority task needs it.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -43,6 +44,32 @@ void Simulator::on_node_up(Time now, const NodeUpEv& e) {
     double dt = faults_->failure_after_s(std::size_t(e.node));
     if (dt < to_seconds(kMaxSimTime - now)) q_.schedule(now + std::max<Time>(1, from_seconds(dt)), NodeDownEv{e.node, true});
   }
+}
+
+Time Simulator::cordon_after_precheck(NodeId n, Time now) {
+  const Time d = from_seconds(sc_.scheduler.precheck_cordon_s);
+  if (d <= 0) return -1;
+  const Time until = d < kMaxSimTime - now ? now + d : kMaxSimTime;
+  if (cordon_until_.empty()) cordon_until_.assign(sched_->cluster().size(), -1);
+  Time& u = cordon_until_[n.index()];
+  if (u < 0) {
+    ++cordoned_;
+    sched_->drain_node(n);
+  }
+  u = std::max(u, until);
+  metrics_->record_cordon(now, sched_->cluster().node(n).name, true, u);
+  q_.schedule(until, UncordonEv{n.value});
+  return u;
+}
+
+void Simulator::on_uncordon(Time now, const UncordonEv& e) {
+  NodeId n(e.node);
+  Time& u = cordon_until_[n.index()];
+  if (u < 0 || now < u) return;  // extended by a later failure: its own event ends it
+  u = -1;
+  --cordoned_;
+  sched_->undrain_node(n);
+  metrics_->record_cordon(now, sched_->cluster().node(n).name, false, -1);
 }
 
 void Simulator::on_spot_reclaim(Time now, const SpotReclaimEv& e) {

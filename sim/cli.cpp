@@ -1,9 +1,15 @@
 // schedsim: command-line entry point (CLI11), sim::cli_main (sim/cli.hpp). Subcommands: run,
 // validate, convert, fill, decide, report, show-default, compare, sweep, plan, merge. Each is one add_<name>_command function that
 // registers the subcommand and sets `exit_code` in its callback, plus one line in cli_main().
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -27,6 +33,7 @@
 #include "sim/io/validate_cli.hpp"
 #include "sim/multirun.hpp"
 #include "sim/multirun_cli.hpp"
+#include "sim/publish.hpp"
 #include "sim/shard.hpp"
 #include "sim/version.hpp"
 
@@ -185,8 +192,8 @@ void add_show_default_command(CLI::App& app, int& exit_code) {
   auto seed = std::make_shared<std::uint64_t>(1);
   cmd->add_option("--seed", *seed, "Seed of the generated workload (default 1, as `run`)")->check(k_seed_check);
   cmd->callback([seed, &exit_code] {
-    std::cout << sim::resolved_scenario_json(sim::default_scenario(*seed)) << std::flush;
-    exit_code = std::cout ? 0 : 1;
+    std::cout << sim::resolved_scenario_json(sim::default_scenario(*seed));
+    exit_code = 0;  // a write error is seen at the end (finish_stdout)
   });
 }
 
@@ -473,10 +480,44 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->callback([dir, &exit_code] { exit_code = sim::report_command(*dir, std::cout, std::cerr); });
 }
 
-/// `schedsim decide < SNAPSHOT.json`: one scheduling decision as JSON (docs/decide.md).
+/// `schedsim decide < SNAPSHOT.json`: one scheduling decision as JSON (docs/decide.md). Stdin
+/// that cannot be read (closed, a directory, a read error) is the environment's failure: exit 1.
 void add_decide_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
   auto* cmd = app.add_subcommand("decide", "Read a cluster snapshot (JSON) on stdin and print one scheduling decision (JSON)");
-  cmd->callback([&exit_code, &registry] { exit_code = sim::decide_command(std::cin, std::cout, std::cerr, registry); });
+  cmd->callback([&exit_code, &registry] {
+    struct stat st {};
+    if (::fstat(STDIN_FILENO, &st) != 0) {
+      std::cerr << fmt::format("schedsim decide: <stdin>: cannot be read: {}\n", std::strerror(errno));
+      exit_code = sim::exit_environment;
+      return;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      std::cerr << "schedsim decide: <stdin>: cannot be read: is a directory (expected a snapshot)\n";
+      exit_code = sim::exit_environment;
+      return;
+    }
+    std::clearerr(stdin);
+    exit_code = sim::decide_command(std::cin, std::cout, std::cerr, registry);
+    if (exit_code != 0 && std::ferror(stdin)) {  // what was read is cut short: not the snapshot's fault
+      std::cerr << "schedsim decide: <stdin>: read error\n";
+      exit_code = sim::exit_environment;
+    }
+  });
+}
+
+/// The end of every command: stdout is flushed and checked (`> /dev/full`, a closed pipe, a
+/// full disk). A write error is the environment's failure: exit 1 with one line on stderr
+/// (a command that already failed keeps its status).
+int finish_stdout(int rc) {
+  errno = 0;
+  std::cout.flush();  // (synced with stdio: fflush(stdout), whose errno is kept)
+  const bool flushed = std::fflush(stdout) == 0;
+  const int e = errno;
+  if (flushed && std::cout.good() && !std::ferror(stdout)) return rc;
+  std::cerr << "schedsim: stdout: write error" << (e != 0 ? std::string(": ") + std::strerror(e) : std::string()) << "\n";
+  std::clearerr(stdout);
+  std::cout.clear();
+  return rc == 0 ? sim::exit_environment : rc;
 }
 
 }  // namespace
@@ -503,7 +544,7 @@ int sim::cli_main(int argc, char** argv, const libsched::Registry& registry) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);  // prints help/usage/version; 0 for --help and --version
-    return rc == 0 ? 0 : sim::io::exit_invalid_input;
+    return finish_stdout(rc == 0 ? 0 : sim::io::exit_invalid_input);
   }
-  return exit_code;
+  return finish_stdout(exit_code);
 }

@@ -20,7 +20,7 @@ int convert_command(const ConvertOptions& opts, std::ostream& out, std::ostream&
     check_output_file(opts.out);  // before reading the trace: an unwritable --out fails fast (exit 1)
   } catch (const OutputError& e) {
     err << "schedsim convert: --out: " << e.what() << "\n";
-    return exit_environment;
+    return e.status;
   }
   const libsched::Registry& registry = opts.registry ? *opts.registry : libsched::Registry::builtin();
   if (!registry.placement.contains(opts.placement)) {
@@ -50,7 +50,7 @@ int convert_command(const ConvertOptions& opts, std::ostream& out, std::ostream&
     write_file_atomic(opts.out, io::scenario_to_json(s).dump(1) + "\n");
   } catch (const OutputError& e) {
     err << "schedsim convert: --out: " << io::escape_for_diagnostic(e.what()) << "\n";
-    return exit_environment;
+    return e.status;
   } catch (const std::exception& e) {  // e.g. a name that is not UTF-8 in the trace
     err << io::escape_for_diagnostic(opts.trace.path) << ": " << io::escape_for_diagnostic(e.what()) << "\n";
     return 2;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <istream>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -296,18 +297,36 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
 
   // 2. The snapshot's own keys, against the scenario.
   const std::vector<std::string> nodes = io::expanded_node_names(sc.cluster);
+  // Every task, waiting or running, was submitted by now_s (a task of the future is not the
+  // scheduler's yet).
+  if (now_s)
+    for (std::size_t i = 0; i < sc.tasks.size(); ++i)
+      if (sc.tasks[i].submit_s > *now_s)  // submit_s was given (its default 0 is never late): its JSON as written
+        rep.error(fmt::format("tasks[{}].submit_s", i), &j.at("tasks").at(i).at("submit_s"),
+                  fmt::format("must be <= now_s ({}): the task is not submitted yet", *now_s));
   std::vector<RunningCfg> runs;
   for (const auto& [i, rj] : running)
     if (auto r = read_running(rep, rj, fmt::format("tasks[{}].running", i), i, sc.tasks[i], nodes)) {
       if (now_s && r->start_s > *now_s) rep.error(r->path + ".start_s", &rj["start_s"], "must be <= now_s");
+      else if (r->start_s < sc.tasks[i].submit_s)
+        rep.error(r->path + ".start_s", &rj["start_s"],
+                  fmt::format("must be >= the task's submit_s ({}): an attempt starts after its submission", sc.tasks[i].submit_s));
       runs.push_back(std::move(*r));
     }
   std::vector<NodeStateCfg> states;
   if (!node_state.is_array()) {
     rep.error("node_state", &node_state, "must be an array");
   } else {
+    std::map<std::string, std::size_t> state_of;  // node -> its node_state entry
     for (std::size_t k = 0; k < node_state.size(); ++k)
-      if (auto s = read_node_state(rep, node_state[k], fmt::format("node_state[{}]", k), nodes)) states.push_back(std::move(*s));
+      if (auto s = read_node_state(rep, node_state[k], fmt::format("node_state[{}]", k), nodes)) {
+        if (const auto [it, fresh] = state_of.emplace(s->node, k); !fresh) {
+          rep.error(s->path + ".node", &node_state[k]["node"],
+                    fmt::format("node_state[{}] is already about this node: one entry per node", it->second));
+          continue;
+        }
+        states.push_back(std::move(*s));
+      }
   }
   if (rep.errors() > 0 || !now_s) return out;
   const Time now = ms(*now_s);

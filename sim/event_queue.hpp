@@ -70,10 +70,12 @@ struct DebugReleaseEv { int task = 0; int attempt = 0; };
 struct DemandEv { int task = 0; int attempt = 0; int workers = 0; };
 /// RayJob autoscaling: idle workers reach idle_reclaim_s, scale in.
 struct ScaleInEv { int task = 0; int attempt = 0; };
+/// A node cordoned after a failed precheck (scheduler.precheck_cordon_s) may take replicas again.
+struct UncordonEv { int node = 0; };
 
 /// 16 bytes: the events hold indices only (a heap item is 32 bytes), so the heap moves little.
 using Event = std::variant<SubmitEv, StartupEv, FinishEv, TransientEv, NodeDownEv, NodeUpEv, TaskFaultEv,
-                           SpotReclaimEv, PolicyTickEv, DebugReleaseEv, DemandEv, ScaleInEv, WakeEv>;
+                           SpotReclaimEv, PolicyTickEv, DebugReleaseEv, DemandEv, ScaleInEv, WakeEv, UncordonEv>;
 static_assert(sizeof(Event) <= 16);
 
 /// Priority queue of timed events of type `E`; see the file comment for the ordering,

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <optional>
 
 #include <Eigen/Core>
@@ -115,20 +116,21 @@ ojson fill_run_json(const FillRun& r) {
 
 /// The inverse of fill_run_json; throws on a malformed run.
 FillRun fill_run_from_json(const ojson& j) {
+  constexpr std::uint64_t kMaxCount = std::uint64_t(1) << 53;  // counts as written, exact in a double
   FillRun r;
   r.policy = j.at("policy").get<std::string>();
-  r.seed = j.at("seed").get<std::uint64_t>();
-  r.seconds = j.at("seconds").get<double>();
+  r.seed = shard_uint(j.at("seed"), std::numeric_limits<std::uint64_t>::max());
+  r.seconds = shard_number(j.at("seconds"));
   for (const auto& a : j.at("rows")) {
     if (!a.is_array() || a.size() != 7) throw std::invalid_argument("a row that is not an array of 7 numbers");
     FillRow row;
-    row.arrived_pct = a.at(0).get<int>();
-    row.allocated_gpu_pct = a.at(1).get<double>();
-    row.frag_gpu_pct = a.at(2).get<double>();
-    row.failed_tasks = a.at(3).get<std::size_t>();
-    row.allocated_gpu_pct_mean = a.at(4).get<double>();
-    row.frag_gpu_pct_mean = a.at(5).get<double>();
-    row.window_states = a.at(6).get<std::size_t>();
+    row.arrived_pct = int(shard_uint(a.at(0), 1'000'000));
+    row.allocated_gpu_pct = shard_number(a.at(1));
+    row.frag_gpu_pct = shard_number(a.at(2));
+    row.failed_tasks = std::size_t(shard_uint(a.at(3), kMaxCount));
+    row.allocated_gpu_pct_mean = shard_number(a.at(4));
+    row.frag_gpu_pct_mean = shard_number(a.at(5));
+    row.window_states = std::size_t(shard_uint(a.at(6), kMaxCount));
     r.rows.push_back(row);
   }
   if (r.rows.empty()) throw std::invalid_argument("a run without rows");
@@ -170,6 +172,11 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
   }
   const std::uint64_t seed0 = opts.seed.value_or(sc.seed);
   const int seeds = std::max(1, opts.seeds);
+  if (std::uint64_t(seeds - 1) > std::numeric_limits<std::uint64_t>::max() - seed0) {  // seed0 + seeds - 1 must not wrap
+    err << fmt::format("--seeds: {}: the seeds {} .. {} + {} - 1 do not fit in 0 .. 18446744073709551615\n", seeds, seed0, seed0,
+                       seeds);
+    return 2;
+  }
 
   {
     std::error_code ec;
@@ -255,7 +262,7 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
     outdir.emplace(opts.out_dir, files);
   } catch (const OutputError& e) {
     err << "schedsim fill: --out: " << e.what() << "\n";
-    return exit_environment;
+    return e.status;
   }
 
   std::vector<std::pair<std::string, std::string>> texts;
@@ -298,7 +305,7 @@ int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::os
   } catch (const std::exception& e) {
     outdir.reset();
     err << "schedsim fill: --out: " << e.what() << "\n";
-    return exit_environment;
+    return output_exit_status(e);
   }
   return 0;
 }
@@ -313,18 +320,29 @@ int fill_merge(const std::vector<ShardFile>& shards, const std::string& out_dir,
   try {
     const ojson& g = first.grid;
     policies = g.at("policies").get<std::vector<std::string>>();
-    seeds = g.at("seeds").get<int>();
-    seed0 = g.at("first_seed").get<std::uint64_t>();
-    target = g.at("target_pct").get<double>();
+    seeds = int(shard_uint(g.at("seeds"), 10'000'000));
+    seed0 = shard_uint(g.at("first_seed"), std::numeric_limits<std::uint64_t>::max());
+    target = shard_number(g.at("target_pct"));
     const std::string sem = g.at("semantics").get<std::string>();
     if (sem != "reference" && sem != "platform") throw std::invalid_argument("semantics \"" + sem + "\"");
     semantics = sem == "reference" ? FillSemantics::reference : FillSemantics::platform;
     if (policies.empty() || seeds < 1 || policies.size() * std::size_t(seeds) > 10'000'000) throw std::invalid_argument("sizes");
+    if (std::uint64_t(seeds - 1) > std::numeric_limits<std::uint64_t>::max() - seed0)
+      throw std::invalid_argument("first_seed + seeds - 1 is past 2^64 - 1");
   } catch (const std::exception& e) {
     err << fmt::format("{}: grid: malformed fill grid ({})\n", first.file, e.what());
     return 2;
   }
   const std::size_t total_runs = policies.size() * std::size_t(seeds);
+  // The shards must hold every run before anything is sized by the grid: a 5 KB shard.json
+  // claiming 10,000,000 seeds must not allocate 720 MB first.
+  std::size_t present = 0;
+  for (const auto& s : shards) present += s.runs.size();
+  if (present != total_runs) {
+    err << fmt::format("{}: runs: {} runs in {} shards: does not match a grid of {} policies x {} seeds\n", first.file, present,
+                       shards.size(), policies.size(), seeds);
+    return 2;
+  }
   std::vector<FillRun> runs(total_runs);
   for (const auto& s : shards) {
     const auto mine = shard_points(total_runs, s.shard);
@@ -367,7 +385,7 @@ int fill_merge(const std::vector<ShardFile>& shards, const std::string& out_dir,
     return 128 + e.signal;
   } catch (const std::exception& e) {
     err << "schedsim merge: --out: " << e.what() << "\n";
-    return exit_environment;
+    return output_exit_status(e);
   }
   out << table << fmt::format("  merged {} shards; outputs in {}\n", shards.size(), out_dir);
   return 0;

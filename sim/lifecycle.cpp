@@ -32,7 +32,12 @@ void Simulator::on_startup_step(Time now, const StartupEv& e) {
     for (const auto& name : r.attempts.back().nodes) {
       NodeId n = cl.find_node(name);
       if (faults_->precheck_fails(n.index())) {
-        end_attempt(e.task, now, AttemptState::failed, fmt::format("precheck_failure: node {} is unhealthy", name),
+        // The node is cordoned first (its record comes before the Failed attempt's), so the
+        // retry, enqueued by end_attempt, is placed elsewhere.
+        const Time until = cordon_after_precheck(n, now);
+        end_attempt(e.task, now, AttemptState::failed,
+                    until < 0 ? fmt::format("precheck_failure: node {} is unhealthy", name)
+                              : fmt::format("precheck_failure: node {} is unhealthy (cordoned until {} s)", name, format_seconds(until)),
                     "precheck_failure", false);
         return;
       }

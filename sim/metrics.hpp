@@ -61,13 +61,17 @@ struct TaskMetrics {
   std::string_view capacity;      ///< class of the last started attempt, else the requested resource_type
 };
 
-/// A node state change (events.jsonl): node_down / node_up, injected or stochastic.
+/// A node state change (events.jsonl): node_down / node_up, injected or stochastic; or a
+/// cordon after a failed precheck (node_cordoned until `until`, node_uncordoned).
 struct NodeChange {
+  enum Kind : std::uint8_t { state, cordoned, uncordoned };
   Time time = 0;
   std::size_t seq = 0;            ///< index in changes() of the first task change after it
   std::string node;
-  bool up = false;
-  bool stochastic = false;
+  bool up = false;                ///< (Kind state)
+  bool stochastic = false;        ///< (Kind state)
+  Kind kind = state;
+  Time until = -1;                ///< (Kind cordoned) end of the cordon, ms
 };
 
 /// One state change (events.jsonl): 24 bytes, the states as enums and the reason as an id
@@ -157,6 +161,12 @@ class Metrics {
   const std::vector<TaskStats>& task_stats() const { return stats_; }
   const SnapshotLog& snapshots() const { return snaps_; }
   const ChangeLog& changes() const { return changes_; }
+  /// Node `node` cordoned at `now` until `until` (ms) after a failed precheck (`on`), or
+  /// the cordon ended (`!on`).
+  void record_cordon(libsched::Time now, std::string node, bool on, libsched::Time until) {
+    NodeChange c{now, changes_.size(), std::move(node), false, false, on ? NodeChange::cordoned : NodeChange::uncordoned, until};
+    node_changes_.push_back(std::move(c));
+  }
   const std::vector<NodeChange>& node_changes() const { return node_changes_; }
 
  private:

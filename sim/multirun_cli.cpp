@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "sim/io/diagnostics.hpp"
@@ -54,10 +55,18 @@ std::optional<double> parse_number(std::string_view t) {
   return x;
 }
 
-/// `t` is an optionally negative decimal integer.
+/// `t` is an optionally negative decimal integer (any number of digits).
 bool is_integer_text(std::string_view t) {
   if (!t.empty() && t.front() == '-') t.remove_prefix(1);
-  return !t.empty() && t.size() <= 15 && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// `t` (is_integer_text) as an int64, exactly; nullopt when it is out of range.
+std::optional<std::int64_t> parse_int64(std::string_view t) {
+  std::int64_t x = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
+  return x;
 }
 
 /// Digits after the decimal point of a number written as `t`; -1 with an exponent.
@@ -116,6 +125,24 @@ std::string diag_line(std::string_view option, std::string_view arg, std::string
   return fmt::format("{}: {}: {}", option, io::escape_for_diagnostic(arg), io::escape_for_diagnostic(rule));
 }
 
+/// The rule broken by overriding `seed` in a multi-run command: every run's seed is --seed S +
+/// i (i < --seeds K), so an override of the scenario's seed would be silently replaced.
+constexpr const char* kSeedOverrideRule =
+    "the seed cannot be overridden here: the runs use the seeds S .. S+K-1 of --seed S and --seeds K (use --seed)";
+
+/// Prints one line per override of the path `seed` in `overrides` (each origin once, also
+/// across calls through `seen`); returns true when there was one.
+bool refuse_seed_overrides(const std::vector<io::Override>& overrides, std::set<std::string>& seen, std::ostream& err) {
+  bool found = false;
+  for (const auto& o : overrides) {
+    if (o.path != "seed") continue;
+    found = true;
+    if (!seen.insert(o.origin()).second) continue;
+    err << io::Diagnostic{io::Diagnostic::Severity::error, o.option, o.path, o.value_text, kSeedOverrideRule}.str() << "\n";
+  }
+  return found;
+}
+
 // ------------------------------------------------------------------ running and publishing
 
 /// Checks --out before any simulation: "" or an existing non-directory is an input error (exit 2,
@@ -135,7 +162,7 @@ int open_out(const char* cmd, const std::string& out_dir, const std::vector<std:
     od.emplace(out_dir, files);
   } catch (const OutputError& e) {
     err << fmt::format("schedsim {}: --out: {}\n", cmd, e.what());
-    return exit_environment;
+    return e.status;
   }
   return 0;
 }
@@ -154,7 +181,7 @@ int publish_files(const char* cmd, std::optional<OutputDir>& od, const std::vect
   } catch (const std::exception& e) {
     od.reset();
     err << fmt::format("schedsim {}: --out: {}\n", cmd, e.what());
-    return exit_environment;
+    return output_exit_status(e);
   }
 }
 
@@ -206,7 +233,7 @@ std::optional<int> run_all(const char* cmd, const std::vector<std::pair<const Sc
     return exit_environment;
   } catch (const std::exception& e) {
     err << fmt::format("schedsim {}: {}\n", cmd, e.what());
-    return exit_environment;
+    return output_exit_status(e);
   }
 }
 
@@ -325,6 +352,45 @@ std::optional<VaryAxis> parse_vary(std::string_view arg, std::uint64_t max_value
     const auto colon = rest.find(':');
     const std::string_view hi_t = rest.substr(0, colon);
     const std::string_view step_t = colon == std::string_view::npos ? std::string_view("1") : rest.substr(colon + 1);
+    // Integers (lo, hi and step all written as integers): exact int64 arithmetic, never doubles
+    // (9007199254740993 is not a double).
+    if (is_integer_text(lo_t) && is_integer_text(hi_t) && is_integer_text(step_t)) {
+      const auto lo = parse_int64(lo_t), hi = parse_int64(hi_t), step = parse_int64(step_t);
+      for (const auto& [t, v] : {std::pair{lo_t, lo}, std::pair{hi_t, hi}, std::pair{step_t, step}})
+        if (!v) {
+          error = diag_line("--vary", arg,
+                            fmt::format("`{}` is out of range: integers go from -9223372036854775808 to 9223372036854775807", t));
+          return std::nullopt;
+        }
+      if (!(*step > 0)) {
+        error = diag_line("--vary", arg, fmt::format("step `{}` must be a number > 0", step_t));
+        return std::nullopt;
+      }
+      if (*lo > *hi) {
+        error = diag_line("--vary", arg, fmt::format("lo {} is greater than hi {}", lo_t, hi_t));
+        return std::nullopt;
+      }
+      // hi - lo fits in uint64 (two's complement difference of hi >= lo).
+      const std::uint64_t span = std::uint64_t(*hi) - std::uint64_t(*lo);
+      const std::uint64_t steps = span / std::uint64_t(*step);  // values: steps + 1
+      if (steps >= max_values) {
+        error = diag_line("--vary", arg, fmt::format("{} values; at most {} are allowed",
+                                                     steps == std::numeric_limits<std::uint64_t>::max()
+                                                         ? std::string("18446744073709551616")
+                                                         : std::to_string(steps + 1),
+                                                     max_values));
+        return std::nullopt;
+      }
+      ax.range = true;
+      for (std::uint64_t i = 0; i <= steps; ++i) {
+        // lo + i * step <= hi: computed in uint64 (no signed overflow), exact in int64.
+        const auto v = std::int64_t(std::uint64_t(*lo) + i * std::uint64_t(*step));
+        ax.values.push_back(std::to_string(v));
+        ax.numbers.push_back(double(v));
+        ax.integers.push_back(v);
+      }
+      return ax;
+    }
     const auto lo = parse_number(lo_t), hi = parse_number(hi_t);
     if (lo && hi) {
       const auto step = parse_number(step_t);
@@ -343,19 +409,12 @@ std::optional<VaryAxis> parse_vary(std::string_view arg, std::uint64_t max_value
       }
       const auto count = std::size_t(count_ld);
       ax.range = true;
-      const bool integers = is_integer_text(lo_t) && is_integer_text(hi_t) && is_integer_text(step_t);
       const int d = std::max({decimals_of(lo_t), decimals_of(hi_t), decimals_of(step_t)});
       const bool exp = decimals_of(lo_t) < 0 || decimals_of(hi_t) < 0 || decimals_of(step_t) < 0;
       for (std::size_t i = 0; i < count; ++i) {
-        if (integers) {
-          const auto v = std::int64_t(*lo) + std::int64_t(i) * std::int64_t(*step);
-          ax.values.push_back(std::to_string(v));
-          ax.numbers.push_back(double(v));
-        } else {
-          const double v = round_to(*lo + double(i) * *step, exp ? -1 : d);
-          ax.values.push_back(num(v));
-          ax.numbers.push_back(v);
-        }
+        const double v = round_to(*lo + double(i) * *step, exp ? -1 : d);
+        ax.values.push_back(num(v));
+        ax.numbers.push_back(v);
       }
       return ax;
     }
@@ -467,6 +526,11 @@ int seeds_command(const ScenarioSource& source, const MultirunOptions& opts, std
 
 int compare_command(const ScenarioSource& a, const ScenarioSource& b, const MultirunOptions& opts, std::ostream& out,
                     std::ostream& err) {
+  {
+    std::set<std::string> seen;
+    const bool in_a = refuse_seed_overrides(a.overrides, seen, err);
+    if (refuse_seed_overrides(b.overrides, seen, err) || in_a) return io::exit_invalid_input;
+  }
   const auto ra = resolve_scenario(a, err);
   ScenarioSource bs = b;
   bs.seed = a.seed ? a.seed : ra ? std::optional<std::uint64_t>(ra->scenario.seed) : b.seed;
@@ -624,6 +688,10 @@ int sweep_command(const ScenarioSource& source, const std::vector<std::string>& 
   for (const auto& v : vary) {
     std::string e;
     if (auto ax = parse_vary(v, kMaxSweepRuns, e)) {
+      if (ax->path == "seed") {
+        err << diag_line("--vary", v, kSeedOverrideRule) << "\n";
+        bad = true;
+      }
       for (const auto& other : axes)
         if (other.path == ax->path) {
           err << diag_line("--vary", v, fmt::format("PATH `{}` is varied twice", ax->path)) << "\n";
@@ -639,6 +707,8 @@ int sweep_command(const ScenarioSource& source, const std::vector<std::string>& 
     err << "--vary: at least one --vary PATH=VALUES is required\n";
     bad = true;
   }
+  std::set<std::string> seen;
+  if (refuse_seed_overrides(source.overrides, seen, err)) bad = true;
   if (bad) return io::exit_invalid_input;
   std::uint64_t points = 1;
   for (const auto& ax : axes) {
@@ -727,12 +797,17 @@ int sweep_merge(const std::vector<ShardFile>& shards, const std::string& out_dir
       if (ax.values.empty()) throw std::invalid_argument("an axis without values");
       axes.push_back(std::move(ax));
     }
-    points = g.at("points").get<std::size_t>();
-    k = g.at("seeds").get<std::size_t>();
-    s0 = g.at("first_seed").get<std::uint64_t>();
+    points = shard_uint(g.at("points"), kMaxSweepRuns);
+    k = shard_uint(g.at("seeds"), kMaxSweepRuns);
+    s0 = shard_uint(g.at("first_seed"), std::numeric_limits<std::uint64_t>::max());
+    // Sizes checked without overflow: 63 axes of 2 values must not wrap the product to 0.
     std::size_t product = 1;
-    for (const auto& ax : axes) product *= ax.values.size();
-    if (axes.empty() || product != points || k < 1 || points * k > kMaxSweepRuns) throw std::invalid_argument("inconsistent sizes");
+    for (const auto& ax : axes) {
+      if (ax.values.size() > kMaxSweepRuns / product) throw std::invalid_argument(fmt::format("more than {} points", kMaxSweepRuns));
+      product *= ax.values.size();
+    }
+    if (axes.empty() || product != points || k < 1 || k > kMaxSweepRuns / points) throw std::invalid_argument("inconsistent sizes");
+    if (s0 > std::numeric_limits<std::uint64_t>::max() - (k - 1)) throw std::invalid_argument("first_seed + seeds overflows");
   } catch (const std::exception& e) {
     err << fmt::format("{}: grid: malformed sweep grid ({})\n", first.file, e.what());
     return io::exit_invalid_input;
@@ -751,16 +826,36 @@ int sweep_merge(const std::vector<ShardFile>& shards, const std::string& out_dir
       const std::string where = fmt::format("runs[{}]", j);
       try {
         const ojson& r = s.runs[j];
-        const std::size_t p = r.at("point").get<std::size_t>();
-        const std::uint64_t seed = r.at("seed").get<std::uint64_t>();
+        const std::size_t p = shard_uint(r.at("point"), points);
+        const std::uint64_t seed = shard_uint(r.at("seed"), std::numeric_limits<std::uint64_t>::max());
         if (p != mine[j / k] || seed != s0 + j % k)
           return mismatch(where, fmt::format("point {} seed {} (expected point {} seed {})", p, seed, mine[j / k], s0 + j % k));
         RunMetrics m;
         m.seed = seed;
-        for (const auto& [name, value] : r.at("metrics").items()) {
-          const double v = value.get<double>();
-          if (!std::isfinite(v)) throw std::invalid_argument("a metric that is not a finite number");
-          m.scalars.emplace_back(name, v);
+        // Exactly the metric list of a run, in order: a missing metric would be written as 0 and
+        // an unknown one would become a new column.
+        const auto& names = summary_metric_names();
+        const ojson& jm = r.at("metrics");
+        if (!jm.is_object()) throw std::invalid_argument("metrics must be an object");
+        std::size_t i = 0;
+        for (const auto& [name, value] : jm.items()) {
+          if (i >= names.size() || name != names[i]) {
+            const auto at = std::find(names.begin(), names.end(), name);
+            const bool known = at != names.end();
+            if (known && std::size_t(at - names.begin()) > i) break;  // names[i] is missing: reported below
+            err << fmt::format("{}: {}.metrics: {}: {} (a run carries exactly these metrics, in this order: {})\n",
+                               io::escape_for_diagnostic(s.file), where, io::escape_for_diagnostic(ojson(name).dump()),
+                               known ? "out of order or repeated" : "unknown metric", fmt::join(names, ", "));
+            return io::exit_invalid_input;
+          }
+          m.scalars.emplace_back(name, shard_number(value));
+          ++i;
+        }
+        if (i != names.size())
+        {
+          err << fmt::format("{}: {}.metrics: \"{}\": missing metric (a run carries exactly these metrics, in this order: {})\n",
+                             io::escape_for_diagnostic(s.file), where, names[i], fmt::join(names, ", "));
+          return io::exit_invalid_input;
         }
         res[p * k + j % k] = std::move(m);
       } catch (const std::exception& e) {
@@ -790,7 +885,12 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
   } else if (!axis->range) {
     err << diag_line("--vary", args.vary, "plan needs a numeric range PATH=lo..hi[:step]") << "\n";
     bad = true;
+  } else if (axis->path == "seed") {
+    err << diag_line("--vary", args.vary, kSeedOverrideRule) << "\n";
+    bad = true;
   }
+  std::set<std::string> seen;
+  if (refuse_seed_overrides(source.overrides, seen, err)) bad = true;
   std::vector<Slo> slos;
   for (const auto& s : args.slos) {
     if (auto slo = parse_slo(s, e)) slos.push_back(std::move(*slo));
@@ -820,6 +920,9 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
       if (axis && comp_path == axis->path) {
         err << diag_line("--complement", c, "PATH2 is the --vary PATH") << "\n";
         bad = true;
+      } else if (comp_path == "seed") {
+        err << diag_line("--complement", c, kSeedOverrideRule) << "\n";
+        bad = true;
       }
     }
   }
@@ -828,9 +931,30 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
   const std::size_t n = axis->values.size();
   std::vector<ScenarioSource> srcs(n, source);
   const bool int_grid = std::all_of(axis->values.begin(), axis->values.end(), [](const std::string& v) { return is_integer_text(v); });
+  // An integer grid and an integer TOTAL: the rest is exact (int64, overflow refused).
+  std::optional<std::int64_t> comp_int;
+  if (!comp_path.empty() && !axis->integers.empty()) {
+    const std::string total_t = args.complement->substr(path_value_split(*args.complement) + 1);  // owned: not a view of a temporary
+    if (is_integer_text(total_t)) {
+      comp_int = parse_int64(total_t);
+      bool fits = comp_int.has_value();
+      for (std::size_t i = 0; fits && i < n; ++i) {
+        std::int64_t rest = 0;
+        fits = !__builtin_sub_overflow(*comp_int, axis->integers[i], &rest);
+      }
+      if (!fits) {
+        err << diag_line("--complement", *args.complement,
+                         "TOTAL - value is out of range: integers go from -9223372036854775808 to 9223372036854775807")
+            << "\n";
+        return io::exit_invalid_input;
+      }
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) {
     srcs[i].overrides.push_back(io::make_override("--vary", axis->path, axis->values[i]));
-    if (!comp_path.empty()) {
+    if (comp_int) {
+      srcs[i].overrides.push_back(io::make_override("--complement", comp_path, std::to_string(*comp_int - axis->integers[i])));
+    } else if (!comp_path.empty()) {
       double rest = comp_total - axis->numbers[i];
       int d = comp_decimals;
       for (const auto& v : axis->values) d = std::max(d, decimals_of(v));
@@ -919,6 +1043,7 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
   if (!smaller_met.empty()) monotone = false;
 
   auto value_json = [&](std::size_t i) -> ojson {
+    if (!axis->integers.empty()) return axis->integers[i];
     if (int_grid) return std::int64_t(axis->numbers[i]);
     return axis->numbers[i];
   };

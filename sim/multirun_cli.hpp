@@ -45,12 +45,15 @@ struct VaryAxis {
   std::vector<std::string> values;  ///< each parsed like a --set VALUE (JSON when valid, else a string)
   bool range = false;               ///< given as lo..hi[:step]
   std::vector<double> numbers;      ///< range only: the values as numbers
+  /// Range of integers only (lo, hi and step written as integers): the values exactly.
+  std::vector<std::int64_t> integers;
 };
 
 /// Parses `PATH=v1,v2,...` (commas inside [], {} or "..." do not split) or `PATH=lo..hi[:step]`
-/// (numbers; no step = 1; integers when lo, hi and step are integers, else decimals rounded to
-/// the most decimals written). `max_values` bounds a range's length. On error returns nullopt
-/// and sets `error` to `--vary: ARG: RULE`.
+/// (numbers; no step = 1; integers, computed exactly in int64, when lo, hi and step are written
+/// as integers, else decimals rounded to the most decimals written). `max_values` bounds a
+/// range's length. On error (also an integer outside int64) returns nullopt and sets `error` to
+/// `--vary: ARG: RULE`.
 std::optional<VaryAxis> parse_vary(std::string_view arg, std::uint64_t max_values, std::string& error);
 
 /// One --slo: `METRIC<=VALUE` (also `<`, `>=`, `>`); METRIC one of summary_metric_names().

@@ -661,6 +661,16 @@ void Simulator::write_events(const std::string& dir) const {
       append_seconds_json(ev, n.time);
       ev += ",\"node\":"sv;
       append_json_string(ev, n.node);
+      if (n.kind == NodeChange::cordoned) {
+        ev += ",\"event\":\"node_cordoned\",\"source\":\"precheck_failure\",\"until_s\":"sv;
+        append_seconds_json(ev, n.until);
+        ev += "}\n"sv;
+        continue;
+      }
+      if (n.kind == NodeChange::uncordoned) {
+        ev += ",\"event\":\"node_uncordoned\",\"source\":\"precheck_failure\"}\n"sv;
+        continue;
+      }
       ev += n.up ? ",\"event\":\"node_up\"" : ",\"event\":\"node_down\"";
       ev += n.stochastic ? ",\"source\":\"stochastic\"}\n" : ",\"source\":\"injected\"}\n";
     }

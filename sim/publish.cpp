@@ -187,6 +187,22 @@ void CheckedWriter::close() {
   }
 }
 
+int output_exit_status(const std::exception& e) {
+  if (const auto* o = dynamic_cast<const OutputError*>(&e)) return o->status;
+  return exit_environment;
+}
+
+void refuse_non_regular(const std::string& path, const std::string& label) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return;  // directories: the callers' own rule
+  const char* kind = S_ISCHR(st.st_mode)    ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  throw OutputRefused(fmt::format("{}: exists and is {}; an output is never written over anything but a regular file", label, kind));
+}
+
 // ------------------------------------------------------------------------- OutputDir
 
 OutputDir::OutputDir(const std::string& out, const std::vector<std::string>& files) : out_(out) {
@@ -203,7 +219,7 @@ OutputDir::OutputDir(const std::string& out, const std::vector<std::string>& fil
   }
   struct stat st {};
   if (::stat(p.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) throw OutputError(out + ": exists and is not a directory");
+    if (!S_ISDIR(st.st_mode)) throw OutputRefused(out + ": exists and is not a directory");
     existed_ = true;
     std::error_code ec;
     fs::path real = fs::canonical(p, ec);  // follow a symlink: stage on the target's file system
@@ -212,7 +228,8 @@ OutputDir::OutputDir(const std::string& out, const std::vector<std::string>& fil
     for (const auto& f : files) {
       struct stat fst {};
       if (::lstat((real / f).c_str(), &fst) == 0 && S_ISDIR(fst.st_mode))
-        throw OutputError((fs::path(out) / f).string() + ": is a directory; cannot write the output file");
+        throw OutputRefused((fs::path(out) / f).string() + ": is a directory; cannot write the output file");
+      refuse_non_regular((real / f).string(), (fs::path(out) / f).string());
     }
     remove_stale(target_, ".schedsim-tmp-", true);
     staging_ = (real / fmt::format(".schedsim-tmp-{}", ::getpid())).string();
@@ -352,7 +369,8 @@ void OutputDir::publish() {
 void check_output_file(const std::string& path) {
   fs::path p = normalised(path);
   struct stat st {};
-  if (::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw OutputError(path + ": is a directory");
+  if (::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw OutputRefused(path + ": is a directory");
+  refuse_non_regular(p.string(), path);
   struct stat lst {};
   if (::lstat(p.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode) && ::stat(p.c_str(), &st) != 0)
     throw OutputError(path + ": is a dangling symbolic link");
@@ -371,6 +389,7 @@ void check_output_file(const std::string& path) {
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   fs::path p = normalised(path);
+  refuse_non_regular(p.string(), path);  // rename(2) would replace a device or a FIFO by a file
   struct stat lst {}, st {};
   if (::lstat(p.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
     // Write through the link to its target (in the target's folder: no cross-device rename).

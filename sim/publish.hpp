@@ -18,10 +18,29 @@ namespace sim {
 /// Exit status for an environment (I/O) failure.
 inline constexpr int exit_environment = 1;
 
-/// An I/O problem with the output location (exit 1).
+/// A problem with the output location. `status` is the exit status it means: 1 (the
+/// environment: cannot create, write, sync or rename) unless it is an OutputRefused.
 struct OutputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit OutputError(const std::string& what, int exit_status = exit_environment)
+      : std::runtime_error(what), status(exit_status) {}
+  int status;
 };
+
+/// The output path names something that must not be written over (exit 2, the option is
+/// wrong): an existing file that is not a regular file (a character or block device such as
+/// /dev/null, a FIFO, a socket), a directory where a file goes, a file where a directory goes.
+/// Nothing is replaced, nothing is created.
+struct OutputRefused : OutputError {
+  explicit OutputRefused(const std::string& what) : OutputError(what, 2) {}
+};
+
+/// The exit status an exception caught at the end of a command means: OutputError's status,
+/// else 1 (the environment).
+int output_exit_status(const std::exception& e);
+
+/// Throws OutputRefused when `path` exists (through symbolic links) and is not a regular file;
+/// `label` is the path as the user gave it. A missing path or a regular file passes.
+void refuse_non_regular(const std::string& path, const std::string& label);
 
 /// The run was interrupted by SIGINT or SIGTERM (exit 128 + signal).
 struct Interrupted : std::runtime_error {

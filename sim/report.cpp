@@ -24,6 +24,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/io/diagnostics.hpp"
+#include "sim/io/json_file.hpp"
+#include "sim/io/limits.hpp"
 #include "sim/io/validate_cli.hpp"
 #include "sim/publish.hpp"
 #include "sim/version.hpp"
@@ -43,13 +45,18 @@ std::string esc(std::string_view s) { return io::escape_for_diagnostic(s); }
   throw ReportInputError(esc(file.string()) + ": " + problem);
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) throw OutputError(p.string() + ": cannot be read");
-  std::ostringstream s;
-  s << f.rdbuf();
-  if (f.bad()) throw OutputError(p.string() + ": read error");
-  return s.str();
+/// The whole file `p` through the shared reader (io::read_text_file): a regular file of at most
+/// `max_bytes`; a missing, special or oversized file is the input's fault (ReportInputError,
+/// exit 2), a read error the environment's (OutputError, exit 1).
+std::string read_text(const fs::path& p, std::uint64_t max_bytes = io::limits::max_trace_bytes) {
+  std::vector<io::Diagnostic> d;
+  io::JsonReadOptions o;
+  o.max_bytes = max_bytes;
+  io::TextRead r = io::read_text_file(p.string(), "an output file", d, o);
+  if (r.text) return std::move(*r.text);
+  const std::string what = d.empty() ? esc(p.string()) + ": cannot be read" : d.front().str();
+  if (r.environment) throw OutputError(what);
+  throw ReportInputError(what);
 }
 
 std::optional<double> parse_double(std::string_view s) {
@@ -160,12 +167,10 @@ Csv parse_csv(const fs::path& file, const std::string& s) {
 Csv read_csv(const fs::path& file) { return parse_csv(file, read_text(file)); }
 
 ojson read_json(const fs::path& file) {
-  const std::string text = read_text(file);
-  try {
-    return ojson::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    fail(file, fmt::format("malformed JSON: {}", esc(e.what())));
-  }
+  const std::string text = read_text(file, io::limits::max_scenario_bytes);
+  std::vector<io::Diagnostic> d;
+  if (auto j = io::parse_json_text<ojson>(text, file.string(), d)) return std::move(*j);
+  throw ReportInputError(d.empty() ? esc(file.string()) + ": malformed JSON" : d.front().str());
 }
 
 std::string short_dump(const ojson& v) {
@@ -320,14 +325,22 @@ std::map<std::string, std::string> node_pools(const fs::path& dir) {
         const ojson& prefix = member(f, grp, gp, "prefix");
         const ojson& count = member(f, grp, gp, "count");
         if (!prefix.is_string()) fail_json(f, gp + ".prefix", &prefix, "must be a string");
-        if (!count.is_number_integer() || count.get<std::int64_t>() < 0 || count.get<std::int64_t>() > 10'000'000)
-          fail_json(f, gp + ".count", &count, "must be an integer from 0 to 10000000");
+        // The scenario limits (docs/scenario-format.md "Limits"): a hand-edited file must not
+        // make the report expand 10 million nodes per group.
+        if (!count.is_number_integer() || count.get<std::int64_t>() < 0 || count.get<std::int64_t>() > io::limits::max_group_count)
+          fail_json(f, gp + ".count", &count, fmt::format("must be an integer from 0 to {}", io::limits::max_group_count));
+        if (std::int64_t(m.size()) + count.get<std::int64_t>() > io::limits::max_total_nodes)
+          fail_json(f, gp + ".count", &count, fmt::format("more than {} nodes in the cluster", io::limits::max_total_nodes));
         for (std::int64_t i = 0; i < count.get<std::int64_t>(); ++i)
           m.emplace(prefix.get<std::string>() + std::to_string(i), name.get<std::string>());
       }
     if (pool.contains("nodes") && pool["nodes"].is_array())
       for (const auto& n : pool["nodes"])
-        if (n.is_object() && n.contains("name") && n["name"].is_string()) m.emplace(n["name"].get<std::string>(), name.get<std::string>());
+        if (n.is_object() && n.contains("name") && n["name"].is_string()) {
+          if (std::int64_t(m.size()) >= io::limits::max_total_nodes)
+            fail_json(f, path + ".nodes", &n, fmt::format("more than {} nodes in the cluster", io::limits::max_total_nodes));
+          m.emplace(n["name"].get<std::string>(), name.get<std::string>());
+        }
   }
   return m;
 }
@@ -1064,7 +1077,7 @@ int report_command(const std::string& dir, std::ostream& out, std::ostream& err)
     return io::exit_invalid_input;
   } catch (const OutputError& e) {
     err << "schedsim report: " << esc(e.what()) << "\n";
-    return exit_environment;
+    return e.status;
   }
   std::string searched;
   const auto rt = find_report_runtimes(searched);
@@ -1080,7 +1093,7 @@ int report_command(const std::string& dir, std::ostream& out, std::ostream& err)
     write_file_atomic(file, render(page, *rt));
   } catch (const std::exception& e) {
     err << "schedsim report: " << esc(e.what()) << "\n";
-    return exit_environment;
+    return output_exit_status(e);
   }
   int charts = 0;
   for (const auto& b : page.blocks) charts += b.chart ? 1 : 0;

@@ -153,7 +153,7 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
     outdir.emplace(opts.out_dir, k_files);
   } catch (const OutputError& e) {
     err << "schedsim run: --out: " << e.what() << "\n";
-    return exit_environment;
+    return e.status;
   }
   try {
     Simulator& s = *sim;
@@ -202,11 +202,11 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
   } catch (const OutputError& e) {
     outdir.reset();
     err << "schedsim run: --out: " << e.what() << "\n";
-    return exit_environment;
+    return e.status;
   } catch (const std::exception& e) {
     outdir.reset();
     err << "schedsim run: " << e.what() << "\n";
-    return exit_environment;
+    return output_exit_status(e);
   }
 }
 

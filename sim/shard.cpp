@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 
 #include "sim/fill_cli.hpp"
 #include "sim/io/diagnostics.hpp"
+#include "sim/io/json_file.hpp"
 #include "sim/io/validate_cli.hpp"
 #include "sim/multirun_cli.hpp"
 #include "sim/publish.hpp"
@@ -102,6 +104,18 @@ std::string shard_document(const std::string& command, const std::string& finger
   return text;
 }
 
+std::uint64_t shard_uint(const ojson& v, std::uint64_t max) {
+  if (!v.is_number_unsigned() || v.get<std::uint64_t>() > max)
+    throw std::invalid_argument(fmt::format("{}: must be an integer from 0 to {}", io::escape_for_diagnostic(v.dump()), max));
+  return v.get<std::uint64_t>();
+}
+
+double shard_number(const ojson& v) {
+  if (!v.is_number() || !std::isfinite(v.get<double>()))
+    throw std::invalid_argument(fmt::format("{}: must be a finite number", io::escape_for_diagnostic(v.dump())));
+  return v.get<double>();
+}
+
 std::optional<std::vector<ShardFile>> read_shards(const std::vector<std::string>& dirs, std::ostream& err, int& exit_code) {
   std::vector<ShardFile> shards;
   bool bad = false, io_error = false;
@@ -120,22 +134,16 @@ std::optional<std::vector<ShardFile>> read_shards(const std::vector<std::string>
       bad = true;
       continue;
     }
-    std::ifstream in(s.file, std::ios::binary);
-    std::ostringstream text;
-    if (in) text << in.rdbuf();
-    if (!in || in.bad()) {
-      err << diag(s.file, "", "", fmt::format("cannot be read: {}", std::strerror(errno))) << "\n";
-      io_error = true;
+    // The shared reader: a regular file, size and nesting limits, exact JSON (a shard.json that
+    // is a link to /dev/zero or nested 100,000 deep is refused, not read or walked).
+    std::vector<io::Diagnostic> problems;
+    auto read = io::read_json_file<ojson>(s.file, "a shard file", problems);
+    if (!read.json) {
+      for (const auto& d : problems) err << d.str() << "\n";
+      (read.environment ? io_error : bad) = true;
       continue;
     }
-    ojson doc;
-    try {
-      doc = ojson::parse(text.str());
-    } catch (const std::exception& e) {
-      err << diag(s.file, "", "", fmt::format("not valid JSON ({})", e.what())) << "\n";
-      bad = true;
-      continue;
-    }
+    ojson doc = std::move(*read.json);
     const auto field = [&](const char* key, bool (ojson::*is)() const noexcept, const char* rule) -> const ojson* {
       if (!doc.is_object() || !doc.contains(key)) {
         err << diag(s.file, key, io::missing_value, rule) << "\n";

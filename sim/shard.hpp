@@ -55,6 +55,12 @@ inline constexpr const char* kShardFileName = "shard.json";
 std::string shard_document(const std::string& command, const std::string& fingerprint, const ShardSpec& shard,
                            const nlohmann::ordered_json& grid, const nlohmann::ordered_json& runs);
 
+/// The exact readers of shard.json values (merge must never take a value it did not write):
+/// an unsigned integer no larger than `max` (not a float, not a negative number, not a boolean),
+/// and a finite number. Both throw std::invalid_argument naming the rule.
+std::uint64_t shard_uint(const nlohmann::ordered_json& v, std::uint64_t max);
+double shard_number(const nlohmann::ordered_json& v);
+
 /// One shard folder read back by `schedsim merge`.
 struct ShardFile {
   std::string dir;          ///< as given on the command line

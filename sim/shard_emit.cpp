@@ -13,6 +13,7 @@
 
 #include "sim/io/validate_cli.hpp"
 #include "sim/publish.hpp"
+#include "sim/script_quote.hpp"
 #include "sim/shard.hpp"
 
 namespace sim {
@@ -20,23 +21,6 @@ namespace sim {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// `s` as one word of a POSIX shell command: unchanged when it only holds characters the shell
-/// never interprets, else in single quotes (a `'` written as '\'').
-std::string shell_word(const std::string& s) {
-  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || std::string_view("_-./:=,@%+").find(c) != std::string_view::npos;
-  });
-  if (plain) return s;
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
-
-/// `s` as a YAML double-quoted scalar (JSON string syntax, which YAML 1.2 reads the same way).
-std::string yaml_string(const std::string& s) {
-  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 /// A command-line argument inside a Kubernetes `args` entry: `$` doubled, so that the kubelet's
 /// $(VAR) expansion gives back the text as written.
@@ -58,14 +42,17 @@ struct Texts {
 };
 
 Texts slurm_texts(const EmitPlan& plan, const EmitOptions& emit, std::uint32_t n, std::uint64_t mem, const std::string& dir) {
-  const std::string exe = shell_word(self_executable());
+  // Every value is quoted for where it goes: shell words (shell_quote), #SBATCH arguments
+  // (sbatch_quote; Slurm filename patterns with `%` doubled), comments (one line, checked).
+  const std::string exe = shell_quote(self_executable());
   std::string cwd;
   {
     std::error_code ec;
     cwd = fs::current_path(ec).string();
   }
+  check_one_line("--out", dir);
   std::string args;
-  for (const auto& a : emit.args) (args += ' ') += shell_word(a);  // not " " + s: GCC 12 -Wrestrict false positive
+  for (const auto& a : emit.args) (args += ' ') += shell_quote(a);  // not " " + s: GCC 12 -Wrestrict false positive
   const std::string name = fmt::format("schedsim-{}-{}", plan.command, plan.fingerprint.substr(0, 8));
   const std::string shards_dir = (fs::path(dir) / "shards").string();
   const std::string logs_dir = (fs::path(dir) / "logs").string();
@@ -82,18 +69,19 @@ Texts slurm_texts(const EmitPlan& plan, const EmitOptions& emit, std::uint32_t n
 #SBATCH --cpus-per-task=1
 #SBATCH --mem={mem}M
 #SBATCH --chdir={cwd}
-#SBATCH --output={logs}/shard-%a.out
+#SBATCH --output={output}
 set -eu
 i="${{SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is one task of a job array}}"
 exec {exe} {cmd}{args} --shard "$i/{n}" --out {shards}/shard-"$i"
 )~",
                                    fmt::arg("cmd", plan.command), fmt::arg("unit", plan.command == "fill" ? "runs" : "points"),
                                    fmt::arg("n", n), fmt::arg("last", n - 1), fmt::arg("mem", mem),
-                                   fmt::arg("peak", plan.peak_mib), fmt::arg("name", name), fmt::arg("cwd", cwd),
-                                   fmt::arg("logs", logs_dir), fmt::arg("exe", exe), fmt::arg("args", args),
-                                   fmt::arg("shards", shell_word(shards_dir))));
+                                   fmt::arg("peak", plan.peak_mib), fmt::arg("name", name),
+                                   fmt::arg("cwd", sbatch_quote("the working directory", cwd)),
+                                   fmt::arg("output", sbatch_quote("--out", slurm_filename_literal(logs_dir) + "/shard-%a.out")),
+                                   fmt::arg("exe", exe), fmt::arg("args", args), fmt::arg("shards", shell_quote(shards_dir))));
   std::string shard_list;
-  for (std::uint32_t i = 0; i < n; ++i) (shard_list += ' ') += shell_word((fs::path(shards_dir) / fmt::format("shard-{}", i)).string());
+  for (std::uint32_t i = 0; i < n; ++i) (shard_list += ' ') += shell_quote((fs::path(shards_dir) / fmt::format("shard-{}", i)).string());
   t.files.emplace_back("slurm-merge.sbatch", fmt::format(R"~(#!/bin/bash
 # Merges the {n} shards of slurm-shards.sbatch into the files one unsharded `schedsim {cmd}`
 # writes, in {dir}. submit.sh queues it with --dependency=afterok:<array job id>.
@@ -103,14 +91,15 @@ exec {exe} {cmd}{args} --shard "$i/{n}" --out {shards}/shard-"$i"
 #SBATCH --mem={mem}M
 #SBATCH --kill-on-invalid-dep=yes
 #SBATCH --chdir={cwd}
-#SBATCH --output={logs}/merge.out
+#SBATCH --output={output}
 set -eu
 exec {exe} merge{list} --out {out}
 )~",
                                                          fmt::arg("n", n), fmt::arg("cmd", plan.command), fmt::arg("dir", dir),
-                                                         fmt::arg("name", name), fmt::arg("mem", mem), fmt::arg("cwd", cwd),
-                                                         fmt::arg("logs", logs_dir), fmt::arg("exe", exe), fmt::arg("list", shard_list),
-                                                         fmt::arg("out", shell_word(dir))));
+                                                         fmt::arg("name", name), fmt::arg("mem", mem),
+                                                         fmt::arg("cwd", sbatch_quote("the working directory", cwd)),
+                                                         fmt::arg("output", sbatch_quote("--out", slurm_filename_literal(logs_dir) + "/merge.out")),
+                                                         fmt::arg("exe", exe), fmt::arg("list", shard_list), fmt::arg("out", shell_quote(dir))));
   t.files.emplace_back("submit.sh", fmt::format(R"~(#!/bin/sh
 # Submits the {n} shards (a Slurm job array) and the merge job, which runs once every shard
 # succeeded. Extra arguments go to both sbatch calls, e.g. ./submit.sh --partition=cpu --time=2:00:00
@@ -121,9 +110,9 @@ array=${{array%%;*}}
 merge=$(sbatch --parsable "$@" --dependency=afterok:"$array" "$here/slurm-merge.sbatch")
 merge=${{merge%%;*}}
 echo "shards: job array $array ({n} tasks); merge: job $merge (after every shard succeeded)"
-echo "results: {dir}; logs: {logs}"
+printf 'results: %s; logs: %s\n' {dir} {logs}
 )~",
-                                                fmt::arg("n", n), fmt::arg("dir", dir), fmt::arg("logs", logs_dir)));
+                                                fmt::arg("n", n), fmt::arg("dir", shell_quote(dir)), fmt::arg("logs", shell_quote(logs_dir))));
   t.executable = {"slurm-shards.sbatch", "slurm-merge.sbatch", "submit.sh"};
   return t;
 }
@@ -132,8 +121,8 @@ echo "results: {dir}; logs: {logs}"
 std::string k8s_container(const std::string& name, const std::string& image, const std::vector<std::string>& args, std::uint64_t mem,
                           bool index_env, const std::string& volume) {
   std::string s = fmt::format("      - name: {}\n        image: {}\n        workingDir: /out\n        command: [\"schedsim\"]\n        args:\n",
-                              name, yaml_string(image));
-  for (const auto& a : args) ((s += "        - ") += yaml_string(a)) += '\n';
+                              name, yaml_quote("--image", image));
+  for (const auto& a : args) ((s += "        - ") += yaml_quote("an argument", a)) += '\n';
   if (index_env)
     s += "        env:\n"
          "        - name: JOB_COMPLETION_INDEX\n"
@@ -291,7 +280,13 @@ int emit_jobs(const EmitPlan& plan, const EmitOptions& emit, const std::string& 
   }
   const std::uint64_t mem = shard_memory_mib(plan.peak_mib);
   const std::string dir = fs::absolute(out_dir, ec).lexically_normal().string();
-  Texts t = emit.target == "slurm" ? slurm_texts(plan, emit, n, mem, dir) : k8s_texts(plan, emit, n, mem);
+  Texts t;
+  try {
+    t = emit.target == "slurm" ? slurm_texts(plan, emit, n, mem, dir) : k8s_texts(plan, emit, n, mem);
+  } catch (const ScriptValueError& e) {  // nothing is written
+    err << fmt::format("schedsim {}: {}\n", plan.command, e.what());
+    return io::exit_invalid_input;
+  }
   std::vector<std::string> names;
   for (const auto& f : t.files) names.push_back(f.first);
   try {
@@ -307,7 +302,7 @@ int emit_jobs(const EmitPlan& plan, const EmitOptions& emit, const std::string& 
     return 128 + e.signal;
   } catch (const std::exception& e) {
     err << fmt::format("schedsim {}: --out: {}\n", plan.command, e.what());
-    return exit_environment;
+    return output_exit_status(e);
   }
   std::string list;
   for (const auto& name : names) (list += list.empty() ? "" : ", ") += name;

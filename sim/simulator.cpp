@@ -190,6 +190,8 @@ void Simulator::handle(Time now, Event& ev) {
           if (current(e.task, e.attempt)) on_demand(now, e);
         } else if constexpr (std::is_same_v<T, ScaleInEv>) {
           if (current(e.task, e.attempt)) on_scale_in(now, e);
+        } else if constexpr (std::is_same_v<T, UncordonEv>) {
+          on_uncordon(now, e);
         }
       },
       ev);
@@ -271,7 +273,7 @@ void Simulator::stuck_error(Time now, std::uint64_t n, const Event& last) const 
         using T = std::decay_t<decltype(e)>;
         const io::TaskCfg* t = nullptr;
         if constexpr (!std::is_same_v<T, NodeDownEv> && !std::is_same_v<T, NodeUpEv> && !std::is_same_v<T, SpotReclaimEv> &&
-                      !std::is_same_v<T, PolicyTickEv> && !std::is_same_v<T, WakeEv>)
+                      !std::is_same_v<T, PolicyTickEv> && !std::is_same_v<T, WakeEv> && !std::is_same_v<T, UncordonEv>)
           t = &cfg(std::size_t(e.task));
         if constexpr (std::is_same_v<T, StartupEv>) {
           if (e.phase == 1)
@@ -372,7 +374,7 @@ void Simulator::run() {
     } while (next_time() == now);
     last = now;
     schedule_wake(now);
-    if (active_ == 0 && fixed_pending_ == 0 && wake_handle_ == 0) {
+    if (active_ == 0 && fixed_pending_ == 0 && wake_handle_ == 0 && cordoned_ == 0) {
       bool all_up = std::all_of(cl.nodes().begin(), cl.nodes().end(), [](const Node& n) { return n.up; });
       if (all_up) break;  // nothing left that can change the queue
     }

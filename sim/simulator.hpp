@@ -267,6 +267,12 @@ class Simulator {
   void on_spot_reclaim(Time now, const SpotReclaimEv& e);
   void on_demand(Time now, const DemandEv& e);
   void on_scale_in(Time now, const ScaleInEv& e);
+  /// Cordons node `n` (drained: no new replica) until now + scheduler.precheck_cordon_s after
+  /// a failed precheck, extending a cordon already in force; returns the cordon's end (ms),
+  /// or -1 when cordons are off (precheck_cordon_s 0).
+  Time cordon_after_precheck(libsched::NodeId n, Time now);
+  /// The cordon of a node may end (ignored when a later failure extended it).
+  void on_uncordon(Time now, const UncordonEv& e);
   /// RayJob autoscaling after scheduling at `now`: adds workers toward each task's demand.
   void autoscale(Time now);
   /// A start-up phase ended: precheck (draws node health) or image pull (draws a failure).
@@ -331,6 +337,8 @@ class Simulator {
   std::uint64_t events_ = 0;
   Time makespan_ = 0;
   std::vector<int> autoscaled_;          // tasks with RayJob autoscaling, scenario order
+  std::vector<Time> cordon_until_;       // per node: end of its precheck cordon (ms); empty until the first cordon
+  int cordoned_ = 0;                     // nodes cordoned now (each has an UncordonEv pending)
   bool released_since_schedule_ = false;
   std::unique_ptr<FaultModel> faults_;   // failure models (faults.hpp)
   std::unique_ptr<Metrics> metrics_;     // measurements (metrics.hpp)

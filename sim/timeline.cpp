@@ -113,6 +113,7 @@ std::string Simulator::timeline_json() const {
   };
   std::map<std::string, std::string> down_source;
   for (const NodeChange& c : node_changes()) {
+    if (c.kind != NodeChange::state) continue;  // precheck cordons: the node stays up
     if (!c.up) {
       down_since.emplace(c.node, c.time);
       down_source.emplace(c.node, c.stochastic ? "stochastic" : "injected");

@@ -3,30 +3,58 @@
 # -Werror and runs every test, then builds with AddressSanitizer + UndefinedBehaviorSanitizer
 # and runs the suite again (tests labelled `slow`, the full real-trace replays, run only in
 # the Release build), then runs the libFuzzer harnesses for 30 s each (docs/fuzzing.md).
-# This is the README's test command and what CI runs.
+# This is the README's test command and what CI runs. Each stage prints its duration, and the
+# last line sums them up (docs/packaging.md "CI budget": the whole run stays under 35 minutes
+# on 2 cores).
 # SKIP_SANITIZERS=1 / SKIP_FUZZ=1 skip those stages; FUZZ_HARNESSES overrides the fuzzed list.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${JOBS:-2}"
 
+T_START=$SECONDS
+T_STAGE=$SECONDS
+STAGES=()
+stage() {  # stage NAME: closes the previous stage (prints its duration) and opens NAME
+  local now=$SECONDS
+  if [ -n "${STAGE_NAME:-}" ]; then
+    local d=$((now - T_STAGE))
+    printf '== stage done: %-28s %4d s\n' "$STAGE_NAME" "$d"
+    STAGES+=("$(printf '%-28s %5d s' "$STAGE_NAME" "$d")")
+  fi
+  STAGE_NAME="${1:-}"
+  T_STAGE=$now
+  [ -z "$STAGE_NAME" ] || echo "== $STAGE_NAME"
+}
+summary() {
+  stage ""
+  echo "== stage durations"
+  for l in "${STAGES[@]}"; do echo "   $l"; done
+  printf '   %-28s %5d s\n' "total" "$((SECONDS - T_START))"
+}
+trap 'rc=$?; [ $rc -eq 0 ] || { summary; echo "== check.sh failed (exit $rc) in stage: ${STAGE_NAME:-?}"; }' EXIT
+
+stage "install dependencies"
 tools/install-deps.sh
 
-echo "== Release build (-Wall -Wextra -Wpedantic -Werror)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLIBSCHED_WERROR=ON >/dev/null
+stage "Release build (-Werror)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLIBSCHED_WERROR=ON -DLIBSCHED_REQUIRE_TESTS=ON >/dev/null
 cmake --build build -j "$JOBS"
+stage "Release tests"
 (cd build && ctest --output-on-failure -j "$JOBS")
 
 if [ "${SKIP_SANITIZERS:-0}" != "1" ]; then
-  echo "== AddressSanitizer + UndefinedBehaviorSanitizer build"
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLIBSCHED_SANITIZE=ON -DLIBSCHED_BUILD_BENCH=OFF >/dev/null
+  stage "ASan+UBSan build"
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLIBSCHED_SANITIZE=ON -DLIBSCHED_BUILD_BENCH=OFF -DLIBSCHED_REQUIRE_TESTS=ON >/dev/null
   cmake --build build-asan -j "$JOBS"
+  stage "ASan+UBSan tests (-LE slow)"
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$JOBS" -LE slow)
 fi
 
 if [ "${SKIP_FUZZ:-0}" != "1" ]; then
-  echo "== libFuzzer (30 s per harness)"
+  stage "libFuzzer (30 s per harness)"
   # Every harness; the fixed findings are part of the seed corpus (fuzz/corpus/*/finding-*), so
   # each run replays them first. A fixed seed keeps the 30 s smoke run reproducible.
   # shellcheck disable=SC2086
   FUZZ_SEED="${FUZZ_SEED:-1}" tools/fuzz.sh 30 ${FUZZ_HARNESSES:-}
 fi
+summary

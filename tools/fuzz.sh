@@ -3,7 +3,8 @@
 # each one for SECONDS (default 30), one at a time, on a scratch copy of its seed corpus
 # fuzz/corpus/<harness>/ (the repository's corpus is never written). See docs/fuzzing.md.
 #
-#   tools/fuzz.sh [SECONDS] [HARNESS...]     fuzz; HARNESS in: scenario openb philly swf simulate run
+#   tools/fuzz.sh [SECONDS] [HARNESS...]     fuzz; HARNESS in: scenario openb philly swf
+#                                            simulate run merge report decide overrides workload
 #   tools/fuzz.sh --replay [HARNESS...]      run every saved finding fuzz/findings/<harness>-* once
 #                                            and say which ones still fail
 #
@@ -17,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
 JOBS="${JOBS:-2}"
-ALL_HARNESSES=(scenario openb philly swf simulate run)
+ALL_HARNESSES=(scenario openb philly swf simulate run merge report decide overrides workload)
 BUILD="$ROOT/build-fuzz"
 
 replay=0
@@ -41,8 +42,8 @@ done
 
 max_len() {
   case "$1" in
-    scenario|run) echo 16384 ;;
-    simulate) echo 4096 ;;
+    scenario|run|merge|report|decide) echo 16384 ;;
+    simulate|workload|overrides) echo 4096 ;;
     *) echo 8192 ;;
   esac
 }

@@ -1,33 +1,58 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency of libsched / schedsim from Debian 12 packages, and
-# the Vega runtimes of `schedsim report` from the npm registry (npm ci in tools/report, pinned by
-# tools/report/package-lock.json; node_modules is never committed).
+# Installs the Debian 12 packages libsched / schedsim need, from Debian's own archive.
+#
+#   tools/install-deps.sh --run   only what building and running `schedsim` needs (the README's
+#                                 run command: compiler, CMake, Boost, fmt, CLI11, nlohmann/json,
+#                                 Eigen, zlib, tcmalloc); about a minute on a fresh machine
+#   tools/install-deps.sh         everything: also the test suite (Catch2, pkg-config), the
+#                                 fuzzers (clang), the Python module and its tests (pybind11,
+#                                 pandas, pytest), the report's render test (Chromium), the Slurm
+#                                 integration test (slurm-wlm, munge), ccache, and the Vega
+#                                 runtimes of `schedsim report` from the npm registry (npm ci in
+#                                 tools/report, pinned by tools/report/package-lock.json;
+#                                 node_modules is never committed)
+#
 # Idempotent: when everything is already installed it only checks and returns (well under 1 s).
-# Usage: tools/install-deps.sh        (as root, or with sudo available)
+# Run as root, or with sudo available.
 set -euo pipefail
 
+RUN_ONLY=0
+case "${1:-}" in
+  --run) RUN_ONLY=1 ;;
+  "") ;;
+  *) echo "usage: tools/install-deps.sh [--run]" >&2; exit 2 ;;
+esac
+
+# What `cmake --build build --target schedsim` and `schedsim run` need.
 PACKAGES=(
-  cmake g++ make pkg-config
+  cmake g++ make
   libboost-dev libboost-graph-dev libboost-iostreams-dev zlib1g-dev
-  libeigen3-dev libfmt-dev libcli11-dev nlohmann-json3-dev catch2
+  libeigen3-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   # tcmalloc (gperftools' tcmalloc_minimal): the allocator schedsim and the benchmarks link
   # (CMake option LIBSCHED_TCMALLOC; docs/benchmarks.md)
   libgoogle-perftools-dev
-  # libFuzzer harnesses (tools/fuzz.sh): clang, its fuzzer/sanitizer runtimes, llvm-symbolizer
-  clang libclang-rt-14-dev llvm-14
-  # Python bindings (python/) and their pytest suite
-  pybind11-dev python3-dev python3-pandas python3-numpy python3-pytest
-  # schedsim report: its render test draws the page in headless Chromium
-  chromium
-  # Sharded sweeps (schedsim sweep --shard, --emit slurm): the single-node Slurm integration test
-  # starts slurmctld + slurmd + munged in a temporary folder; GNU parallel is the README's
-  # one-machine example
-  slurm-wlm munge parallel
-  # faster rebuilds (optional; CMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  ccache
 )
-# node and npm (npm ci of the report runtimes), from Debian unless a node is already installed
-if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(nodejs npm); fi
+if [ "$RUN_ONLY" = 0 ]; then
+  PACKAGES+=(
+    # the Catch2 test suite and the installed-package tests (pkg-config)
+    pkg-config catch2
+    # libFuzzer harnesses (tools/fuzz.sh) and the sanitizer build: clang, its fuzzer/sanitizer
+    # runtimes, llvm-symbolizer
+    clang libclang-rt-14-dev llvm-14
+    # Python bindings (python/) and their pytest suite
+    pybind11-dev python3-dev python3-pandas python3-numpy python3-pytest
+    # schedsim report: its render test draws the page in headless Chromium
+    chromium
+    # Sharded sweeps (schedsim sweep --shard, --emit slurm): the single-node Slurm integration
+    # test starts slurmctld + slurmd + munged in a temporary folder; GNU parallel is the README's
+    # one-machine example
+    slurm-wlm munge parallel
+    # faster rebuilds (optional; CMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    ccache
+  )
+  # node and npm (npm ci of the report runtimes), from Debian unless a node is already installed
+  if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(nodejs npm); fi
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -50,7 +75,7 @@ report_runtimes() {
 }
 
 if [ ${#missing[@]} -eq 0 ]; then
-  report_runtimes
+  [ "$RUN_ONLY" = 1 ] || report_runtimes
   exit 0
 fi
 
@@ -60,4 +85,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-report_runtimes
+[ "$RUN_ONLY" = 1 ] || report_runtimes

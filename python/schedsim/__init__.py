@@ -143,18 +143,38 @@ class RunResult:
             s.get("scenario"), s.get("tasks"), s.get("mean_wait_s"), s.get("gpu_allocation_ratio"))
 
 
+def _utf8(text, what):
+    """`text` (a str) as UTF-8 bytes; ValueError (UnicodeEncodeError) naming `what` when it
+    holds lone surrogates."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ScenarioError(["{}: {!r}: is not valid UTF-8 text ({})".format(what, text, e.reason)]) from None
+
+
+def _json_bytes(value, what):
+    """`value` as UTF-8 JSON text; ScenarioError naming `what` for NaN or infinity (not JSON)
+    and for text that is not UTF-8."""
+    try:
+        text = _json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except ValueError as e:
+        raise ScenarioError(["{}: {}".format(what, e)]) from None
+    return _utf8(text, what)
+
+
 def _source(scenario):
-    """(path, text) for the C++ side from a path, a JSON string, a dict or None."""
+    """(path, text) for the C++ side from a path, a JSON string, a dict or None. A path is
+    passed as its file-system bytes (os.fsencode); a NUL byte in it is refused by the C++ side."""
     if scenario is None:
-        return "", ""
+        return b"", b""
     if isinstance(scenario, dict):
-        return "", _json.dumps(scenario)
+        return b"", _json_bytes(scenario, "scenario")
     if isinstance(scenario, _os.PathLike):
-        return _os.fspath(scenario), ""
+        return _os.fsencode(scenario), b""
     if isinstance(scenario, str):
         if scenario.lstrip().startswith("{"):
-            return "", scenario
-        return scenario, ""
+            return b"", _utf8(scenario, "scenario")
+        return _os.fsencode(scenario), b""
     raise TypeError("scenario must be a path, a JSON string, a dict or None, not " + type(scenario).__name__)
 
 
@@ -197,7 +217,14 @@ def run(scenario=None, seed=None, set=None, until=None, out=None, skip_bad_rows=
         for k, v in set.items():
             if not isinstance(k, str):
                 raise TypeError("set: a PATH must be a str, not " + type(k).__name__)
-            sets.append((k, _json.dumps(v)))
+            # A str is passed as the string itself (never JSON-encoded and decoded again); any
+            # other value as JSON text. Text that is not UTF-8 (lone surrogates) and NaN or
+            # infinity (not JSON) raise ScenarioError (a ValueError) here.
+            _utf8(k, "set: PATH")
+            if isinstance(v, str):
+                sets.append((k, _utf8(v, "set: " + k), False))
+            else:
+                sets.append((k, _json_bytes(v, "set: " + k), True))
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0 or seed >= 2 ** 64:
             raise ScenarioError(["--seed: {!r}: must be an integer from 0 to 18446744073709551615".format(seed)])
@@ -205,7 +232,7 @@ def run(scenario=None, seed=None, set=None, until=None, out=None, skip_bad_rows=
         until = float(until)
     with _tempfile.TemporaryDirectory(prefix="schedsim-") as tmp:
         directory = out if out is not None else _os.path.join(tmp, "out")
-        code, table, err = _run(path, text, sets, seed, until, _os.fspath(directory), skip_bad_rows)
+        code, table, err = _run(path, text, sets, seed, until, _os.fsencode(directory), skip_bad_rows)
         lines = [line for line in err.splitlines() if line]
         if code == 2:
             raise ScenarioError(lines)

@@ -18,6 +18,8 @@
 
 #include "libsched/libsched.hpp"
 #include "libsched/version.hpp"
+#include "sim/io/diagnostics.hpp"
+#include "sim/io/limits.hpp"
 #include "sim/io/overrides.hpp"
 #include "sim/io/validate_cli.hpp"
 #include "sim/run_cli.hpp"
@@ -83,6 +85,21 @@ PoolId pool_arg(const Cluster& c, const py::object& pool) {
   return PoolId(id);
 }
 
+// Bounds of the library types: the scenario format's limits (sim/io/limits.hpp,
+// docs/scenario-format.md "Limits") in the library's units, so that no sum or count wraps.
+namespace lim = sim::io::limits;
+constexpr std::int64_t kMaxCpuMilli = std::int64_t(lim::max_amount) * 1000;  ///< 1e9 vCPU
+constexpr std::int64_t kMaxMemMib = std::int64_t(lim::max_amount) * 1024;    ///< 1e9 GiB
+constexpr std::int64_t kMaxGpuMilliAmount = std::int64_t(lim::max_amount) * kMilliPerGpu;  ///< 1e9 GPUs (quotas)
+constexpr Time kMaxTimeMs = Time(lim::max_time_s) * 1000;                      ///< 1e9 s
+
+/// `v` in [lo, hi], else ValueError "WHAT: FIELD V: must be between LO and HI".
+void check_range(const std::string& what, const char* field, std::int64_t v, std::int64_t lo, std::int64_t hi) {
+  if (v < lo || v > hi)
+    throw py::value_error(what + ": " + field + " " + std::to_string(v) + ": must be between " + std::to_string(lo) + " and " +
+                          std::to_string(hi));
+}
+
 /// The preconditions libsched assumes of a replica shape (docs/python.md).
 void check_shape(const ReplicaShape& r, const std::string& what) {
   if (r.num_gpu < 0 || r.num_gpu > kMaxGpusPerNode) throw py::value_error(what + ": num_gpu must be 0..64");
@@ -90,15 +107,39 @@ void check_shape(const ReplicaShape& r, const std::string& what) {
   if (r.gpu_milli < kMilliPerGpu && r.num_gpu > 1)
     throw py::value_error(what + ": a GPU share (gpu_milli < 1000) needs num_gpu == 1");
   if (r.cpu_milli < 0 || r.mem_mib < 0) throw py::value_error(what + ": cpu_milli and mem_mib must be >= 0");
+  check_range(what, "cpu_milli", r.cpu_milli, 0, kMaxCpuMilli);
+  check_range(what, "mem_mib", r.mem_mib, 0, kMaxMemMib);
+}
+
+/// The numbers of a task: workers (0 .. limits::max_workers, so replicas = 1 + workers cannot
+/// wrap) and times in ms within the scenario's 1e9 s.
+void check_task_numbers(const TaskSpec& t) {
+  const std::string what = "task '" + t.name + "'";
+  check_range(what, "workers", t.workers, 0, lim::max_workers);
+  check_range(what, "submit", t.submit, 0, kMaxTimeMs);
+  check_range(what, "runtime_estimate", t.runtime_estimate, -1, kMaxTimeMs);
+  check_range(what, "checkpoint_interval", t.checkpoint_interval, 0, kMaxTimeMs);
 }
 
 void check_spec(const TaskSpec& t) {
   if (t.options.empty()) throw py::value_error("task '" + t.name + "' has no option (add a GangOption)");
-  if (t.workers < 0) throw py::value_error("task '" + t.name + "': workers must be >= 0");
+  check_task_numbers(t);
   for (const auto& o : t.options) {
     check_shape(o.head, "task '" + t.name + "' option '" + o.label + "' head");
     check_shape(o.worker, "task '" + t.name + "' option '" + o.label + "' worker");
   }
+}
+
+/// A node's amounts as in a scenario (vCPU and GiB <= 1e9) and at most limits::max_total_nodes
+/// nodes in the cluster, so the cluster's totals cannot overflow. ValueError.
+void check_node(const Cluster& c, const std::string& name, std::int64_t cpu_milli, std::int64_t mem_mib) {
+  const std::string what = "node " + name;
+  if (cpu_milli < 0 || mem_mib < 0) throw py::value_error(what + ": cpu_milli and mem_mib must be >= 0");
+  check_range(what, "cpu_milli", cpu_milli, 0, kMaxCpuMilli);
+  check_range(what, "mem_mib", mem_mib, 0, kMaxMemMib);
+  if (std::int64_t(c.size()) >= lim::max_total_nodes)
+    throw py::value_error(what + ": the cluster has " + std::to_string(c.size()) + " nodes, the limit (" +
+                          std::to_string(lim::max_total_nodes) + ")");
 }
 
 py::list ids(const std::vector<TaskId>& v) {
@@ -113,19 +154,40 @@ std::string shape_repr(const ReplicaShape& r) {
 }
 
 /// Runs a scenario like `schedsim run` into `out_dir`; returns (exit status, stdout, stderr).
+/// `sets`: (PATH, VALUE, is_json): VALUE is JSON text (a Python value json.dumps wrote) or,
+/// when is_json is false, the string itself (a Python str: used as is, never re-encoded).
 std::tuple<int, std::string, std::string> run_scenario(const std::string& path, const std::string& text,
-                                                       const std::vector<std::pair<std::string, std::string>>& sets,
+                                                       const std::vector<std::tuple<std::string, std::string, bool>>& sets,
                                                        std::optional<std::uint64_t> seed, std::optional<double> until,
                                                        const std::string& out_dir, bool skip_bad_rows) {
   std::ostringstream out, err;
   int code = 0;
   {
     py::gil_scoped_release nogil;
+    // A NUL byte would cut the path: another file, another directory. Input error (exit 2).
+    for (const auto& [what, p] : {std::pair<const char*, const std::string*>{"scenario", &path}, {"out", &out_dir}})
+      if (const auto nul = p->find('\0'); nul != std::string::npos) {
+        err << sim::io::escape_for_diagnostic(*p) << ": " << what << " path must not contain a NUL byte (byte " << nul + 1 << ")\n";
+        code = sim::io::exit_invalid_input;
+      }
+    if (code != 0) return {code, out.str(), err.str()};
     sim::ScenarioSource src;
     src.path = path;
     src.text = text;
     src.text_label = "<scenario>";
-    for (const auto& [p, v] : sets) src.overrides.push_back(sim::io::make_override("set", p, v));
+    for (const auto& [p, v, is_json] : sets) {
+      auto o = sim::io::make_override("set", p, v);
+      if (!is_json) {
+        o.value = v;  // a str is the string itself, never JSON-decoded
+      } else if (auto parsed = nlohmann::json::parse(v, nullptr, /*allow_exceptions=*/false); !parsed.is_discarded()) {
+        o.value = std::move(parsed);
+      } else {  // never taken as a string
+        err << sim::io::Diagnostic{sim::io::Diagnostic::Severity::error, "set", p, v, "VALUE is not JSON"}.str() << "\n";
+        code = sim::io::exit_invalid_input;
+      }
+      src.overrides.push_back(std::move(o));
+    }
+    if (code != 0) return {code, out.str(), err.str()};
     src.seed = seed;
     src.until_s = until;
     src.skip_bad_rows = skip_bad_rows;
@@ -231,14 +293,15 @@ PYBIND11_MODULE(_schedsim, m) {
                        "The scheduler's view of a task: 1 master/head + `workers` replicas, candidate `options` in "
                        "resource-priority order, capacity class, priority 1..9 (higher first), quota owner `user`. "
                        "Times in milliseconds.")
-      .def(py::init([](std::string name, std::string user, std::int32_t workers, std::vector<GangOption> options,
+      .def(py::init([](std::string name, std::string user, std::int64_t workers, std::vector<GangOption> options,
                        ResourceType resource_type, std::int32_t priority, bool guarantee, TaskType type,
                        std::string tenant, int pool, bool accept_idle, bool prefer_idle, IdleStability idle_stability,
                        Time submit, Time runtime_estimate, Time checkpoint_interval) {
              TaskSpec t;
              t.name = std::move(name);
              t.user = std::move(user);
-             t.workers = workers;
+             check_range("task '" + t.name + "'", "workers", workers, 0, lim::max_workers);
+             t.workers = std::int32_t(workers);
              t.options = std::move(options);
              t.resource_type = resource_type;
              t.priority = priority;
@@ -252,6 +315,7 @@ PYBIND11_MODULE(_schedsim, m) {
              t.submit = submit;
              t.runtime_estimate = runtime_estimate;
              t.checkpoint_interval = checkpoint_interval;
+             check_task_numbers(t);
              return t;
            }),
            py::arg("name"), py::arg("user"), py::arg("workers") = 0, py::arg("options") = std::vector<GangOption>{},
@@ -261,7 +325,8 @@ PYBIND11_MODULE(_schedsim, m) {
            py::arg("idle_stability") = IdleStability::low, py::arg("submit") = 0, py::arg("runtime_estimate") = -1,
            py::arg("checkpoint_interval") = 0,
            "pool: pool id (-1: any eligible pool; required for reserved tasks); submit, runtime_estimate, "
-           "checkpoint_interval: milliseconds (-1: estimate unknown).")
+           "checkpoint_interval: milliseconds (-1: estimate unknown). Raises ValueError when workers is outside "
+           "0..1000000 or a time outside 0..1e12 ms (the scenario limits).")
       .def_readwrite("name", &TaskSpec::name)
       .def_readwrite("user", &TaskSpec::user)
       .def_readwrite("tenant", &TaskSpec::tenant)
@@ -275,11 +340,32 @@ PYBIND11_MODULE(_schedsim, m) {
       .def_readwrite("accept_idle", &TaskSpec::accept_idle)
       .def_readwrite("prefer_idle", &TaskSpec::prefer_idle)
       .def_readwrite("idle_stability", &TaskSpec::idle_stability)
-      .def_readwrite("workers", &TaskSpec::workers)
+      .def_property(
+          "workers", [](const TaskSpec& t) { return t.workers; },
+          [](TaskSpec& t, std::int64_t w) {
+            check_range("task '" + t.name + "'", "workers", w, 0, lim::max_workers);
+            t.workers = std::int32_t(w);
+          },
+          "Workers besides the master/head, 0 .. 1000000.")
       .def_readwrite("options", &TaskSpec::options)
-      .def_readwrite("submit", &TaskSpec::submit)
-      .def_readwrite("runtime_estimate", &TaskSpec::runtime_estimate)
-      .def_readwrite("checkpoint_interval", &TaskSpec::checkpoint_interval)
+      .def_property(
+          "submit", [](const TaskSpec& t) { return t.submit; },
+          [](TaskSpec& t, Time v) {
+            check_range("task '" + t.name + "'", "submit", v, 0, kMaxTimeMs);
+            t.submit = v;
+          })
+      .def_property(
+          "runtime_estimate", [](const TaskSpec& t) { return t.runtime_estimate; },
+          [](TaskSpec& t, Time v) {
+            check_range("task '" + t.name + "'", "runtime_estimate", v, -1, kMaxTimeMs);
+            t.runtime_estimate = v;
+          })
+      .def_property(
+          "checkpoint_interval", [](const TaskSpec& t) { return t.checkpoint_interval; },
+          [](TaskSpec& t, Time v) {
+            check_range("task '" + t.name + "'", "checkpoint_interval", v, 0, kMaxTimeMs);
+            t.checkpoint_interval = v;
+          })
       .def_readwrite("selected_policies", &TaskSpec::selected_policies)
       .def_property_readonly("replicas", &TaskSpec::replicas, "1 + workers.")
       .def("__repr__", [](const TaskSpec& t) {
@@ -318,7 +404,7 @@ PYBIND11_MODULE(_schedsim, m) {
           [](Cluster& c, std::string name, const py::object& pool, std::string gpu_model, int gpus,
              std::int64_t cpu_milli, std::int64_t mem_mib, int rack, int switch_id,
              std::map<std::string, std::string> labels) {
-            if (cpu_milli < 0 || mem_mib < 0) throw py::value_error("node " + name + ": cpu_milli and mem_mib must be >= 0");
+            check_node(c, name, cpu_milli, mem_mib);
             NodeDesc d{std::move(name), pool_arg(c, pool), std::move(gpu_model), gpus, cpu_milli, mem_mib,
                        rack,            switch_id,         std::move(labels)};
             if (!d.pool.valid()) throw py::value_error("node " + d.name + ": a pool is required");
@@ -329,7 +415,8 @@ PYBIND11_MODULE(_schedsim, m) {
           py::arg("labels") = std::map<std::string, std::string>{},
           "Adds a node, all free and up; returns its id. pool: id or name; gpu_model '' for a CPU-only node; "
           "cpu_milli: milli-vCPU (96 vCPU = 96000); mem_mib: MiB. Raises ValueError on a duplicate name, an "
-          "unknown pool, more than 64 GPUs or a negative amount.")
+          "unknown pool, more than 64 GPUs, a negative amount, more than 1e9 vCPU or GiB, a 65th GPU model or a "
+          "1000001st node (the scenario limits).")
       .def(
           "find_pool", [](const Cluster& c, const std::string& n) { return c.find_pool(n).value; }, py::arg("name"),
           "Pool id of `name`, or -1.")
@@ -448,6 +535,10 @@ PYBIND11_MODULE(_schedsim, m) {
           "set_quota",
           [](Scheduler& s, const std::string& user, ResourceType rt, const py::object& pool, std::int64_t gpu_milli,
              std::int64_t cpu_milli, std::int64_t mem_mib) {
+            const std::string what = "quota of " + user;
+            check_range(what, "gpu_milli", gpu_milli, 0, kMaxGpuMilliAmount);
+            check_range(what, "cpu_milli", cpu_milli, 0, kMaxCpuMilli);
+            check_range(what, "mem_mib", mem_mib, 0, kMaxMemMib);
             s.quotas().set_limit(QuotaKey{user, rt, pool_arg(s.cluster(), pool)}, Resources{gpu_milli, cpu_milli, mem_mib});
           },
           py::arg("user"), py::arg("resource_type"), py::arg("pool"), py::arg("gpu_milli"), py::arg("cpu_milli"),
@@ -515,6 +606,7 @@ PYBIND11_MODULE(_schedsim, m) {
           [](Scheduler& s, std::string name, const py::object& pool, std::string gpu_model, int gpus,
              std::int64_t cpu_milli, std::int64_t mem_mib, int rack, int switch_id,
              std::map<std::string, std::string> labels) {
+            check_node(s.cluster(), name, cpu_milli, mem_mib);
             NodeDesc d{std::move(name), pool_arg(s.cluster(), pool), std::move(gpu_model), gpus, cpu_milli, mem_mib,
                        rack,            switch_id,                   std::move(labels)};
             if (!d.pool.valid()) throw py::value_error("node " + d.name + ": a pool is required");

@@ -327,3 +327,89 @@ def test_nodes_change_and_tasks_are_adopted_and_forgotten_through_the_bindings()
     with pytest.raises(IndexError):
         s.task(a)
     assert s.add_task(gang("u", workers=0, gpus=1)) == a  # the forgotten id is reused
+
+
+# ------------------------------------------------------------------ bounds (issue #36): the scenario limits
+
+def test_task_spec_workers_beyond_the_scenario_limit_raise_instead_of_wrapping():
+    # 2**31 - 1 workers made replicas = workers + 1 wrap to a negative count.
+    with pytest.raises(ValueError) as e:
+        schedsim.TaskSpec("t", "u", workers=2 ** 31 - 1)
+    assert str(e.value) == "task 't': workers 2147483647: must be between 0 and 1000000"
+    with pytest.raises(ValueError):
+        schedsim.TaskSpec("t", "u", workers=2 ** 40)
+    t = schedsim.TaskSpec("t", "u", workers=1000000)
+    assert t.replicas == 1000001
+    with pytest.raises(ValueError):
+        t.workers = 1000001
+    assert t.workers == 1000000
+
+
+def test_task_spec_times_beyond_1e9_seconds_raise():
+    with pytest.raises(ValueError) as e:
+        schedsim.TaskSpec("t", "u", submit=10 ** 12 + 1)
+    assert str(e.value) == "task 't': submit 1000000000001: must be between 0 and 1000000000000"
+    t = schedsim.TaskSpec("t", "u")
+    with pytest.raises(ValueError):
+        t.runtime_estimate = -2
+    with pytest.raises(ValueError):
+        t.checkpoint_interval = 2 ** 62
+
+
+def test_a_node_beyond_1e9_vcpu_or_gib_raises_instead_of_overflowing_the_cluster_total():
+    c = schedsim.Cluster()
+    pool = c.add_pool("p")
+    with pytest.raises(ValueError) as e:
+        c.add_node("big", pool, "", 0, 2 ** 63 - 1, 1024)
+    assert str(e.value) == "node big: cpu_milli 9223372036854775807: must be between 0 and 1000000000000"
+    with pytest.raises(ValueError):
+        c.add_node("big", pool, "", 0, 1000, 2 ** 63 - 1)
+    c.add_node("ok", pool, "", 0, 10 ** 12, 1024 * 10 ** 9)  # the limits themselves are fine
+    s = schedsim.Scheduler(c)
+    with pytest.raises(ValueError):
+        s.add_node("big", pool, "", 0, 2 ** 63 - 1, 1024)
+    assert c.total_capacity.cpu_milli == 10 ** 12
+
+
+def test_shapes_and_quotas_beyond_the_scenario_limits_raise():
+    with pytest.raises(ValueError) as e:
+        schedsim.ReplicaShape(cpu_milli=2 ** 62)
+    assert str(e.value) == "ReplicaShape: cpu_milli 4611686018427387904: must be between 0 and 1000000000000"
+    s, pool = two_node_scheduler()
+    with pytest.raises(ValueError):
+        s.set_quota("u", schedsim.ResourceType.reserved, pool, 2 ** 62, 0, 0)
+
+
+def test_a_65th_gpu_model_raises():
+    c = schedsim.Cluster()
+    pool = c.add_pool("p")
+    for i in range(64):
+        c.add_node("n%d" % i, pool, "M%d" % i, 1, 1000, 1024)
+    with pytest.raises(ValueError):
+        c.add_node("n64", pool, "M64", 1, 1000, 1024)
+
+
+def test_a_path_with_a_nul_byte_raises_instead_of_being_cut(tmp_path):
+    # "WHAT_IF\0x" named WHAT_IF before: the text after the NUL was dropped.
+    with pytest.raises(schedsim.ScenarioError) as e:
+        schedsim.run(WHAT_IF + "\0x")
+    assert e.value.diagnostics == [WHAT_IF + "\\x00x: scenario path must not contain a NUL byte (byte %d)" % (len(WHAT_IF) + 1)]
+    assert isinstance(e.value, ValueError)
+    out = str(tmp_path / "o")
+    with pytest.raises(schedsim.ScenarioError):
+        schedsim.run(small_scenario(), out=out + "\0x")
+    assert not os.path.exists(out)
+
+
+def test_a_str_override_is_the_string_itself_never_re_encoded():
+    r = schedsim.run(small_scenario(), set={"name": '"quoted" \u00e9t\u00e9'})
+    assert r.summary["scenario"] == '"quoted" \u00e9t\u00e9'
+    # A string that is not UTF-8 (lone surrogate) or a float that is not JSON raises; before, it
+    # became the literal text "\udcff" with its quotes.
+    with pytest.raises(schedsim.ScenarioError) as e:
+        schedsim.run(small_scenario(), set={"name": "\udcff"})
+    assert e.value.diagnostics == ["set: name: '\\udcff': is not valid UTF-8 text (surrogates not allowed)"]
+    with pytest.raises(schedsim.ScenarioError):
+        schedsim.run(small_scenario(), set={"tasks[job-0].duration_s": float("nan")})
+    with pytest.raises(schedsim.ScenarioError):
+        schedsim.run(small_scenario(), set={"name": ["\udcff"]})

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -43,6 +45,32 @@ std::string node_name_problem(std::string_view name, bool allow_empty) {
   return {};
 }
 
+namespace {
+
+/// Bytes of the well-formed UTF-8 sequence (RFC 3629: no overlong forms, surrogates or code
+/// points past U+10FFFF) that starts at s[i] (s[i] >= 0x80), or 0 when it is not one.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  int n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) n = 1;
+  else if (c == 0xe0) n = 2, lo = 0xa0;
+  else if (c == 0xed) n = 2, hi = 0x9f;
+  else if (c >= 0xe1 && c <= 0xef) n = 2;
+  else if (c == 0xf0) n = 3, lo = 0x90;
+  else if (c == 0xf4) n = 3, hi = 0x8f;
+  else if (c >= 0xf1 && c <= 0xf3) n = 3;
+  else return 0;
+  if (i + std::size_t(n) >= s.size()) return 0;
+  for (int k = 1; k <= n; ++k) {
+    const unsigned char d = static_cast<unsigned char>(s[i + std::size_t(k)]);
+    if (k == 1 ? (d < lo || d > hi) : (d & 0xc0) != 0x80) return 0;
+  }
+  return std::size_t(n) + 1;
+}
+
+}  // namespace
+
 std::optional<TextProblem> text_problem(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     unsigned char c = static_cast<unsigned char>(s[i]);
@@ -52,23 +80,22 @@ std::optional<TextProblem> text_problem(std::string_view s) {
       ++i;
       continue;
     }
-    // Well-formed UTF-8 (RFC 3629): no overlong forms, surrogates or code points past U+10FFFF.
-    int n = 0;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) n = 1;
-    else if (c == 0xe0) n = 2, lo = 0xa0;
-    else if (c == 0xed) n = 2, hi = 0x9f;
-    else if (c >= 0xe1 && c <= 0xef) n = 2;
-    else if (c == 0xf0) n = 3, lo = 0x90;
-    else if (c == 0xf4) n = 3, hi = 0x8f;
-    else if (c >= 0xf1 && c <= 0xf3) n = 3;
-    else return TextProblem{i, "must be valid UTF-8"};
-    if (i + std::size_t(n) >= s.size()) return TextProblem{i, "must be valid UTF-8"};
-    for (int k = 1; k <= n; ++k) {
-      unsigned char d = static_cast<unsigned char>(s[i + std::size_t(k)]);
-      if (k == 1 ? (d < lo || d > hi) : (d & 0xc0) != 0x80) return TextProblem{i, "must be valid UTF-8"};
+    const std::size_t n = utf8_sequence(s, i);
+    if (n == 0) return TextProblem{i, "must be valid UTF-8"};
+    i += n;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::size_t> utf8_problem(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
     }
-    i += std::size_t(n) + 1;
+    const std::size_t n = utf8_sequence(s, i);
+    if (n == 0) return i;
+    i += n;
   }
   return std::nullopt;
 }
@@ -152,6 +179,33 @@ void check_scenario_totals(const Scenario& s, const ProblemFn& report) {
   if (replicas > max_total_replicas)
     report("tasks", std::to_string(replicas),
            fmt::format("{} replicas in all tasks, more than the limit of {}", replicas, max_total_replicas));
+  {
+    // Distinct GPU models, in the order Simulator::build interns them; the first one past the
+    // limit is blamed (libsched keeps one bit per model).
+    std::unordered_set<std::string_view> models;
+    bool over = false;
+    auto add = [&](const std::string& m, const auto& path) {
+      if (over || m.empty() || !models.insert(m).second || models.size() <= std::size_t(max_gpu_models)) return;
+      over = true;
+      report(path(), "\"" + m + "\"",
+             fmt::format("a GPU model past the first {}: a scenario has at most {} distinct GPU models (instance specs, "
+                         "node groups, nodes and tasks' gpu_models together)",
+                         max_gpu_models, max_gpu_models));
+    };
+    for (std::size_t i = 0; i < s.cluster.instance_specs.size(); ++i)
+      add(s.cluster.instance_specs[i].gpu_model, [&] { return fmt::format("cluster.instance_specs[{}].gpu_model", i); });
+    for (std::size_t i = 0; i < s.tasks.size() && !over; ++i)
+      if (const auto& r = s.tasks[i].replica)
+        for (std::size_t k = 0; k < r->gpu_models.size(); ++k)
+          add(r->gpu_models[k], [&] { return fmt::format("tasks[{}].replica.gpu_models[{}]", i, k); });
+    for (std::size_t p = 0; p < s.cluster.pools.size(); ++p) {
+      const auto& pool = s.cluster.pools[p];
+      for (std::size_t g = 0; g < pool.node_groups.size(); ++g)
+        add(pool.node_groups[g].gpu_model, [&] { return fmt::format("cluster.pools[{}].node_groups[{}].gpu_model", p, g); });
+      for (std::size_t n = 0; n < pool.nodes.size(); ++n)
+        add(pool.nodes[n].gpu_model, [&] { return fmt::format("cluster.pools[{}].nodes[{}].gpu_model", p, n); });
+    }
+  }
   if (s.timeseries_interval_s > 0) {
     const double rows = estimated_horizon_s(s) / s.timeseries_interval_s;
     if (!(rows <= double(max_timeseries_rows)))

@@ -19,6 +19,9 @@ inline constexpr double max_time_s = 1e9;
 inline constexpr double max_amount = 1e9;
 /// GPUs of a node, also of one replica after `x count_per_node` (libsched: one bit per GPU).
 inline constexpr int max_node_gpus = 64;
+/// Distinct GPU models of a scenario (instance specs, node groups, nodes and tasks'
+/// `gpu_models` together; libsched keeps one bit per model).
+inline constexpr int max_gpu_models = 64;
 /// Nodes of one node group.
 inline constexpr int max_group_count = 100000;
 /// Nodes of the whole cluster (groups expanded, explicit nodes and trace nodes).
@@ -62,6 +65,9 @@ inline constexpr double max_lognormal_sigma = 10;
 inline constexpr double max_estimate_factor = 1000;
 /// Bytes of a scenario file.
 inline constexpr std::uint64_t max_scenario_bytes = std::uint64_t{1} << 28;  // 256 MiB
+/// Nesting levels of any JSON document schedsim reads (scenario, snapshot, shard.json, the files
+/// `report` reads): deeper documents are refused before parsing (a walk would overflow the stack).
+inline constexpr int max_json_depth = 100;
 /// Bytes of a trace file, and bytes after gzip decompression.
 inline constexpr std::uint64_t max_trace_bytes = std::uint64_t{1} << 30;  // 1 GiB
 /// Bytes of one line of a trace file.
@@ -99,9 +105,16 @@ struct TextProblem {
 };
 std::optional<TextProblem> text_problem(std::string_view text);
 
-/// Scenario-wide totals: nodes (field `cluster.pools`), tasks and replicas (field `tasks`) and
-/// timeseries rows (field `timeseries_interval_s`). Checked on the scenario file and again once
-/// the traces are merged in.
+/// The 0-based byte offset of the first byte of `text` that is not well-formed UTF-8 (the rule
+/// of text_problem without the control-character part), or nullopt. For text that does not come
+/// through the JSON parser (a `--set` value that is not JSON, a Python string).
+std::optional<std::size_t> utf8_problem(std::string_view text);
+
+/// Scenario-wide totals: nodes (field `cluster.pools`), tasks and replicas (field `tasks`),
+/// timeseries rows (field `timeseries_interval_s`) and distinct GPU models (the path of the
+/// first name past limits::max_gpu_models, in the order the simulator interns them: instance
+/// specs, tasks' `replica.gpu_models`, then each pool's node groups and nodes). Checked on the
+/// scenario file and again once the traces are merged in.
 void check_scenario_totals(const Scenario& scenario, const ProblemFn& report);
 
 /// Nodes of the cluster: node group counts plus explicit nodes (no expansion).

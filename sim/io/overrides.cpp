@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/io/limits.hpp"
+
 namespace sim::io {
 
 namespace {
@@ -235,6 +237,19 @@ bool apply_overrides(json& doc, const std::vector<Override>& overrides, std::vec
   bool ok = true;
   for (std::size_t i = 0; i < overrides.size(); ++i) {
     const Override& o = overrides[i];
+    // Text that did not come through the JSON parser (a value that is not JSON is taken as a
+    // string as written) must be UTF-8 like every string of a scenario file: it is written into
+    // JSON outputs.
+    const auto bad_path = utf8_problem(o.path);
+    const auto bad_value = o.value.is_string() ? utf8_problem(o.value.get_ref<const std::string&>()) : std::nullopt;
+    if (bad_path || bad_value) {
+      diagnostics.push_back({Diagnostic::Severity::error, o.option, o.path,
+                             o.value.is_string() ? "\"" + o.value.get_ref<const std::string&>() + "\"" : o.value_text,
+                             fmt::format("{} is not valid UTF-8 (byte {}): every text of a scenario must be UTF-8",
+                                         bad_path ? "PATH" : "VALUE", (bad_path ? *bad_path : *bad_value) + 1)});
+      ok = false;
+      continue;
+    }
     std::string resolved;
     if (auto rule = apply_one(doc, o, resolved)) {
       diagnostics.push_back({Diagnostic::Severity::error, o.option, o.path, o.value.dump(), std::move(*rule)});

@@ -101,6 +101,9 @@ struct SchedulerCfg {
   std::string queueing = "greedy";   ///< "greedy" | "strict" | "backfill"
   double idle_stability_high_s = 3600;    ///< extension: fragment age needed for `high`
   double idle_stability_medium_s = 600;   ///< extension: fragment age needed for `medium`
+  /// extension: a node whose resource precheck failed takes no new replica for this long
+  /// (cordoned, as a node problem detector's taint would); 0 = never cordoned
+  double precheck_cordon_s = 600;
   std::vector<std::string> retry_on = {"transient", "node_failure", "preemption", "spot_eviction",
                                        "precheck_failure", "image_pull_failure"};  ///< extension
 };

@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/io/diagnostics.hpp"
 #include "sim/io/traces_detail.hpp"
 
 #ifndef SCHEDSIM_SOURCE_DIR
@@ -61,6 +62,9 @@ std::string_view guess_format(std::string_view path) {
 
 std::string resolve_data_path(const std::string& rel, std::string_view format) {
   if (rel.empty()) throw TraceError("trace: empty data file path");
+  if (const auto nul = rel.find('\0'); nul != std::string::npos)
+    throw TraceError("trace: '" + escape_for_diagnostic(rel) + "': a path must not contain a NUL byte (byte " +
+                     std::to_string(nul + 1) + ")");
   fs::path p(rel);
   const std::string root = data_root();
   if (!p.is_absolute()) p = fs::path(root) / p;
@@ -97,6 +101,10 @@ std::string sanitize_name(std::string_view raw, std::string_view fallback) {
 namespace detail {
 
 std::string read_file(const std::string& path, std::uint64_t max_bytes) {
+  // The file system would see the path up to a NUL byte: another file (a `\u0000` in JSON).
+  if (const auto nul = path.find('\0'); nul != std::string::npos)
+    throw TraceError("trace: '" + escape_for_diagnostic(path) + "': a path must not contain a NUL byte (byte " +
+                     std::to_string(nul + 1) + ")");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw TraceError("trace: cannot open '" + path + "'");
   auto too_large = [&](const char* what) {
@@ -256,6 +264,10 @@ std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
     scenario.tasks.reserve(scenario.tasks.size() + load.tasks.size());
     for (auto& t : load.tasks) {
       if (t.resource_type == "reserved" && t.pool.empty()) t.pool = pool_name;
+      // The pool a task names must exist (the simulator would refuse it only when it runs).
+      if (!t.pool.empty() && t.pool == pool_name && !pool)
+        throw TraceError("trace " + std::to_string(ti) + " ('" + cfg.path + "'): task '" + t.name + "': pool '" + pool_name +
+                         "': no such pool in the cluster (and the trace brings no node to create it)");
       if (!task_names.insert(t.name).second) {
         std::string base = t.name + suffix;
         std::string name = base;

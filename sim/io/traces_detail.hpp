@@ -7,10 +7,12 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/io/limits.hpp"
@@ -71,16 +73,53 @@ inline bool blank_line(std::string_view line) {
   return true;
 }
 
-/// Splits on `sep`, trimming blanks around each field (no quoting: none of the traces use it).
+/// Splits on `sep`, trimming blanks around each field. A field may be quoted as in RFC 4180
+/// (`"a,b"`, `"say ""hi"""`; blanks around the quotes are allowed); its text is then the
+/// unquoted content (kept in thread-local storage until the next call on this thread). A
+/// quote that is not closed on the line, text after a closing quote, or a quote inside an
+/// unquoted field fails the row (row_fail, 1-based column of the quote).
 inline void split_csv(std::string_view line, char sep, std::vector<Field>& out) {
   out.clear();
+  const bool quoted = line.find('"') != std::string_view::npos;
+  thread_local std::deque<std::string> unescaped;  // references stay valid across push_back
+  if (quoted) unescaped.clear();
   std::size_t start = 0;
   while (true) {
+    std::size_t b = start;
+    while (b < line.size() && is_blank(line[b])) ++b;
+    if (quoted && b < line.size() && line[b] == '"') {
+      std::string text;
+      std::size_t i = b + 1;
+      bool closed = false;
+      while (i < line.size()) {
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            text.push_back('"');
+            i += 2;
+            continue;
+          }
+          closed = true;
+          ++i;
+          break;
+        }
+        text.push_back(line[i++]);
+      }
+      if (!closed) row_fail(b + 1, "the quote `\"` that opens this field is not closed on the line");
+      while (i < line.size() && is_blank(line[i])) ++i;
+      if (i < line.size() && line[i] != sep)
+        row_fail(i + 1, "text after the closing quote of a quoted field (expected the separator or the end of the line)");
+      out.push_back(Field{unescaped.emplace_back(std::move(text)), b + 1});
+      if (i >= line.size()) break;
+      start = i + 1;
+      continue;
+    }
     std::size_t end = line.find(sep, start);
     std::size_t stop = end == std::string_view::npos ? line.size() : end;
-    std::size_t b = start, e = stop;
-    while (b < e && is_blank(line[b])) ++b;
+    std::size_t e = stop;
     while (e > b && is_blank(line[e - 1])) --e;
+    if (quoted)
+      if (const auto q = line.substr(b, e - b).find('"'); q != std::string_view::npos)
+        row_fail(b + q + 1, "a quote `\"` inside an unquoted field (quote the whole field and double the quote)");
     out.push_back(Field{line.substr(b, e - b), b + 1});
     if (end == std::string_view::npos) break;
     start = end + 1;
@@ -169,11 +208,23 @@ Header<N> read_header(const std::string& path, LineReader& lines,
     throw TraceError(located(path, std::max<std::size_t>(lines.number(), 1), 1,
                                      "empty file: expected a CSV header"));
   std::vector<Field> fields;
-  split_csv(line, ',', fields);
+  try {
+    split_csv(line, ',', fields);
+  } catch (const RowError& e) {  // the header is not a row: never skipped
+    throw TraceError(located(path, lines.number(), e.column, "header: " + e.message));
+  }
   Header<N> h;
   h.index.fill(-1);
+  std::unordered_map<std::string_view, std::size_t> first_column;  // name -> 0-based index
   for (std::size_t i = 0; i < fields.size(); ++i) {
     h.names.emplace_back(fields[i].text);
+    // A column named twice is ambiguous (which one holds the values?): refused. Unnamed
+    // columns (a pandas index) are never looked up.
+    if (!fields[i].text.empty())
+      if (const auto [it, fresh] = first_column.emplace(fields[i].text, i); !fresh)
+        throw TraceError(located(path, lines.number(), fields[i].column,
+                                 "header names column '" + std::string(fields[i].text) + "' twice (columns " +
+                                     std::to_string(it->second + 1) + " and " + std::to_string(i + 1) + ")"));
     for (std::size_t w = 0; w < N; ++w)
       if (fields[i].text == wanted[w]) h.index[w] = static_cast<int>(i);
   }

@@ -1,6 +1,7 @@
 // Standard Workload Format (Parallel Workloads Archive; Feitelson, Tsafrir & Krakov, JPDC 2014).
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <optional>
 #include <string>
 
@@ -31,17 +32,34 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-/// "; MaxProcs: 240" -> value of key, when this comment carries it.
-std::optional<long long> header_value(std::string_view comment, std::string_view key) {
+/// "; MaxProcs: 240" -> "240" when this comment is the header `key`.
+std::optional<std::string_view> header_text(std::string_view comment, std::string_view key) {
   comment = trim(comment);
   const auto colon = comment.find(':');
   if (colon == std::string_view::npos) return std::nullopt;
   if (trim(comment.substr(0, colon)) != key) return std::nullopt;
-  std::string_view v = trim(comment.substr(colon + 1));
+  return trim(comment.substr(colon + 1));
+}
+
+/// The value of header `key` (a comment `; KEY: VALUE`) read from line `line` of `path`: the
+/// whole VALUE must be a non-negative decimal integer (`1,024`, `3.5`, `1e6`, `2 (estimated)`,
+/// `-5` are refused, never read as a prefix). 0 means "not given" (nullopt). A header given
+/// twice is refused. Throws TraceError naming the file and line (also under skip_bad_rows: a
+/// header is not a row).
+std::optional<long long> header_value(const std::string& path, std::size_t line, std::string_view v, std::string_view key,
+                                      std::size_t& seen_line) {
+  if (seen_line != 0)
+    throw TraceError(detail::located(path, line, 1,
+                                     "header " + std::string(key) + " given twice (first at line " + std::to_string(seen_line) + ")"));
+  seen_line = line;
   long long out = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc{} || out <= 0) return std::nullopt;
-  (void)p;
+  const bool digits = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (!digits || ec != std::errc{} || p != v.data() + v.size())
+    throw TraceError(detail::located(path, line, 1,
+                                     "header " + std::string(key) + ": '" + std::string(v) +
+                                         "': must be a non-negative integer (digits only, at most 9223372036854775807)"));
+  if (out == 0) return std::nullopt;
   return out;
 }
 
@@ -63,8 +81,8 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
   detail::for_each_row(path, lines, opts, load.skipped_rows, [&](std::string_view line) {
     const std::size_t first = line.find_first_not_of(" \t");
     if (line[first] == ';') {
-      if (auto v = header_value(line, "MaxProcs")) max_procs = v, max_procs_line = lines.number();
-      if (auto v = header_value(line, "MaxNodes")) max_nodes = v, max_nodes_line = lines.number();
+      if (auto t = header_text(line, "MaxProcs")) max_procs = header_value(path, lines.number(), *t, "MaxProcs", max_procs_line);
+      if (auto t = header_text(line, "MaxNodes")) max_nodes = header_value(path, lines.number(), *t, "MaxNodes", max_nodes_line);
       return true;
     }
     if (detail::limit_reached(cfg, load.tasks.size())) return false;

@@ -194,7 +194,7 @@ TEST_CASE("spot tasks are evicted by a non-spot task of any priority") {
   CHECK(s.is_running(t));
 }
 
-TEST_CASE("tasks on idle capacity are reclaimed by any non-idle task") {
+TEST_CASE("idle tasks are reclaimed by any non-idle task (an idle task has no priority)") {
   Scheduler s(make_cluster().nodes("n", 1).build());
   TaskId i = submit(s, make_task("i").idle().option("x", gpus(8)));
   s.schedule(0);
@@ -342,19 +342,83 @@ TEST_CASE("a task started at an instant is not preempted at that instant, even b
 }
 
 TEST_CASE("a guaranteed task on idle capacity is reclaimed like any idle task") {
-  // Guarantee protects on reserved and pay-as-you-go capacity only.
+  // Guarantee protects on reserved and pay-as-you-go capacity only; on idle capacity a
+  // higher-priority task reclaims it.
   Cluster c = make_cluster().pool("p", PoolKind::dedicated).nodes("p", 1).pool("s").nodes("s", 1).build();
   PoolId p = c.find_pool("p");
   Scheduler s(c);
-  TaskId g = submit(s, make_task("g").reserved(p).accept_idle().guaranteed().priority(9).option("x", gpus(8)));
+  TaskId g = submit(s, make_task("g").reserved(p).accept_idle().guaranteed().priority(1).option("x", gpus(8)));
   s.schedule(0);  // no quota in p: falls back to idle capacity on s0
   REQUIRE(s.is_running(g));
   REQUIRE(s.placement_of(g)->capacity == ResourceType::idle);
-  TaskId o = submit(s, make_task("o").user("bob").priority(1).option("x", gpus(8)), 1);
+  TaskId o = submit(s, make_task("o").user("bob").priority(2).option("x", gpus(8)), 1);
   CHECK(s.preemption_kind(o, g) == PreemptionKind::idle_reclaim);
   ScheduleResult r = s.schedule(1);
   CHECK(victims(r) == std::vector<TaskId>{g});
   CHECK(s.is_running(o));
+}
+
+TEST_CASE("a task that fell back to idle capacity yields only to a task of strictly higher priority") {
+  // Idle capacity is preemptible by any higher-priority task (docs/platform.md): the
+  // borrower keeps its priority there, so an owner's task of equal or lower priority waits.
+  for (int prio : {1, 5, 6}) {
+    Cluster c = make_cluster().pool("p", PoolKind::dedicated).nodes("p", 1).pool("s").nodes("s", 1).build();
+    PoolId p = c.find_pool("p");
+    Scheduler s(c);
+    TaskId g = submit(s, make_task("g").reserved(p).accept_idle().priority(5).option("x", gpus(8)));
+    s.schedule(0);
+    REQUIRE(s.placement_of(g)->capacity == ResourceType::idle);
+    TaskId o = submit(s, make_task("o").user("bob").priority(prio).option("x", gpus(8)), 1);
+    INFO("owner priority " << prio);
+    const auto kind = s.preemption_kind(o, g);
+    ScheduleResult r = s.schedule(1);
+    if (prio > 5) {
+      CHECK(kind == PreemptionKind::idle_reclaim);
+      CHECK(victims(r) == std::vector<TaskId>{g});
+      CHECK(s.is_running(o));
+    } else {
+      CHECK_FALSE(kind.has_value());
+      CHECK(r.preemptions.empty());
+      CHECK(s.is_running(g));
+      CHECK(s.is_waiting(o));
+      CHECK(s.explain(o, 1).code == WaitCode::waits_for_capacity);
+    }
+  }
+}
+
+TEST_CASE("two tasks that fell back to idle capacity never evict each other back and forth") {
+  // Pool p's node is held by a guaranteed task; both borrowers can only run on s0's idle
+  // capacity. The higher-priority one displaces the lower once; the lower one, resubmitted,
+  // never displaces it back, and with equal priorities the later one waits.
+  for (int later_priority : {8, 2}) {
+    Cluster c = make_cluster().pool("p", PoolKind::dedicated).nodes("p", 1).pool("s").nodes("s", 1).build();
+    PoolId p = c.find_pool("p");
+    Scheduler s(c);
+    s.quotas().set_limit(QuotaKey{"ua", ResourceType::reserved, p}, gpu_quota(8));
+    TaskId hold = submit(s, make_task("hold").user("ua").reserved(p).guaranteed().option("x", gpus(8)));
+    s.schedule(0);
+    REQUIRE(s.is_running(hold));
+    TaskId first = submit(s, make_task("first").user("ua").reserved(p).accept_idle().priority(2).option("x", gpus(8)), 1);
+    s.schedule(1);
+    REQUIRE(s.placement_of(first)->capacity == ResourceType::idle);
+    TaskId later = submit(s, make_task("later").user("ua").reserved(p).accept_idle().priority(later_priority).option("x", gpus(8)), 2);
+    std::size_t preemptions = 0;
+    for (Time now = 2; now < 12; ++now) {
+      preemptions += s.schedule(now).preemptions.size();
+      for (TaskId t : {first, later})  // resubmit whatever was preempted
+        if (!s.is_running(t) && !s.is_waiting(t)) s.enqueue(t, now);
+    }
+    INFO("later borrower's priority " << later_priority);
+    if (later_priority == 8) {
+      CHECK(preemptions == 1);
+      CHECK(s.is_running(later));
+      CHECK(s.is_waiting(first));
+    } else {
+      CHECK(preemptions == 0);
+      CHECK(s.is_running(first));
+      CHECK(s.is_waiting(later));
+    }
+  }
 }
 
 TEST_CASE("a guaranteed task on reserved capacity is never a victim, not even of idle reclaim rules") {

@@ -253,7 +253,9 @@ std::string check_invariants(const Scheduler& s, const ScheduleResult& r, const 
     if (s.placement_of(pe.preemptor)->capacity == ResourceType::idle && it->second.capacity != ResourceType::idle)
       return fmt::format("{} runs on idle capacity but evicted {} from {} capacity", preemptor.name, victim.name,
                          to_string(it->second.capacity));
-    bool exempt = it->second.capacity == ResourceType::idle || it->second.capacity == ResourceType::spot;
+    // Every class but spot (evicted whenever its host is needed): strictly lower priority. On
+    // idle capacity too (an idle task's priority is 0; a borrower keeps its own).
+    bool exempt = it->second.capacity == ResourceType::spot;
     if (!exempt && !(it->second.priority < preemptor.priority))
       return fmt::format("victim {} (priority {}) not below preemptor {} ({})", victim.name, it->second.priority, preemptor.name,
                          preemptor.priority);

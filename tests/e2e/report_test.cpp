@@ -196,7 +196,8 @@ TEST_CASE("report on a malformed JSON or CSV file exits 2 with the file and the 
   write(run / "summary.json", summary.substr(0, summary.size() / 2));
   auto r = schedsim("report " + run.string());
   CHECK(r.status == 2);
-  CHECK(r.err.find("summary.json: malformed JSON") != std::string::npos);
+  CHECK(r.err.find("summary.json: line ") != std::string::npos);  // FILE: line L, column C: malformed JSON: ...
+  CHECK(r.err.find(": malformed JSON: ") != std::string::npos);
   write(run / "summary.json", summary);
   write(run / "timeseries.csv", "time_s,gpus_reserved\n0,1,2\n");
   r = schedsim("report " + run.string());

@@ -115,7 +115,7 @@ json scenario_with_extensions() {
                               {"limit", 100}, {"pool", "shared-a100"}, {"time_scale", 0.5}}});
   j["scheduler"] = {{"placement", "fgd"},       {"preemption", false},         {"idle_reclaim", false},
                     {"spot_eviction", false},   {"queueing", "backfill"},      {"idle_stability_high_s", 7200},
-                    {"idle_stability_medium_s", 900}, {"retry_on", {"transient", "gpu_oom"}}};
+                    {"idle_stability_medium_s", 900}, {"retry_on", {"transient", "gpu_oom"}}, {"precheck_cordon_s", 120}};
   auto& g = j["cluster"]["pools"][0]["node_groups"][0];
   g["nodes_per_rack"] = 2;
   g["racks_per_switch"] = 1;
@@ -158,6 +158,7 @@ TEST_CASE("parse, to_json, parse gives the same scenario", "[io][json]") {
   CHECK(b.fill.target_pct == 120);
   CHECK(b.traces.at(0).limit == std::optional<std::size_t>{100});
   CHECK(b.scheduler.retry_on == a.scheduler.retry_on);
+  CHECK(b.scheduler.precheck_cordon_s == 120);
   CHECK(b.cluster.pools[0].node_groups[0].labels == a.cluster.pools[0].node_groups[0].labels);
   CHECK(b.tasks[3].replica->gpu_milli == 250);
   CHECK(b.tasks[3].replica->gpu_models == std::vector<std::string>{"A100"});

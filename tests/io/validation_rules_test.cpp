@@ -231,6 +231,7 @@ std::vector<Case> cases() {
        "traces[0].rebase_time"},
       {"retry_on names known causes", [](json& j) { j["scheduler"]["retry_on"] = {"transient", "bad_luck"}; },
        "scheduler.retry_on[1]"},
+      {"precheck_cordon_s >= 0", [](json& j) { j["scheduler"]["precheck_cordon_s"] = -1; }, "scheduler.precheck_cordon_s"},
       {"debug_retention_s is RayJob only", [](json& j) { task(j, 0)["debug_retention_s"] = 10; }, "tasks[0].debug_retention_s"},
       {"autoscaling demand step needs workers", [](json& j) { task(j, 2)["autoscaling"]["demand"][0].erase("workers"); },
        "tasks[2].autoscaling.demand[0].workers"},

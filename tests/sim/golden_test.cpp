@@ -265,7 +265,8 @@ TEST_CASE("a precheck on an unhealthy node fails the attempt before the command 
   auto t = task("a", 0, 100);
   t.precheck_s = 30;
   sc.tasks = {t};
-  REQUIRE(run_rows(sc) == Rows{"a,1,Failed,0,0,30,a100.8x,a100-0,precheck_failure: node a100-0 is unhealthy"});
+  // The node is cordoned for scheduler.precheck_cordon_s (600 s by default) from the failure.
+  REQUIRE(run_rows(sc) == Rows{"a,1,Failed,0,0,30,a100.8x,a100-0,precheck_failure: node a100-0 is unhealthy (cordoned until 630 s)"});
 }
 
 TEST_CASE("stochastic node failures fail attempts with a node failure and they are resubmitted") {

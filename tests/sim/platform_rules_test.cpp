@@ -67,6 +67,7 @@ TEST_CASE("prefer_idle never mixes either: idle first means idle capacity outsid
 }
 
 TEST_CASE("a guaranteed task that fell back to idle capacity is reclaimed there like any idle task") {
+  // By a task of strictly higher priority (docs/scheduler.md "Preemption"): g 5, o 6.
   auto sc = mine_and_other();
   auto g = reserved_with_fallback("g");
   g.guarantee = true;
@@ -75,6 +76,8 @@ TEST_CASE("a guaranteed task that fell back to idle capacity is reclaimed there 
   auto o = task("o", 100, 100);  // bob, pay-as-you-go on pool other: an owner of that capacity
   o.user = "bob";
   o.pool = "other";
+  o.priority = 6;
+  o.priority_set = true;
   sc.tasks = {g, o};
   REQUIRE(run_rows(sc) == Rows{
                               "g,1,Failed,0,0,100,a100.8x,i0;i1,was preempted by another task: o (idle_reclaim)",

@@ -5,8 +5,13 @@
 //   * no gang mixes idle and non-idle capacity: an attempt on idle capacity of a reserved task
 //     (accept_idle / prefer_idle) has no replica in the task's own pool, an attempt on
 //     reserved capacity has every replica there;
-//   * a guaranteed task is never preempted on non-idle capacity.
+//   * a guaranteed task is never preempted on non-idle capacity;
+//   * no task is evicted by a task of equal or lower priority, on any capacity class but spot
+//     (spot capacity is evicted whenever its host is needed, by any non-spot, non-idle task);
+//     an idle task has no priority (0); a reserved task borrowing idle capacity keeps its own;
+//   * no two tasks evict each other (at one instant or at any two).
 #include <map>
+#include <set>
 #include <string>
 
 #include <boost/random/mersenne_twister.hpp>
@@ -28,7 +33,9 @@ class Gen {
   boost::random::mt19937 rng_;
 };
 
-sim::io::Scenario random_scenario(std::uint32_t seed) {
+/// `borrowers`: contention for idle capacity (most tasks reserved with accept_idle, little
+/// quota), so that borrowers meet borrowers; otherwise the mix of every class.
+sim::io::Scenario random_scenario(std::uint32_t seed, bool borrowers = false) {
   Gen g(seed);
   sim::io::Scenario sc = simtest::cluster(0);
   sc.seed = seed;
@@ -66,6 +73,7 @@ sim::io::Scenario random_scenario(std::uint32_t seed) {
                            g.chance(50) ? "a100.8x" : "a100.1x");
     t.user = users[g.range(0, 2)];
     int rt = g.range(0, 99);
+    if (borrowers) rt = rt < 70 ? rt * 45 / 70 : 45 + (rt - 70) * 55 / 30;  // 70 % reserved
     t.resource_type = rt < 45 ? "reserved" : rt < 65 ? "pay_as_you_go" : rt < 80 ? "spot" : "idle";
     t.pool = pools[g.range(0, 2)];
     const char* stab[] = {"low", "medium", "high"};
@@ -82,7 +90,7 @@ sim::io::Scenario random_scenario(std::uint32_t seed) {
     }
     if (t.resource_type == "pay_as_you_go" && g.chance(50)) t.pool = "pc";  // the shared pool
     if (t.resource_type == "reserved") {
-      t.accept_idle = g.chance(50);
+      t.accept_idle = g.chance(borrowers ? 85 : 50);
       t.prefer_idle = !t.accept_idle && g.chance(20);
       if (t.accept_idle || t.prefer_idle) t.idle_stability = stab[g.range(0, 2)];
     }
@@ -134,4 +142,65 @@ TEST_CASE("random simulations: no zero-length attempt, no gang mixing idle and n
   CHECK(guaranteed_on_idle_reclaimed > 0);
   WARN(fmt::format("{} attempts, {} preempted, {} on idle fallback, {} guaranteed reclaimed on idle", attempts, preempted,
                    on_idle_fallback, guaranteed_on_idle_reclaimed));
+}
+
+TEST_CASE("random simulations: no task is evicted by one of equal or lower priority, and no two tasks evict each other") {
+#ifdef SCHEDSIM_SANITIZED
+  constexpr std::uint32_t kScenarios = 60;
+#else
+  constexpr std::uint32_t kScenarios = 400;
+#endif
+  std::size_t evictions = 0, on_idle = 0, borrower_by_borrower = 0, spot = 0;
+  for (std::uint32_t seed = 1; seed <= kScenarios; ++seed) {
+    auto sc = random_scenario(100000 + seed, seed % 2 == 0);
+    std::map<std::string, std::size_t> index;  // task name -> scenario index
+    for (std::size_t i = 0; i < sc.tasks.size(); ++i) index[sc.tasks[i].name] = i;
+    // Victim rule priority: an idle task has none (0 in the scheduler).
+    auto priority = [&](std::size_t i) { return sc.tasks[i].resource_type == "idle" ? 0 : sc.tasks[i].priority; };
+    sim::Simulator s(sc);
+    s.run();
+    // The capacity class each task's attempt started on at each instant.
+    std::map<std::pair<std::string, std::int64_t>, std::string> started_on;
+    for (const auto* a : s.attempts())
+      if (a->start >= 0) started_on[{sc.tasks[std::size_t(a->task)].name, a->start}] = std::string(a->capacity);
+    std::set<std::pair<std::string, std::string>> evicted;  // (victim, preemptor)
+    for (const auto* a : s.attempts()) {
+      if (a->preemptor.empty()) continue;
+      const auto& v = sc.tasks[std::size_t(a->task)];
+      const std::string p_name(a->preemptor);
+      REQUIRE(index.count(p_name) == 1);
+      const std::size_t pi = index[p_name];
+      const auto& p = sc.tasks[pi];
+      INFO("seed " << seed << " victim " << v.name << " (" << v.resource_type << ", priority " << priority(std::size_t(a->task))
+                   << ", on " << a->capacity << ") evicted at " << a->end << " by " << p.name << " (" << p.resource_type
+                   << ", priority " << priority(pi) << "): " << a->reason);
+      ++evictions;
+      CHECK(p.resource_type != "idle");
+      CHECK(p.resource_type != "spot");
+      if (a->capacity == "spot") {
+        ++spot;
+        CHECK(a->reason.find("(spot_eviction)") != std::string_view::npos);
+      } else {
+        CHECK(priority(pi) > priority(std::size_t(a->task)));
+      }
+      if (a->capacity == "idle") {
+        ++on_idle;
+        auto it = started_on.find({p.name, a->end});
+        REQUIRE(it != started_on.end());  // the preemptor started at the eviction instant
+        if (v.resource_type == "reserved" && it->second == "idle") ++borrower_by_borrower;
+      }
+      evicted.insert({v.name, p.name});
+    }
+    for (const auto& [victim, preemptor] : evicted) {
+      INFO("seed " << seed << ": " << preemptor << " evicted " << victim << " and " << victim << " evicted " << preemptor);
+      CHECK(evicted.count({preemptor, victim}) == 0);
+    }
+  }
+  // The generator must exercise what the properties are about.
+  CHECK(evictions > kScenarios);
+  CHECK(on_idle > kScenarios / 4);
+  CHECK(borrower_by_borrower > kScenarios / 50);
+  CHECK(spot > 0);
+  WARN(fmt::format("{} evictions, {} on idle capacity ({} borrowers by borrowers), {} spot evictions", evictions, on_idle,
+                   borrower_by_borrower, spot));
 }

@@ -76,6 +76,9 @@ TEST_CASE("a precheck shorter than 1 ms on an always unhealthy node with huge ma
   t.precheck_s = 0.0002;
   t.fault_tolerance.max_resubmissions = std::numeric_limits<int>::max();
   sc.tasks.push_back(t);
+  // Without the cordon after a failed precheck: with it, each retry waits precheck_cordon_s
+  // for the node (time advances, no zero-length cycle).
+  sc.scheduler.precheck_cordon_s = 0;
   sim::SimOptions o;
   o.max_events_per_instant = 20000;
   CHECK(limit_message(sc, o).find("tasks[0].precheck_s") != std::string::npos);

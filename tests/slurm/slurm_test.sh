@@ -30,7 +30,7 @@ cleanup() {
     kill -9 "$pid" 2>/dev/null || true
   done
   if [ "$rc" -ne 0 ] && [ "$rc" -ne "$SKIP" ]; then
-    for f in "$tmp"/slurmctld.log "$tmp"/slurmd.log "$tmp"/emit/logs/*; do
+    for f in "$tmp"/slurmctld.log "$tmp"/slurmd.log "$tmp"/work*/emit*/logs/*; do
       [ -f "$f" ] && { echo "---- $f (last lines)" >&2; tail -n 20 "$f" >&2; }
     done
   fi
@@ -125,8 +125,12 @@ done
 [ "$ready" = 1 ] || skip "the node did not become idle within 30 s ($(sinfo -h -o '%T %E' 2>&1 | head -1))"
 echo "slurm test: slurmctld :$ctld_port and slurmd :$slurmd_port up (node localhost, 2 CPUs, $mem_mib MiB)"
 
-# ---- the sweep: 4 x 2 = 8 points, 2 seeds each, 8 shards
-cd "$tmp"
+# ---- the sweep: 4 x 2 = 8 points, 2 seeds each, 8 shards, emitted into a folder whose name holds
+# everything a shell or sbatch's #SBATCH parser would interpret (quotes, $(...), backquotes, #, %,
+# spaces), from a working directory with a space and a '#': every value must reach Slurm and the
+# shell exactly as written, and nothing may run.
+mkdir "$tmp/work dir #1"
+cd "$tmp/work dir #1"
 tasks=""
 for i in 0 1 2 3 4 5; do
   tasks="$tasks${tasks:+,}{\"name\": \"t$i\", \"user\": \"u$((i % 2))\", \"submit_s\": $((i * 30)), \"type\": \"PyTorchJob\",
@@ -143,20 +147,28 @@ cat >s.json <<EOF
 EOF
 grid=(--vary 'cluster.pools[p].node_groups[0].count=2..5' --vary 'scheduler.placement=best-fit,first-fit' --seeds 2 --no-progress)
 "$SCHEDSIM" sweep s.json "${grid[@]}" --out full >/dev/null
-"$SCHEDSIM" sweep s.json "${grid[@]}" --emit slurm --shards 8 --out emit
-grep -q '^#SBATCH --array=0-7$' emit/slurm-shards.sbatch || fail "slurm-shards.sbatch has no --array=0-7"
+emit='emit $(touch PWNED1) `touch PWNED2` '"'"'q" #%x;y'
+"$SCHEDSIM" sweep s.json "${grid[@]}" --emit slurm --shards 8 --out "$emit"
+grep -q '^#SBATCH --array=0-7$' "$emit/slurm-shards.sbatch" || fail "slurm-shards.sbatch has no --array=0-7"
 
-submitted="$(emit/submit.sh)" || fail "submit.sh failed: $submitted"
+submitted="$("$emit/submit.sh")" || fail "submit.sh failed: $submitted"
 echo "slurm test: $submitted"
 deadline=$((SECONDS + 120))
 while [ -n "$(squeue -h -o %i 2>/dev/null)" ]; do
   [ "$SECONDS" -lt "$deadline" ] || fail "the jobs did not finish within 120 s: $(squeue -h -o '%i %T %r' | tr '\n' ';')"
   sleep 1
 done
-[ -f emit/sweep.csv ] || fail "no merged emit/sweep.csv (did a shard or the merge fail?)"
+[ -f "$emit/sweep.csv" ] || fail "no merged sweep.csv in the emit folder (did a shard or the merge fail?)"
 for f in sweep.csv sweep_summary.csv; do
-  cmp "full/$f" "emit/$f" || fail "merged $f differs from the unsharded run"
+  cmp "full/$f" "$emit/$f" || fail "merged $f differs from the unsharded run"
 done
-n=$(ls -d emit/shards/shard-* | wc -l)
+n=$(ls -d "$emit"/shards/shard-* | wc -l)
 [ "$n" = 8 ] || fail "expected 8 shard folders, found $n"
-echo "slurm test: passed: 8 shards on Slurm, merged sweep.csv and sweep_summary.csv equal the unsharded run"
+# sbatch read --chdir and --output as written: the logs are in the hostile folder, by array index.
+n=$(ls "$emit"/logs/shard-*.out | wc -l)
+[ "$n" = 8 ] || fail "expected 8 shard logs in the emit folder's logs/, found $n (#SBATCH --output misread?)"
+[ -f "$emit/logs/merge.out" ] || fail "no merge.out in the emit folder's logs/"
+for d in "$tmp" "$tmp/work dir #1" "$emit" "$emit/shards"; do
+  [ ! -e "$d/PWNED1" ] && [ ! -e "$d/PWNED2" ] || fail "a command in the folder name was executed"
+done
+echo "slurm test: passed: 8 shards on Slurm from a hostile folder name, merged sweep.csv and sweep_summary.csv equal the unsharded run"

@@ -19,7 +19,7 @@ enum class Queueing : std::uint8_t {
 struct SchedulerOptions {
   std::string placement = "best-fit";
   bool preemption = true;           ///< priority preemption of lower-priority, non-guaranteed tasks
-  bool idle_reclaim = true;         ///< non-idle tasks may preempt tasks running on idle capacity
+  bool idle_reclaim = true;         ///< non-idle, non-spot tasks may preempt lower-priority tasks running on idle capacity
   bool spot_eviction = true;        ///< non-spot tasks may evict spot tasks
   Queueing queueing = Queueing::greedy;
   Time idle_stability_high = 3600 * kMsPerSecond;    ///< fragment age offered at `high`

@@ -530,9 +530,11 @@ class Scheduler : private detail::SchedulerCore {
 
   /// May running task `victim` be preempted for waiting task `preemptor`? (docs/scheduler.md
   /// "Preemption"): the preemptor must be non-idle and non-spot; a victim on idle
-  /// capacity yields to any such preemptor (idle_reclaim), guaranteed or not; a spot victim too
-  /// (spot_eviction); any other victim only when not guaranteed, with `preemption` on and a
-  /// strictly lower priority. Throws UnknownTask (either id).
+  /// capacity yields to such a preemptor of strictly higher priority (idle_reclaim; an idle
+  /// task has priority 0, a reserved task that fell back to idle capacity its own), guaranteed
+  /// or not; a spot victim to any such preemptor (spot_eviction); any other victim only when
+  /// not guaranteed, with `preemption` on and a strictly lower priority. Throws UnknownTask
+  /// (either id).
   std::optional<PreemptionKind> preemption_kind(TaskId preemptor, TaskId victim) const {
     check_task_id(preemptor, "Scheduler::preemption_kind");
     check_task_id(victim, "Scheduler::preemption_kind");

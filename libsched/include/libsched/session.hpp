@@ -222,13 +222,18 @@ struct SchedulerCore {
   void account(const Placement& p, const TaskSpec& s, int sign) {
     for (const auto& a : p.replicas) allocated_[std::size_t(p.capacity)] += sign * a.total_gpu_milli();
     running_on_[std::size_t(p.capacity)] += sign;
-    if (!s.guarantee) unguaranteed_by_priority_[std::size_t(p.capacity)][priority_slot(s.priority)] += sign;
+    if (exposed(p.capacity, s.guarantee)) exposed_by_priority_[std::size_t(p.capacity)][priority_slot(s.priority)] += sign;
+  }
+  /// May a task running on `capacity` be a victim at all as far as guarantee goes? Guarantee
+  /// protects on reserved and pay-as-you-go capacity only (Session::victim_kind).
+  static bool exposed(ResourceType capacity, bool guarantee) {
+    return !guarantee || capacity == ResourceType::idle || capacity == ResourceType::spot;
   }
   static std::size_t priority_slot(std::int32_t priority) { return std::size_t(std::clamp(priority, 0, 10)); }
-  /// The lowest priority of a running task on capacity `c` without guarantee (the most exposed
-  /// victim there), or nullopt when every task running on `c` has guarantee (or none runs).
-  std::optional<std::int32_t> lowest_unguaranteed_priority(ResourceType c) const {
-    const auto& counts = unguaranteed_by_priority_[std::size_t(c)];
+  /// The lowest priority of a running task on capacity `c` that guarantee does not protect
+  /// (exposed(): the most exposed victim there), or nullopt when none runs there.
+  std::optional<std::int32_t> lowest_exposed_priority(ResourceType c) const {
+    const auto& counts = exposed_by_priority_[std::size_t(c)];
     for (std::size_t q = 0; q < counts.size(); ++q)
       if (counts[q] > 0) return std::int32_t(q);
     return std::nullopt;
@@ -270,9 +275,9 @@ struct SchedulerCore {
   std::vector<std::int32_t> free_ids_;  ///< min-heap of forgotten ids, reused lowest first
   std::int64_t allocated_[4] = {0, 0, 0, 0};
   std::int64_t running_on_[4] = {0, 0, 0, 0};  ///< running tasks per capacity class (ResourceType)
-  /// Running tasks without guarantee per capacity class and priority (clamped to 0..10; task
-  /// priorities are 1..9, an idle task's is not checked): lowest_unguaranteed_priority.
-  std::array<std::array<std::int32_t, 11>, 4> unguaranteed_by_priority_{};
+  /// Running tasks guarantee does not protect (exposed()) per capacity class and priority
+  /// (clamped to 0..10; task priorities are 1..9, an idle task's is 0): lowest_exposed_priority.
+  std::array<std::array<std::int32_t, 11>, 4> exposed_by_priority_{};
 
   // ---- the pass memo (what lets a pass skip requests known to fail)
   std::uint64_t pass_ = 0;   ///< schedule() calls so far (stamps queue holds for explain)
@@ -629,8 +634,13 @@ class Session {
     // capacity only. Once on idle capacity (an accept_idle fallback) idle rules apply; spot
     // capacity is preemptible by definition.
     if (guarantee && capacity != ResourceType::idle && capacity != ResourceType::spot) return std::nullopt;
+    // Idle capacity is preemptible by any task of strictly higher priority (docs/platform.md
+    // "Resource types"). An idle task has no priority (0 internally): every preemptor
+    // outranks it. A reserved task that fell back to idle capacity keeps its own: a borrower
+    // yields only to a higher-priority task, so two borrowers never evict each other
+    // (without this, a priority-2 borrower reclaimed a priority-8 one and back, forever).
     if (capacity == ResourceType::idle) {
-      if (o.idle_reclaim || hypothetical) return PreemptionKind::idle_reclaim;
+      if ((o.idle_reclaim || hypothetical) && priority < p.priority) return PreemptionKind::idle_reclaim;
       return std::nullopt;
     }
     if (capacity == ResourceType::spot) {
@@ -641,13 +651,13 @@ class Session {
     return std::nullopt;
   }
   /// May some task running on capacity `c` yield to preemptor `p` (victim_kind)? Asks the
-  /// most exposed one, the lowest priority without guarantee (Core::lowest_unguaranteed_priority),
-  /// so no scan of the running set: false means no running task on `c` is a candidate.
+  /// most exposed one, the lowest priority guarantee does not protect there
+  /// (Core::lowest_exposed_priority), so no scan of the running set: false means no running
+  /// task on `c` is a candidate.
   bool may_yield_on(const TaskSpec& p, ResourceType c, bool hypothetical) const {
     if (st.running_on_[std::size_t(c)] == 0) return false;
-    const std::optional<std::int32_t> lowest = st.lowest_unguaranteed_priority(c);
-    // Every task on `c` has guarantee: only the capacity's own rule (idle, spot) can yield it.
-    if (!lowest) return victim_kind(p, c, std::numeric_limits<std::int32_t>::min(), true, hypothetical).has_value();
+    const std::optional<std::int32_t> lowest = st.lowest_exposed_priority(c);
+    if (!lowest) return false;  // every task on `c` has guarantee there
     return victim_kind(p, c, *lowest, false, hypothetical).has_value();
   }
   /// may_yield_on for some capacity class.

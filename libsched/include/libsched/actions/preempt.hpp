@@ -126,7 +126,7 @@ inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothe
   std::vector<Cand> cands;
   // No running task on any capacity class victim_kind accepts for `t`: no candidate (saves the
   // scan over the running set when, say, only idle reclaim is on and nothing runs on idle, or
-  // every running task has t's priority or more: Core::unguaranteed_by_priority_).
+  // every running task has t's priority or more: Core::exposed_by_priority_).
   const TaskSpec& ps = S.spec(t);
   auto may_yield = [&](ResourceType c) {
     return (cls != ResourceType::idle || c == ResourceType::idle) && S.may_yield_on(ps, c, hypothetical);

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The layering rule of sim/ (docs/architecture.md "Layers"), checked by tools/check_layers.py:
+# 1. the source tree passes;
+# 2. a copy of it with one planted upward include (sim/engine/ including a sim/cli/ header)
+#    fails, naming the file and the include; so does a source file planted directly in sim/.
+# Usage: layers_test.sh SOURCE_DIR
+set -euo pipefail
+src="${1:?usage: layers_test.sh SOURCE_DIR}"
+check="$src/tools/check_layers.py"
+python3 "$check" "$src" || { echo "layers test: FAILED: the source tree breaks the layering (above)"; exit 1; }
+
+tmp="$(mktemp -d /tmp/schedsim-layers.XXXXXX)"
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$src/sim" "$src/libsched" "$tmp/"
+victim="$(ls "$tmp"/sim/engine/*.cpp | head -1)"
+cli_header="$(cd "$tmp" && ls sim/cli/*.hpp | head -1)"
+printf '#include "%s"\n' "$cli_header" >> "$victim"
+if out="$(python3 "$check" "$tmp")"; then
+  echo "layers test: FAILED: a planted upward include in ${victim#"$tmp"/} was not reported"
+  exit 1
+fi
+grep -q "${victim#"$tmp"/}:.*includes \"$cli_header\"" <<<"$out" || { echo "layers test: FAILED: unexpected report: $out"; exit 1; }
+sed -i '$d' "$victim"
+python3 "$check" "$tmp" >/dev/null || { echo "layers test: FAILED: the copy without the plant fails"; exit 1; }
+echo '// planted' > "$tmp/sim/planted.cpp"
+if python3 "$check" "$tmp" >/dev/null; then
+  echo "layers test: FAILED: a file directly in sim/ was not reported"
+  exit 1
+fi
+echo "layers test: passed (the tree holds the rule; a planted upward include and a file outside the layers are reported)"

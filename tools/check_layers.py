@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Checks that the includes of sim/ run only down its layers (docs/architecture.md "Layers").
+
+    cli -> experiments -> outputs -> engine -> io -> libsched
+
+A file in sim/LAYER/ may include "sim/OTHER/..." only when OTHER is LAYER or a layer below it;
+libsched/ never includes "sim/..."; no source file stands directly in sim/ (each lives in its
+layer's folder); and no two headers include each other, directly or through others.
+
+Usage: tools/check_layers.py [ROOT]   (ROOT: the source tree, default: this script's parent)
+Exit status: 0 when every rule holds; 1 with one line per violation (FILE:LINE: ...).
+"""
+import os
+import re
+import sys
+
+LAYERS = ["io", "engine", "outputs", "experiments", "cli"]  # bottom to top
+RANK = {name: i for i, name in enumerate(LAYERS)}
+INCLUDE = re.compile(r'^\s*#\s*include\s*"(sim/[^"]+|libsched/[^"]+)"')
+SOURCE = (".cpp", ".hpp", ".h", ".cc")
+
+
+def sources(root, top):
+    for d, _, files in os.walk(os.path.join(root, top)):
+        for f in sorted(files):
+            if f.endswith(SOURCE):
+                yield os.path.relpath(os.path.join(d, f), root)
+
+
+def includes(root, rel):
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+        for n, line in enumerate(fh, 1):
+            m = INCLUDE.match(line)
+            if m:
+                yield n, m.group(1)
+
+
+def layer_of(rel):
+    parts = rel.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "sim" else None
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
+    problems = []
+    headers = {}
+    for rel in sources(root, "sim"):
+        layer = layer_of(rel)
+        if layer is None:
+            problems.append(f"{rel}:1: stands directly in sim/: move it into one of the layers {', '.join(LAYERS)}")
+            continue
+        if layer not in RANK:
+            problems.append(f"{rel}:1: sim/{layer}/ is not a layer (expected one of {', '.join(LAYERS)})")
+            continue
+        deps = []
+        for n, inc in includes(root, rel):
+            if not inc.startswith("sim/"):
+                continue
+            other = layer_of(inc)
+            if other not in RANK:
+                problems.append(f"{rel}:{n}: includes \"{inc}\", which is in no layer")
+            elif RANK[other] > RANK[layer]:
+                problems.append(f"{rel}:{n}: includes \"{inc}\": sim/{layer}/ may include only its own layer and the ones "
+                                f"below it ({', '.join(LAYERS[:RANK[layer] + 1])}), not sim/{other}/")
+            deps.append(inc)
+        if rel.endswith((".hpp", ".h")):
+            headers[rel] = deps
+    for rel in sources(root, "libsched"):
+        for n, inc in includes(root, rel):
+            if inc.startswith("sim/"):
+                problems.append(f"{rel}:{n}: includes \"{inc}\": libsched never includes the simulator")
+    # Header cycles (depth-first search over the header graph).
+    state = {}
+    def visit(h, stack):
+        state[h] = 1
+        stack.append(h)
+        for d in headers.get(h, []):
+            if state.get(d) == 1:
+                cycle = stack[stack.index(d):] + [d]
+                problems.append(f"{h}:1: include cycle: {' -> '.join(cycle)}")
+            elif d in headers and d not in state:
+                visit(d, stack)
+        stack.pop()
+        state[h] = 2
+    for h in sorted(headers):
+        if h not in state:
+            visit(h, [])
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"check_layers: {len(problems)} violation(s)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
