@@ -24,12 +24,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "sim/fill_cli.hpp"
+#include "sim/cli/fill_cli.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
-#include "sim/run_cli.hpp"
-#include "sim/simulator.hpp"
-#include "sim/synthetic.hpp"
+#include "sim/cli/run_cli.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/experiments/synthetic.hpp"
 #include "sim/io/workload.hpp"
 
 namespace {

@@ -15,7 +15,7 @@
 #include "sim/io/scenario.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
-#include "sim/simulator.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace fuzz {
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/fuzz_common.hpp"
-#include "sim/decide_cli.hpp"
+#include "sim/cli/decide_cli.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_common.hpp"
-#include "sim/shard.hpp"
+#include "sim/experiments/shard.hpp"
 
 namespace {
 

@@ -18,7 +18,7 @@
 
 #include "fuzz/fuzz_common.hpp"
 #include "sim/io/overrides.hpp"
-#include "sim/multirun_cli.hpp"
+#include "sim/cli/multirun_cli.hpp"
 
 namespace {
 

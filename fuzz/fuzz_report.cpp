@@ -28,7 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz/fuzz_common.hpp"
-#include "sim/report.hpp"
+#include "sim/outputs/report.hpp"
 
 namespace {
 

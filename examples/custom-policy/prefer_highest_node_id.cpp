@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include <libsched/libsched.hpp>
-#include <sim/cli.hpp>
+#include <sim/cli/cli.hpp>
 
 namespace {
 

@@ -21,8 +21,8 @@
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/limits.hpp"
 #include "sim/io/overrides.hpp"
-#include "sim/io/validate_cli.hpp"
-#include "sim/run_cli.hpp"
+#include "sim/cli/validate_cli.hpp"
+#include "sim/cli/run_cli.hpp"
 
 namespace py = pybind11;
 using namespace libsched;

@@ -7,6 +7,9 @@
 
 namespace sim::io {
 
+/// Exit status for invalid input (contract: "Invalid input: exit status 2").
+inline constexpr int exit_invalid_input = 2;
+
 /// One problem found in an input file.
 ///
 /// Rendered by str() as `FILE: JSON.PATH: VALUE: RULE`, for example

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/convert_cli.hpp"
+#include "sim/cli/convert_cli.hpp"
 #include "sim/io/scenario_json.hpp"
 
 namespace fs = std::filesystem;

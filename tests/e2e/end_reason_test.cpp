@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/end_reason.hpp"
+#include "sim/engine/end_reason.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
-#include "sim/simulator.hpp"
+#include "sim/engine/simulator.hpp"
 
 TEST_CASE("every scenario in scenarios/ writes end_reason codes from the documented list only") {
   std::size_t n = 0;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "libsched/libsched.hpp"
-#include "sim/fill.hpp"
+#include "sim/experiments/fill.hpp"
 
 #include <cmath>
 #include <tuple>

@@ -15,7 +15,7 @@
 #include <regex>
 #include <string>
 
-#include "sim/report.hpp"
+#include "sim/outputs/report.hpp"
 
 namespace fs = std::filesystem;
 

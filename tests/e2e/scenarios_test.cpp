@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/io/traces.hpp"
-#include "sim/io/validate_cli.hpp"
+#include "sim/cli/validate_cli.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <libsched/version.hpp>
 
-#include "sim/version.hpp"
+#include "sim/io/version.hpp"
 
 TEST_CASE("version.hpp's version string is MAJOR.MINOR.PATCH of its macros and CMake's project version") {
   CHECK(std::string(LIBSCHED_VERSION_STRING) == std::to_string(LIBSCHED_VERSION_MAJOR) + "." +

@@ -10,7 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "scenario_builder.hpp"
-#include "sim/io/validate_cli.hpp"
+#include "sim/cli/validate_cli.hpp"
 
 using nlohmann::json;
 using sim::io::test::valid_scenario;

@@ -7,7 +7,7 @@ if(rc)
   message(FATAL_ERROR "cmake --install ${BINARY_DIR} --prefix ${PREFIX} failed: ${rc}")
 endif()
 foreach(f bin/schedsim include/libsched/libsched.hpp include/libsched/placement/topology.hpp
-          include/schedsim/sim/cli.hpp ${LIBDIR}/libsched.a ${LIBDIR}/pkgconfig/libsched.pc
+          include/schedsim/sim/cli/cli.hpp ${LIBDIR}/libsched.a ${LIBDIR}/pkgconfig/libsched.pc
           ${LIBDIR}/cmake/libsched/libschedConfig.cmake share/doc/libsched/LICENSE)
   if(NOT EXISTS ${PREFIX}/${f})
     message(FATAL_ERROR "not installed: PREFIX/${f}")

@@ -7,10 +7,10 @@
 
 #include <filesystem>
 
-#include "sim/fill.hpp"
+#include "sim/experiments/fill.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
-#include "sim/simulator.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "sim/io/scenario.hpp"
-#include "sim/simulator.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace simtest {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/event_queue.hpp"
+#include "sim/engine/event_queue.hpp"
 
 using sim::BasicEventQueue;
 

@@ -21,11 +21,11 @@
 #include <nlohmann/json.hpp>
 
 #include "builders.hpp"
-#include "sim/publish.hpp"
-#include "sim/run_cli.hpp"
-#include "sim/synthetic.hpp"
-#include "sim/simulator.hpp"
-#include "sim/snapshot_log.hpp"
+#include "sim/outputs/publish.hpp"
+#include "sim/cli/run_cli.hpp"
+#include "sim/experiments/synthetic.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/engine/snapshot_log.hpp"
 
 using namespace simtest;
 namespace fs = std::filesystem;

@@ -18,9 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "builders.hpp"
-#include "sim/end_reason.hpp"
+#include "sim/engine/end_reason.hpp"
 #include "sim/io/scenario_json.hpp"
-#include "sim/run_cli.hpp"
+#include "sim/cli/run_cli.hpp"
 
 using namespace simtest;
 namespace fs = std::filesystem;

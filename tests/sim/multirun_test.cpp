@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/multirun.hpp"
-#include "sim/multirun_cli.hpp"
+#include "sim/experiments/multirun.hpp"
+#include "sim/cli/multirun_cli.hpp"
 
 TEST_CASE("student_t_975 matches the tables", "[multirun]") {
   CHECK(sim::student_t_975(1) == Approx(12.706205).epsilon(1e-6));

@@ -14,11 +14,11 @@
 #include <catch2/catch.hpp>
 
 #include "builders.hpp"
-#include "sim/cli.hpp"
-#include "sim/fill.hpp"
-#include "sim/fill_cli.hpp"
+#include "sim/cli/cli.hpp"
+#include "sim/experiments/fill.hpp"
+#include "sim/cli/fill_cli.hpp"
 #include "sim/io/scenario_json.hpp"
-#include "sim/simulator.hpp"
+#include "sim/engine/simulator.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "builders.hpp"
-#include "sim/run_cli.hpp"
+#include "sim/cli/run_cli.hpp"
 
 namespace fs = std::filesystem;
 

@@ -15,8 +15,8 @@
 
 #include "builders.hpp"
 #include "sim/io/limits.hpp"
-#include "sim/publish.hpp"
-#include "sim/run_cli.hpp"
+#include "sim/outputs/publish.hpp"
+#include "sim/cli/run_cli.hpp"
 
 namespace fs = std::filesystem;
 

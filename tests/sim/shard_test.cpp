@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/shard.hpp"
+#include "sim/experiments/shard.hpp"
 
 TEST_CASE("parse_shard accepts I/N with 0 <= I < N <= 10000", "[shard]") {
   std::string e;

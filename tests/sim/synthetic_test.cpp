@@ -5,8 +5,8 @@
 
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/workload.hpp"
-#include "sim/simulator.hpp"
-#include "sim/synthetic.hpp"
+#include "sim/engine/simulator.hpp"
+#include "sim/experiments/synthetic.hpp"
 
 TEST_CASE("synthetic: the tasks come from the workload section, deterministically", "[synthetic][workload]") {
   sim::SyntheticOptions o;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/multirun_cli.hpp"
+#include "sim/cli/multirun_cli.hpp"
 
 TEST_CASE("parse_vary: an integer range past 2^53 gives exactly its values", "[multirun][hardening2]") {
   std::string e;

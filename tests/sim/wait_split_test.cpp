@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "builders.hpp"
-#include "sim/run_cli.hpp"
-#include "sim/synthetic.hpp"
+#include "sim/cli/run_cli.hpp"
+#include "sim/experiments/synthetic.hpp"
 
 using simtest::cluster;
 using simtest::task;

@@ -1,0 +1,114 @@
+// `schedsim run --seeds K`, `schedsim compare`, `schedsim sweep`, `schedsim plan`: many runs of
+// one scenario (seeds, overrides, grids) summarised with 95 % confidence intervals. File formats,
+// statistics and the plan algorithm: docs/planning.md. The runs use sim/multirun.hpp.
+//
+// Every command validates all its input first (exit 2, nothing written), then checks --out
+// and creates its staging directory (exit 1), then simulates and publishes its files together,
+// completely or not at all (sim/publish.hpp). 130/143 after SIGINT/SIGTERM, nothing published.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/cli/run_cli.hpp"
+#include "sim/experiments/shard.hpp"
+
+namespace sim {
+
+/// Options shared by the multi-run commands.
+struct MultirunOptions {
+  std::string out_dir;  ///< --out: output directory (created if missing)
+  int seeds = 1;        ///< --seeds K: seeds s, s+1, ..., s+K-1 with s = --seed or the scenario's seed
+  unsigned jobs = 1;    ///< --jobs N: simulations run in parallel (1 .. kMaxJobs)
+  bool progress = true; ///< progress line on stderr (only when stderr is a terminal)
+  /// sweep --shard I/N: run only the grid points p with p mod N = I and write DIR/shard.json
+  /// (for `schedsim merge`) instead of sweep.csv and sweep_summary.csv.
+  std::optional<ShardSpec> shard;
+  /// sweep --emit slurm|k8s: validate, run the first point once (memory estimate) and write the
+  /// job scripts of a sharded sweep into DIR instead of running it (emit_jobs).
+  std::optional<EmitOptions> emit;
+};
+
+/// Most simulations one sweep (points x seeds) may ask for (more: exit 2).
+inline constexpr std::uint64_t kMaxSweepRuns = 10'000;
+/// Most grid values one --vary of plan may have (more: exit 2).
+inline constexpr std::uint64_t kMaxPlanValues = 10'000;
+
+/// One --vary option: PATH and its values as text, in the order given (a `lo..hi[:step]` range
+/// expanded, each number printed with fmt "{}").
+struct VaryAxis {
+  std::string path;
+  std::vector<std::string> values;  ///< each parsed like a --set VALUE (JSON when valid, else a string)
+  bool range = false;               ///< given as lo..hi[:step]
+  std::vector<double> numbers;      ///< range only: the values as numbers
+  /// Range of integers only (lo, hi and step written as integers): the values exactly.
+  std::vector<std::int64_t> integers;
+};
+
+/// Parses `PATH=v1,v2,...` (commas inside [], {} or "..." do not split) or `PATH=lo..hi[:step]`
+/// (numbers; no step = 1; integers, computed exactly in int64, when lo, hi and step are written
+/// as integers, else decimals rounded to the most decimals written). `max_values` bounds a
+/// range's length. On error (also an integer outside int64) returns nullopt and sets `error` to
+/// `--vary: ARG: RULE`.
+std::optional<VaryAxis> parse_vary(std::string_view arg, std::uint64_t max_values, std::string& error);
+
+/// One --slo: `METRIC<=VALUE` (also `<`, `>=`, `>`); METRIC one of summary_metric_names().
+struct Slo {
+  std::string metric;
+  std::string op;  ///< "<=", "<", ">=" or ">"
+  double value = 0;
+  std::string text;  ///< as given
+};
+
+/// Parses a --slo argument. On error returns nullopt and sets `error` to `--slo: ARG: RULE`
+/// (unknown metric, missing or bad operator, a value that is not a finite number).
+std::optional<Slo> parse_slo(std::string_view arg, std::string& error);
+
+/// Whether an SLO holds "with 95 % confidence": for `<=` / `<` the CI upper bound must satisfy
+/// it, for `>=` / `>` the CI lower bound.
+bool slo_met(const Slo& slo, double ci95_low, double ci95_high);
+
+/// `schedsim run --seeds K` (K > 1): K runs of `source` (seeds s .. s+K-1), printed table
+/// `metric mean std ci95_low ci95_high`; writes DIR/seeds_summary.json, DIR/seeds.csv and
+/// DIR/scenario.resolved.json (seed s). Returns 0; 2 for input problems; 1 for I/O problems;
+/// 130/143 when interrupted.
+int seeds_command(const ScenarioSource& source, const MultirunOptions& opts, std::ostream& out, std::ostream& err);
+
+/// `schedsim compare A B`: K paired runs of `a` and `b` with the same seeds (s = --seed or A's
+/// seed); writes DIR/compare.json, DIR/compare_groups.csv, DIR/a.resolved.json,
+/// DIR/b.resolved.json and prints a table. Exit codes as seeds_command.
+int compare_command(const ScenarioSource& a, const ScenarioSource& b, const MultirunOptions& opts, std::ostream& out,
+                    std::ostream& err);
+
+/// `schedsim sweep`: the cartesian grid of `vary` (--vary arguments, first = slowest), K seeds
+/// each; every point is validated before any simulation. Writes DIR/sweep.csv and
+/// DIR/sweep_summary.csv; with opts.shard DIR/shard.json; with opts.emit the job scripts
+/// (docs/sharding.md). Exit codes as seeds_command.
+int sweep_command(const ScenarioSource& source, const std::vector<std::string>& vary, const MultirunOptions& opts,
+                  std::ostream& out, std::ostream& err);
+
+/// `schedsim merge` of sweep shards (read_shards checked them): the runs of every shard put back
+/// in the unsharded order and written by the formatter of sweep_command, so DIR/sweep.csv and
+/// DIR/sweep_summary.csv are byte for byte those of the unsharded sweep. Returns 0; 2 when a
+/// shard's runs do not match its share of the grid; 1 for I/O problems.
+int sweep_merge(const std::vector<ShardFile>& shards, const std::string& out_dir, std::ostream& out, std::ostream& err);
+
+/// Arguments of `schedsim plan` besides the shared ones.
+struct PlanArgs {
+  std::string vary;                       ///< --vary PATH=lo..hi[:step]
+  std::vector<std::string> slos;          ///< --slo METRIC<=VALUE (repeatable, at least one)
+  std::optional<std::string> complement;  ///< --complement PATH2=TOTAL
+};
+
+/// `schedsim plan`: the smallest grid value of the --vary PATH meeting every SLO with 95 %
+/// confidence (bisection, then the two grid values below the answer are checked). Writes
+/// DIR/plan.json, prints the evaluated points and the answer as the last line. Exit codes as
+/// seeds_command (an unmet plan is exit 0 with `"met": false`).
+int plan_command(const ScenarioSource& source, const PlanArgs& args, const MultirunOptions& opts, std::ostream& out,
+                 std::ostream& err);
+
+}  // namespace sim

@@ -1,0 +1,252 @@
+// The task lifecycle of sim::Simulator (see simulator.hpp for the contract): an attempt is
+// queued, placed, goes through its start-up phases (precheck, image pull), runs its
+// entrypoint, and ends (Succeeded / Failed / Stopped); a retriable failure resubmits the task
+// from its last checkpoint. Every state change is recorded in the Metrics event log.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sim/io/limits.hpp"
+#include "sim/engine/simulator.hpp"
+
+namespace sim {
+
+using namespace libsched;
+
+bool Simulator::current(int ti, int attempt) const {
+  const auto& r = runs_[std::size_t(ti)];
+  return r.active && !r.attempts.empty() && r.attempts.back().attempt == attempt;
+}
+
+void Simulator::kill(int ti, Time now, const std::string& reason, const std::string& kind) {
+  auto& r = runs_[std::size_t(ti)];
+  if (r.phase == TaskRun::debug) release_debug(ti, now);  // debug hold cut short; entrypoint already succeeded
+  else end_attempt(ti, now, AttemptState::failed, reason, kind, false);
+}
+
+void Simulator::on_startup_step(Time now, const StartupEv& e) {
+  const Cluster& cl = sched_->cluster();
+  auto& r = runs_[std::size_t(e.task)];
+  const auto& t = cfg(std::size_t(e.task));
+  if (e.phase == 0) {
+    for (const auto& name : r.attempts.back().nodes) {
+      NodeId n = cl.find_node(name);
+      if (faults_->precheck_fails(n.index())) {
+        // The node is cordoned first (its record comes before the Failed attempt's), so the
+        // retry, enqueued by end_attempt, is placed elsewhere.
+        const Time until = cordon_after_precheck(n, now);
+        end_attempt(e.task, now, AttemptState::failed,
+                    until < 0 ? fmt::format("precheck_failure: node {} is unhealthy", name)
+                              : fmt::format("precheck_failure: node {} is unhealthy (cordoned until {} s)", name, format_seconds(until)),
+                    "precheck_failure", false);
+        return;
+      }
+    }
+    begin_phase(e.task, now);
+    return;
+  }
+  if (!faults_->pull_fails(t.image_pull_failure_prob)) {
+    r.pull_failures = 0;
+    start_entrypoint(e.task, now);
+    return;
+  }
+  ++r.pull_failures;
+  int n = t.image_pull_retries;
+  if (n == 0 || (n > 0 && r.pull_failures > n)) {
+    end_attempt(e.task, now, AttemptState::failed,
+                fmt::format("image_pull_failure: {} consecutive failed pulls (image_pull_retries {})", r.pull_failures, n),
+                "image_pull_failure", false);
+    return;
+  }
+  const int pull_cap = opt_.max_pull_failures > 0 ? opt_.max_pull_failures : io::limits::max_pull_failures_without_breaker;
+  if (n < 0 && until_ == kTimeNever && r.pull_failures >= pull_cap)
+    throw SimulationLimitError(fmt::format(
+        "{}: tasks[{}].image_pull_retries: {}: task {} failed {} consecutive image pulls by t = {} s "
+        "(image_pull_failure_prob {}); without a circuit breaker a run stops there (the simulator's bound); "
+        "set image_pull_retries >= 0 or a lower image_pull_failure_prob",
+        file_label(), e.task, n, task_name(std::size_t(e.task)), r.pull_failures, format_seconds(now), t.image_pull_failure_prob));
+  // The retry replaces the pull event just delivered: forget delivered handles so that the
+  // list stays as short as the attempt's pending events.
+  std::erase_if(r.handles, [this](EventHandle h) { return !q_.pending(h); });
+  r.handles.push_back(
+      q_.schedule(later(now, from_seconds(t.image_pull_s), e.task, "image_pull_s", t.image_pull_s), StartupEv{e.task, e.attempt, 1}));
+}
+
+void Simulator::change(int ti, Time now, AttemptState from, AttemptState to, const std::string& reason) {
+  auto& r = runs_[std::size_t(ti)];
+  metrics_->record(now, ti, r.attempts.back().attempt, from, to, from == to && to == AttemptState::queued, reason);
+  r.attempts.back().state = to;
+}
+
+void Simulator::cancel_attempt_events(int ti) {
+  auto& r = runs_[std::size_t(ti)];
+  for (EventHandle h : r.handles) q_.cancel(h);
+  r.handles.clear();
+  if (r.scale_in) q_.cancel(r.scale_in);
+  r.scale_in = 0;
+}
+
+void Simulator::enqueue_attempt(int ti, Time now) {
+  auto& r = runs_[std::size_t(ti)];
+  AttemptRecord a;
+  a.task = ti;
+  a.attempt = int(r.attempts.size()) + 1;
+  a.submit = now;
+  a.work_needed = r.remaining;
+  r.attempts.push_back(a);
+  r.phase = TaskRun::none;
+  r.queued_since = now;
+  // What a real scheduler would know: the user's estimate minus the work already saved.
+  TaskSpec& s = sched_->mutable_task(r.id);
+  const TaskIdentity& id = ident_[std::size_t(ti)];
+  s.runtime_estimate = id.runtime_estimate_s() ? std::max<Time>(0, from_seconds(*id.runtime_estimate_s()) - (r.duration - r.remaining)) : -1;
+  sched_->enqueue(r.id, now);
+  metrics_->set_wait(std::size_t(ti), int(WaitCode::waits_for_capacity), now);
+  change(ti, now, AttemptState::queued, AttemptState::queued, "");
+}
+
+void Simulator::on_started(TaskId id, Time now) {
+  int ti = task_of_id_[id.index()];
+  auto& r = runs_[std::size_t(ti)];
+  auto& a = r.attempts.back();
+  const Placement* p = sched_->placement_of(id);
+  const Cluster& cl = sched_->cluster();
+  metrics_->set_wait(std::size_t(ti), -1, now);
+  a.start = now;
+  a.spec = sched_->task(id).options[p->option].label;
+  a.capacity = libsched::to_string(p->capacity);
+  a.gpu_milli = 0;
+  if (!p->replicas.empty()) a.master_node = std::int32_t(p->replicas.front().node.index());
+  a.nodes.reserve(p->replicas.size());
+  a.replica_gpu_milli.reserve(p->replicas.size());
+  for (const auto& rep : p->replicas) {
+    a.nodes.push_back(cl.node(rep.node).name);
+    a.replica_gpu_milli.push_back(rep.total_gpu_milli());
+    a.gpu_milli += rep.total_gpu_milli();
+    a.cpu_milli += rep.cpu_milli;
+  }
+  r.active = true;
+  ++active_;
+  r.pull_failures = 0;
+  r.workers_now = sched_->task(id).workers;
+  r.desired = r.workers_now;
+  if (auto pf = pending_faults_.find(ti); pf != pending_faults_.end()) {
+    std::string err = pf->second.front();
+    pf->second.erase(pf->second.begin());
+    if (pf->second.empty()) pending_faults_.erase(pf);
+    change(ti, now, AttemptState::queued, AttemptState::running, "");
+    end_attempt(ti, now, AttemptState::failed, err + ": injected task fault", err, false);
+    return;
+  }
+  begin_phase(ti, now);
+}
+
+void Simulator::begin_phase(int ti, Time now) {
+  auto& r = runs_[std::size_t(ti)];
+  const auto& t = cfg(std::size_t(ti));
+  AttemptState from = r.attempts.back().state;
+  if (r.phase == TaskRun::none && t.precheck_s > 0) {
+    r.phase = TaskRun::precheck;
+    change(ti, now, from, AttemptState::prechecking, "");
+    r.handles.push_back(q_.schedule(later(now, from_seconds(t.precheck_s), ti, "precheck_s", t.precheck_s), StartupEv{ti, r.attempts.back().attempt, 0}));
+    return;
+  }
+  if ((r.phase == TaskRun::none || r.phase == TaskRun::precheck) && t.image_pull_s > 0) {
+    r.phase = TaskRun::pull;
+    if (from != AttemptState::running) change(ti, now, from, AttemptState::running, "");
+    r.handles.push_back(
+        q_.schedule(later(now, from_seconds(t.image_pull_s), ti, "image_pull_s", t.image_pull_s), StartupEv{ti, r.attempts.back().attempt, 1}));
+    return;
+  }
+  if (from != AttemptState::running) change(ti, now, from, AttemptState::running, "");
+  start_entrypoint(ti, now);
+}
+
+void Simulator::start_entrypoint(int ti, Time now) {
+  auto& r = runs_[std::size_t(ti)];
+  const auto& t = cfg(std::size_t(ti));
+  auto& a = r.attempts.back();
+  r.phase = TaskRun::running;
+  a.run_start = now;
+  r.handles.push_back(q_.schedule(later(now, r.remaining, ti, "duration_s", ident_[std::size_t(ti)].duration_s), FinishEv{ti, a.attempt}));
+  if (t.transient_failure_rate_per_h > 0) {
+    double ttf_s = faults_->transient_failure_after_s(t.transient_failure_rate_per_h);  // compared in seconds first: a tiny rate draws huge times
+    if (ttf_s < to_seconds(r.remaining) + 1) {
+      Time ttf = from_seconds(ttf_s);
+      if (ttf < r.remaining) r.handles.push_back(q_.schedule(now + ttf, TransientEv{ti, a.attempt}));
+    }
+  }
+  if (t.type == "RayJob" && t.autoscaling.enabled) {
+    for (const auto& st : t.autoscaling.demand) {
+      int w = std::clamp(st.workers, t.autoscaling.min_workers, std::max(t.autoscaling.min_workers, t.autoscaling.max_workers));
+      r.handles.push_back(q_.schedule(later(now, from_seconds(st.at_s), ti, "autoscaling.demand[].at_s", st.at_s), DemandEv{ti, a.attempt, w}));
+    }
+  }
+}
+
+void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string& reason, const std::string& retry_kind,
+                            bool already_released) {
+  auto& r = runs_[std::size_t(ti)];
+  auto& a = r.attempts.back();
+  const auto& t = cfg(std::size_t(ti));
+  cancel_attempt_events(ti);
+  if (r.phase == TaskRun::running) {
+    Time e = now - a.run_start;
+    Time c = sched_->task(r.id).checkpoint_interval;
+    Time saved = st == AttemptState::succeeded ? e : (c > 0 ? (e / c) * c : 0);
+    a.work_done = e;
+    a.lost_work = e - saved;
+    r.remaining -= saved;
+    metrics_->stats(std::size_t(ti)).lost_work += a.lost_work;
+  }
+  if (!already_released && r.active) sched_->release(r.id, now);
+  if (r.active) --active_;
+  r.active = false;
+  r.phase = TaskRun::none;
+  released_since_schedule_ = true;
+  a.end = now;
+  a.reason = metrics_->interned(reason);
+  if (st == AttemptState::succeeded) a.end_reason = EndReason::succeeded;
+  else if (st == AttemptState::stopped) a.end_reason = EndReason::run_end;
+  else if (a.end_reason == EndReason::never_started) a.end_reason = end_reason_of_failure(retry_kind);
+  change(ti, now, a.state, st, reason);
+  makespan_ = std::max(makespan_, now);
+  auto& s = metrics_->stats(std::size_t(ti));
+  if (st == AttemptState::failed && is_retriable(retry_kind, sc_.scheduler.retry_on) && s.resubmissions < t.fault_tolerance.max_resubmissions) {
+    ++s.resubmissions;
+    enqueue_attempt(ti, now);
+    return;
+  }
+  r.done = true;
+  std::vector<EventHandle>().swap(r.handles);  // cancelled above; a million finished tasks keep no buffers
+  s.finished = st == AttemptState::succeeded || st == AttemptState::failed;
+  s.succeeded = st == AttemptState::succeeded;
+  s.end = now;
+  --live_tasks_;
+}
+
+void Simulator::finish_entrypoint(int ti, Time now) {
+  auto& r = runs_[std::size_t(ti)];
+  const auto& t = cfg(std::size_t(ti));
+  if (t.type == "RayJob" && t.debug) {
+    auto& a = r.attempts.back();
+    a.work_done = now - a.run_start;
+    r.remaining = 0;
+    cancel_attempt_events(ti);
+    r.phase = TaskRun::debug;
+    change(ti, now, a.state, AttemptState::debug_holding, "");
+    r.handles.push_back(q_.schedule(later(now, from_seconds(t.debug_retention_s), ti, "debug_retention_s", t.debug_retention_s),
+                                    DebugReleaseEv{ti, a.attempt}));
+    return;
+  }
+  end_attempt(ti, now, AttemptState::succeeded, "", "", false);
+  r.remaining = 0;
+}
+
+void Simulator::release_debug(int ti, Time now) {
+  auto& r = runs_[std::size_t(ti)];
+  r.phase = TaskRun::none;  // work already accounted in finish_entrypoint
+  end_attempt(ti, now, AttemptState::succeeded, "", "", false);
+}
+
+}  // namespace sim

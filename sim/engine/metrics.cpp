@@ -1,0 +1,82 @@
+// sim::Metrics implementation (see metrics.hpp): wait accounting, the time series, the state log.
+#include "sim/engine/metrics.hpp"
+
+#include <algorithm>
+
+
+namespace sim {
+
+using namespace libsched;
+
+Metrics::Metrics(const Cluster& cl, const WorkloadDistribution& workload, std::size_t tasks)
+    : stats_(tasks), wait_code_(tasks, -1), wait_since_(tasks, 0), node_cpu_used_(cl.nodes().size(), 0) {
+  Snapshot s;
+  s.gpu_up = cl.up_capacity().gpu_milli;
+  s.cpu_up = cl.up_capacity().cpu_milli;
+  frag_ = std::make_unique<FragmentationTracker>(cl, workload);
+  s.frag_milli = frag_->running_total();
+  snaps_.push(s);
+}
+
+Metrics::~Metrics() = default;
+
+std::uint32_t Metrics::intern(const std::string& reason) {
+  if (reason.empty()) return 0;
+  auto it = reason_ids_.find(std::string_view(reason));
+  if (it != reason_ids_.end()) return it->second;
+  const auto id = std::uint32_t(reasons_.size());
+  reasons_.push_back(reason);
+  reason_ids_.emplace(std::string_view(reasons_.back()), id);
+  return id;
+}
+
+void Metrics::set_wait(std::size_t ti, int code, Time now) {
+  auto& st = stats_[ti];
+  Time dt = now - wait_since_[ti];
+  if (dt > 0) {
+    switch (wait_code_[ti]) {
+      case -1: break;
+      case int(WaitCode::waits_for_quota): st.wait_quota += dt; break;
+      case int(WaitCode::waits_for_fragmentation): st.wait_fragmentation += dt; break;
+      case int(WaitCode::waits_for_cpu_memory): st.wait_cpu_memory += dt; break;
+      case int(WaitCode::blocked_by_node_policy): st.wait_node_policy += dt; break;
+      case int(WaitCode::waits_for_idle_stability): st.wait_idle_stability += dt; break;
+      case int(WaitCode::fits_after_preemption): st.wait_preemption += dt; break;
+      default: st.wait_capacity += dt; break;  // capacity, queue, fits_now, never_fits by capacity
+    }
+  }
+  wait_code_[ti] = std::int8_t(code);
+  wait_since_[ti] = now;
+}
+
+void Metrics::close_waits(Time end) {
+  for (std::size_t i = 0; i < wait_code_.size(); ++i)
+    if (waiting(i)) set_wait(i, -1, end);
+  std::vector<std::int8_t>().swap(wait_code_);
+  std::vector<Time>().swap(wait_since_);
+}
+
+void Metrics::snapshot(Time now, Scheduler& sched) {
+  // O(changed nodes): counters kept by the scheduler and cluster, fragmentation incremental.
+  const Cluster& cl = sched.cluster();
+  Snapshot s;
+  s.time = now;
+  for (int c = 0; c < 4; ++c) s.gpu_by_class[c] = sched.allocated_gpu_milli(ResourceType(c));
+  s.gpu_up = cl.up_capacity().gpu_milli;
+  s.queue = sched.waiting_count();
+  s.running = sched.running_count();
+  sched.take_changed_nodes(changed_);
+  for (NodeId id : changed_) {
+    const Node& n = cl.node(id);
+    std::int64_t used = n.up ? n.capacity.cpu_milli - n.free.cpu_milli : 0;
+    cpu_alloc_ += used - node_cpu_used_[id.index()];
+    node_cpu_used_[id.index()] = used;
+  }
+  s.cpu_alloc = cpu_alloc_;
+  s.cpu_up = cl.up_capacity().cpu_milli;
+  frag_->update(cl, changed_);
+  s.frag_milli = frag_->running_total();
+  snaps_.push(s);  // replaces a snapshot of the same instant
+}
+
+}  // namespace sim

@@ -1,0 +1,347 @@
+// sim::Simulator: the discrete-event simulator. Owns time (an EventQueue), the workload's
+// ground truth (true durations, injected and stochastic faults), the task lifecycle and the
+// metrics; asks libsched::Scheduler for every decision.
+//
+// Lifecycle of one attempt (every attempt is recorded):
+//   Queued -> [Prechecking] -> Running -> Succeeded | Failed | Stopped
+//   RayJob debug mode: Running -> DebugHolding -> Succeeded.
+// Timing rules (docs/outputs.md "Timing semantics"):
+//   * an attempt starts (start_s) at the instant it is placed; with precheck_s > 0 it is
+//     Prechecking for precheck_s, then (image_pull_s > 0) pulls its image in state Running;
+//     work progresses only after the start-up phase;
+//   * saved work = floor(e / c) * c for e seconds of work and checkpoint interval c (0 without
+//     checkpoints); the next attempt needs duration_s minus all saved work;
+//   * a resubmitted attempt enters the queue at the failure instant, with the task's original
+//     priority and submit time (TaskSpec::submit unchanged);
+//   * after all events of one instant are processed, Scheduler::schedule(now) is called
+//     repeatedly (at most 100 rounds) while it preempts or something was released.
+//   * after each instant, one wake-up event is kept pending at the scheduler's
+//     next_eligibility_change (an idle fragment reaching a waiting task's stability
+//     threshold), so such a task starts exactly then; policy ticks cover policy changes.
+// A value, not a singleton: tests may run several simulators side by side.
+//
+// The parts, one file each (docs/architecture.md):
+//   simulator.cpp       the event loop, dispatch, scheduling at the end of each instant, runtime bounds
+//   scenario_build.cpp  scenario -> libsched objects (cluster, task specs, policies, quotas, options)
+//   lifecycle.cpp       attempts: queue, start-up phases, entrypoint, end, resubmission
+//   capacity.cpp        capacity dynamics: node failures and repairs, spot reclaim, RayJob autoscaling
+//   faults.hpp/.cpp     FaultModel: the seeded failure models (node MTBF/MTTR, precheck, pull, transient)
+//   metrics.hpp/.cpp    Metrics: wait accounting, time series, event log; per-task metrics
+//   outputs.cpp         the output files (docs/outputs.md)
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <boost/container/small_vector.hpp>
+#include <libsched/libsched.hpp>
+
+#include "sim/engine/end_reason.hpp"
+#include "sim/engine/event_queue.hpp"
+#include "sim/engine/faults.hpp"
+#include "sim/engine/metrics.hpp"
+#include "sim/io/output_names.hpp"
+#include "sim/io/scenario.hpp"
+
+namespace sim {
+
+/// Seconds from ms for outputs: an integer when whole ("60"), else up to 3 decimals with
+/// trailing zeros trimmed ("60.25"); a negative value (not applicable) prints "".
+std::string format_seconds(Time ms);
+
+/// A number rounded to 3 decimals for CSV outputs: trailing zeros trimmed, "60" when whole,
+/// never "-0" (what fmt's "{:.3f}" prints for std::round(x * 1000) / 1000, then trimmed).
+std::string format_decimal3(double x);
+
+/// One attempt of a task: what tasks.csv prints. Times are ms (libsched::Time); -1 = not applicable.
+/// The text fields are views into the Simulator that recorded the attempt (its scheduler's
+/// task table and its interned texts), valid while it lives: 64 bytes less per attempt than
+/// four strings.
+struct AttemptRecord {
+  int task = 0;                   ///< index in Scenario::tasks
+  int attempt = 1;                ///< 1-based attempt number
+  AttemptState state = AttemptState::queued;
+  EndReason end_reason = EndReason::never_started;  ///< why it ended (sim/end_reason.hpp)
+  std::int32_t master_node = -1;  ///< cluster node index of nodes[0] (-1: never placed)
+  Time submit = 0;                ///< when this attempt entered the queue
+  Time start = -1;                ///< placement instant
+  Time end = -1;                  ///< when it released its resources
+  Time run_start = -1;            ///< when the entrypoint started (after start-up costs)
+  std::string_view spec;          ///< chosen option label (spec name), "" for inline shapes
+  std::vector<std::string> nodes; ///< node names of the replicas, master/head first
+  /// milli-GPU of each replica (same order as nodes); one replica held inline.
+  boost::container::small_vector<std::int64_t, 1> replica_gpu_milli;
+  std::string_view reason;        ///< empty on success
+  std::string_view capacity;      ///< capacity class it ran on (reserved, pay_as_you_go, spot, idle)
+  std::int64_t gpu_milli = 0;     ///< GPUs of the gang at placement, milli-GPU
+  std::int64_t cpu_milli = 0;     ///< vCPU of the gang at placement, milli-vCPU
+  std::string_view preemptor;     ///< preempting task's name (preempted, spot_eviction, idle_reclaim by a task)
+  Time work_done = 0;             ///< entrypoint work executed in this attempt
+  Time lost_work = 0;             ///< work executed but not saved by a checkpoint
+  Time work_needed = 0;           ///< work this attempt had to do (duration minus saved)
+};
+
+struct SimOptions {
+  std::optional<std::uint64_t> seed;  ///< overrides Scenario::seed
+  std::optional<double> until_s;      ///< overrides Scenario::until_s (seconds)
+  /// Called about every 4096 events with (simulated time ms, events processed so far).
+  std::function<void(Time, std::uint64_t)> progress;
+  /// Events allowed at one simulated instant; 0 = events_per_instant_cap(scenario).
+  std::uint64_t max_events_per_instant = 0;
+  /// Consecutive failed image pulls of one attempt allowed with image_pull_retries -1 and no
+  /// until_s; 0 = io::limits::max_pull_failures_without_breaker.
+  int max_pull_failures = 0;
+  /// Placement policies by name (scheduler.placement); nullptr = Registry::builtin().
+  /// Must outlive the Simulator's construction (policies are created then).
+  const libsched::Registry* registry = nullptr;
+};
+
+// ------------------------------------------------------------------ runtime bounds
+// (docs/outputs.md "Runtime bounds"). Breaking one is an input error (exit 2): the scenario
+// asks for a run that cannot end or cannot be written.
+
+/// A scenario that breaks a runtime bound. what() is one line `FILE: PATH: VALUE: RULE`.
+struct SimulationLimitError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Latest simulated time: 1e12 s (1000 x the largest time a scenario may state). An event
+/// that would fall later (e.g. an image pull retried without limit) stops the run.
+inline constexpr Time kMaxSimTime = Time(1'000'000'000'000) * 1000;
+/// metrics.prom resolution (docs/outputs.md "metrics.prom"): one gauge per task and metric for
+/// a run of at most this many tasks; above it, one gauge per (tenant, user, task type, pool)
+/// group and metric, sums over the group's tasks (a 111,549-task Philly replay would write
+/// 669,294 per-task series, 153 MB).
+inline constexpr std::size_t kPromTaskSeriesMax = 10'000;
+/// Most rows timeseries.csv may have.
+inline constexpr std::uint64_t kMaxTimeseriesRows = 1'000'000;
+/// Events allowed at one simulated instant: 1,000,000 + 100 x (tasks + nodes + injected
+/// events + node policies). More means time stopped advancing (a zero-length retry cycle).
+std::uint64_t events_per_instant_cap(const io::Scenario& sc);
+/// Checks, before simulating, what can be known up front: the time series fits
+/// kMaxTimeseriesRows up to until_s, and every name written into outputs is valid UTF-8
+/// without control characters other than tab and newline (Prometheus label values, CSV).
+/// Throws SimulationLimitError. Simulator::run() calls it too.
+void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt);
+
+class Simulator {
+ public:
+  /// Converts `sc` (seconds, vCPU, GiB) into libsched objects (ms, milli-CPU, MiB) and
+  /// schedules submissions, injected events, policy ticks and stochastic node failures.
+  /// Throws std::invalid_argument on dangling references (unknown spec, pool, node, task).
+  /// Takes the scenario by value: a caller that no longer needs it moves it in, so a
+  /// million-task scenario (about 600 bytes per task) is held once, not twice.
+  explicit Simulator(io::Scenario sc, SimOptions opt = {});
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  /// Runs to completion (every task final, nothing left that can change) or to until_s.
+  /// Throws SimulationLimitError when a runtime bound is broken (too many events at one
+  /// instant, time past kMaxSimTime, a time series longer than kMaxTimeseriesRows) and
+  /// sim::Interrupted when SIGINT/SIGTERM arrived under an InterruptGuard (sim/publish.hpp).
+  /// A second call returns at once (a run happens once per Simulator).
+  void run();
+
+  /// The scenario as given, except `tasks`, which is empty: the simulator keeps the tasks in a
+  /// compact form after construction (tasks that differ only in name, submit_s, duration_s and
+  /// runtime_estimate_s share one entry). Use task_count(), task_name() and task_cfg().
+  const io::Scenario& scenario() const { return sc_; }
+  /// Tasks of the scenario (the size of its `tasks`).
+  std::size_t task_count() const { return runs_.size(); }
+  /// Name of scenario task `ti` (0 <= ti < task_count()).
+  const std::string& task_name(std::size_t ti) const { return task_spec(ti).name; }
+  /// The scenario's entry `tasks[ti]` as it was given, rebuilt from the compact form.
+  io::TaskCfg task_cfg(std::size_t ti) const;
+  const libsched::Scheduler& scheduler() const { return *sched_; }
+  /// All attempts in (task order of the scenario, attempt) order.
+  std::vector<const AttemptRecord*> attempts() const;
+  const std::vector<TaskStats>& task_stats() const { return metrics_->task_stats(); }
+  const SnapshotLog& snapshots() const { return metrics_->snapshots(); }
+  const ChangeLog& changes() const { return metrics_->changes(); }
+  /// The reason text of a state change ("" when none).
+  const std::string& reason_of(const StateChange& c) const { return metrics_->reason(c.reason); }
+  const std::vector<NodeChange>& node_changes() const { return metrics_->node_changes(); }
+  /// Per-task metrics (scenario order), unfinished tasks censored at censor_time().
+  std::vector<TaskMetrics> task_metrics() const;
+  /// The metrics of scenario task `ti` alone (what task_metrics()[ti] holds): O(its attempts).
+  /// Its string views point into this Simulator.
+  TaskMetrics task_metrics(std::size_t ti) const;
+  /// The libsched task of scenario task `ti` (its options and workers at placement).
+  const libsched::TaskSpec& task_spec(std::size_t ti) const;
+  /// Where unfinished tasks are censored: until_s when the run has one, else the last instant
+  /// the simulation processed (>= makespan).
+  Time censor_time() const { return until_ != libsched::kTimeNever ? until_ : std::max(run_end_, makespan_); }
+  /// End of the simulation (ms): last attempt end, or until when the run was cut.
+  Time makespan() const { return makespan_; }
+  std::uint64_t events_processed() const { return events_; }
+  int preemptions() const { return preemptions_; }
+  std::uint64_t seed() const { return seed_; }
+  /// The workload distribution used for fragmentation (worker shapes of the tasks' first options).
+  const libsched::WorkloadDistribution& workload() const { return workload_; }
+
+  /// Writes tasks.csv, summary.json, groups.csv, events.jsonl, timeseries.csv and metrics.prom into
+  /// `dir` (which must exist), each with a checked write, fsync and close (throws
+  /// sim::OutputError). Not atomic as a set; run_command stages and publishes them atomically.
+  void write_outputs(const std::string& dir) const;
+  /// Writes the files of `which` among tasks.csv, summary.json, groups.csv, events.jsonl,
+  /// timeseries.csv, metrics.prom and timeline.json into `dir` (scenario.resolved.json is the
+  /// caller's: run_command writes it); only the selected files are computed. Same errors as above.
+  void write_outputs(const std::string& dir, const OutputSelection& which) const;
+  /// timeline.json (docs/outputs.md "timeline.json"): Chrome trace-event JSON, one process per
+  /// pool and one thread per node (scenario order), one complete event per started attempt
+  /// replica (ts/dur in microseconds of simulated time), node-down slices, and counters for the
+  /// queue length and the GPUs allocated per capacity class at every change instant. Ends in a
+  /// newline. Size: O(attempt replicas + node changes + change instants).
+  std::string timeline_json() const;
+  /// The summary.json object as text (2-space indented).
+  std::string summary_json() const;
+  std::string tasks_csv() const;
+  /// groups.csv: the per-group metrics of summary.json's `groups`, one row per (group_by, group).
+  std::string groups_csv() const;
+  /// A one-line warning when tasks are unfinished at the end of the run, else "".
+  std::string unfinished_warning() const;
+
+ private:
+  /// Run-time state of one task (scenario order).
+  // Field order packs the record (104 bytes): one per scenario task.
+  struct TaskRun {
+    libsched::TaskId id;
+    int pull_failures = 0;
+    std::vector<AttemptRecord> attempts;
+    Time duration = 0;
+    Time remaining = 0;                 // work still needed
+    std::vector<EventHandle> handles;   // pending events of the current attempt (freed when done)
+    int workers_now = 0;
+    int desired = 0;
+    EventHandle scale_in = 0;
+    Time queued_since = 0;
+    bool done = false;                  // reached a final state
+    bool active = false;                // the current attempt holds resources
+    enum Phase : std::uint8_t { none, precheck, pull, running, debug } phase = none;
+  };
+  /// Injected faults that hit a task while it waited (delivered when it next starts), by task:
+  /// rare, so kept out of TaskRun.
+  std::map<int, std::vector<std::string>> pending_faults_;
+  void build();
+  /// Configuration of scenario task `ti` without its identity: name, submit_s, duration_s and
+  /// runtime_estimate_s are empty / 0 here (see task_name(), ident_, runs_).
+  const io::TaskCfg& cfg(std::size_t ti) const { return profiles_[profile_of_[ti]]; }
+  // Parts of write_outputs: events.jsonl, timeseries.csv, metrics.prom into `dir`.
+  void write_events(const std::string& dir) const;
+  void write_timeseries(const std::string& dir) const;
+  void write_metrics_prom(const std::string& dir) const;
+  /// tasks.csv appended to `o`, calling `flush` after each task's rows (streaming).
+  void tasks_csv_to(std::string& o, const std::function<void()>& flush) const;
+  /// summary.json and/or groups.csv (either pointer may be null) from one pass over the groups.
+  void summary_and_groups(std::string* summary, std::string* groups_text) const;
+  /// TaskMetrics::gpu_model of a task that never started: its first candidate's GPU model(s),
+  /// "any" or "cpu" (computed once per profile at build).
+  std::string requested_model_label(const io::TaskCfg& t) const;
+  void handle(Time now, Event& ev);
+  void instant_end(Time now);
+  /// Keeps one wake-up pending at the scheduler's next eligibility change (none when a policy
+  /// tick is already due then).
+  void schedule_wake(Time now);
+  void enqueue_attempt(int ti, Time now);
+  void on_started(libsched::TaskId id, Time now);
+  void begin_phase(int ti, Time now);
+  void start_entrypoint(int ti, Time now);
+  void end_attempt(int ti, Time now, AttemptState st, const std::string& reason, const std::string& retry_kind,
+                   bool already_released);
+  void finish_entrypoint(int ti, Time now);
+  void release_debug(int ti, Time now);
+  // Event handlers (capacity.cpp: capacity dynamics; lifecycle.cpp: the task lifecycle).
+  void on_node_down(Time now, const NodeDownEv& e);
+  void on_node_up(Time now, const NodeUpEv& e);
+  void on_spot_reclaim(Time now, const SpotReclaimEv& e);
+  void on_demand(Time now, const DemandEv& e);
+  void on_scale_in(Time now, const ScaleInEv& e);
+  /// Cordons node `n` (drained: no new replica) until now + scheduler.precheck_cordon_s after
+  /// a failed precheck, extending a cordon already in force; returns the cordon's end (ms),
+  /// or -1 when cordons are off (precheck_cordon_s 0).
+  Time cordon_after_precheck(libsched::NodeId n, Time now);
+  /// The cordon of a node may end (ignored when a later failure extended it).
+  void on_uncordon(Time now, const UncordonEv& e);
+  /// RayJob autoscaling after scheduling at `now`: adds workers toward each task's demand.
+  void autoscale(Time now);
+  /// A start-up phase ended: precheck (draws node health) or image pull (draws a failure).
+  void on_startup_step(Time now, const StartupEv& e);
+  /// Is `attempt` task ti's current attempt, holding resources? (stale events are ignored)
+  bool current(int ti, int attempt) const;
+  /// Ends whatever attempt of task `ti` holds resources because of an outside cause (a
+  /// debug hold is cut short: its entrypoint already succeeded).
+  void kill(int ti, Time now, const std::string& reason, const std::string& kind);
+  void change(int ti, Time now, AttemptState from, AttemptState to, const std::string& reason);
+  /// now + dt, or SimulationLimitError naming `path` (a task's key) when past kMaxSimTime.
+  Time later(Time now, Time dt, int ti, const char* key, double value) const;
+  [[noreturn]] void stuck_error(Time now, std::uint64_t n, const Event& last) const;
+  std::string file_label() const;
+  void cancel_attempt_events(int ti);
+
+  io::Scenario sc_;                      // tasks moved out by build() (profiles_, ident_)
+  SimOptions opt_;
+  // The scenario's tasks, compact: a task's configuration without its identity is one of the
+  // distinct profiles_ (scenario order of first use); the identity is in ident_ and in
+  // libsched's TaskSpec (the name). A million generated tasks share a handful of profiles.
+  struct TaskIdentity {
+    double submit_s = 0;
+    double duration_s = 0;
+    double estimate_s = std::numeric_limits<double>::quiet_NaN();  // NaN: none (24 bytes, not 32)
+    TaskIdentity(double submit, double duration, std::optional<double> estimate)
+        : submit_s(submit), duration_s(duration), estimate_s(estimate.value_or(std::numeric_limits<double>::quiet_NaN())) {}
+    TaskIdentity() = default;
+    std::optional<double> runtime_estimate_s() const {
+      return std::isnan(estimate_s) ? std::nullopt : std::optional<double>(estimate_s);
+    }
+  };
+  std::vector<io::TaskCfg> profiles_;
+  std::vector<std::uint32_t> profile_of_;  // scenario task -> profiles_ index
+  std::vector<TaskIdentity> ident_;        // scenario task -> submit, duration, estimate (seconds)
+  std::vector<std::string> model_label_;   // profile -> requested_model_label
+  std::string bounds_error_;             // check_runtime_bounds' message at construction ("" = none); run() throws it
+  std::uint64_t instant_cap_ = 0;        // events_per_instant_cap of the scenario
+  std::uint64_t seed_ = 1;
+  Time until_ = libsched::kTimeNever;
+  Time ts_limit_ = libsched::kTimeNever;  // latest time the time series can cover (kMaxTimeseriesRows)
+  std::unique_ptr<libsched::Scheduler> sched_;
+  EventQueue q_;
+  std::vector<TaskRun> runs_;
+  Time run_end_ = 0;                     // last instant processed
+  bool ran_ = false;                     // run() was called
+  libsched::WorkloadDistribution workload_;
+  std::vector<int> task_of_id_;          // libsched TaskId -> scenario task index
+  // First submissions, sorted by (time ms, task index): a cursor instead of N queued events.
+  std::vector<std::pair<Time, int>> submit_order_;
+  std::size_t next_submit_ = 0;
+  std::size_t fixed_pending_ = 0;        // submissions, injected events, policy ticks not yet delivered
+  EventHandle wake_handle_ = 0;          // the pending WakeEv (0: none)
+  Time wake_at_ = -1;                    // its time
+  std::vector<std::pair<std::uint64_t, libsched::WaitCode>> wait_memo_;  // instant_end scratch: request signature -> wait code
+  std::vector<libsched::TaskId> visited_;  // instant_end scratch: the waiting tasks the scheduler re-examined
+  std::vector<Time> policy_ticks_;       // sorted times of the PolicyTickEv events
+  std::vector<std::vector<int>> reclaim_nodes_;  // node indices of each spot_reclaim event (SpotReclaimEv::nodes)
+  int live_tasks_ = 0;
+  int active_ = 0;                       // attempts holding resources
+  int preemptions_ = 0;
+  std::uint64_t events_ = 0;
+  Time makespan_ = 0;
+  std::vector<int> autoscaled_;          // tasks with RayJob autoscaling, scenario order
+  std::vector<Time> cordon_until_;       // per node: end of its precheck cordon (ms); empty until the first cordon
+  int cordoned_ = 0;                     // nodes cordoned now (each has an UncordonEv pending)
+  bool released_since_schedule_ = false;
+  std::unique_ptr<FaultModel> faults_;   // failure models (faults.hpp)
+  std::unique_ptr<Metrics> metrics_;     // measurements (metrics.hpp)
+};
+
+}  // namespace sim

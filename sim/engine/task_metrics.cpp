@@ -1,0 +1,72 @@
+// Simulator::task_metrics: the per-task metrics derived from the attempts at the end of a run
+// (docs/outputs.md "Per-task metrics").
+#include <algorithm>
+
+#include "sim/engine/simulator.hpp"
+
+namespace sim {
+
+using namespace libsched;
+
+std::vector<TaskMetrics> Simulator::task_metrics() const {
+  std::vector<TaskMetrics> out(runs_.size());
+  for (std::size_t i = 0; i < runs_.size(); ++i) out[i] = task_metrics(i);
+  return out;
+}
+
+TaskMetrics Simulator::task_metrics(std::size_t i) const {
+  const Time tc = censor_time();
+  const Cluster& cl = sched_->cluster();
+  const auto& t = cfg(i);
+  const auto& r = runs_[i];
+  const auto& st = metrics_->task_stats()[i];
+  TaskMetrics m;
+  const Time submit = from_seconds(ident_[i].submit_s);
+  m.submitted = !r.attempts.empty();
+  m.run = std::max<Time>(1, r.duration);
+  const AttemptRecord* last = nullptr;
+  for (const auto& a : r.attempts) {
+    if (a.start >= 0) {
+      m.wait += a.start - a.submit;
+      m.started = true;
+      last = &a;
+      Time held = (a.end >= 0 ? a.end : tc) - a.start;
+      m.gpu_ms += (long double)a.gpu_milli * (long double)held;
+      m.cpu_ms += (long double)a.cpu_milli * (long double)held;
+    } else {
+      m.wait += std::max<Time>(0, tc - a.submit);
+    }
+  }
+  m.finished = st.finished;
+  m.jct = m.submitted ? std::max<Time>(0, (st.finished ? st.end : tc) - submit) : 0;
+  m.slowdown = double(m.jct) / double(m.run);
+  m.bounded_slowdown = std::max(1.0, double(m.jct) / double(std::max<Time>(m.run, 10 * kMsPerSecond)));
+  NodeId master = last && last->master_node >= 0 ? NodeId(last->master_node) : NodeId();
+  m.pool = !t.pool.empty() ? std::string_view(t.pool) : master.valid() ? std::string_view(cl.pool(cl.node(master).pool).name) : std::string_view();
+  if (last) {
+    m.capacity = last->capacity;
+    std::int32_t model = master.valid() ? cl.node(master).model : -1;
+    m.gpu_model = last->gpu_milli > 0 && model >= 0 ? std::string_view(cl.models()[std::size_t(model)]) : std::string_view("cpu");
+  } else {
+    m.capacity = t.resource_type;
+    m.gpu_model = model_label_[profile_of_[i]];
+  }
+  return m;
+}
+
+std::string Simulator::requested_model_label(const io::TaskCfg& t) const {
+  std::string label = "cpu";
+  if (t.replica) {
+    if (t.replica->gpus > 0) {
+      label.clear();
+      for (const auto& g : t.replica->gpu_models) label += (label.empty() ? "" : "|") + g;
+      if (label.empty()) label = "any";
+    }
+  } else if (!t.specs.empty()) {
+    for (const auto& s : sc_.cluster.instance_specs)
+      if (s.name == t.specs.front() && s.gpus > 0 && !s.gpu_model.empty()) label = s.gpu_model;
+  }
+  return label;
+}
+
+}  // namespace sim
