@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_common.hpp"
+#include "sim/cli/merge_cli.hpp"
 #include "sim/experiments/shard.hpp"
 
 namespace {

@@ -42,12 +42,20 @@ cmake --build build -j "$JOBS"
 stage "Release tests"
 (cd build && ctest --output-on-failure -j "$JOBS")
 
-if [ "${SKIP_SANITIZERS:-0}" != "1" ]; then
-  stage "ASan+UBSan build"
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLIBSCHED_SANITIZE=ON -DLIBSCHED_BUILD_BENCH=OFF -DLIBSCHED_REQUIRE_TESTS=ON >/dev/null
-  cmake --build build-asan -j "$JOBS"
-  stage "ASan+UBSan tests (-LE slow)"
-  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$JOBS" -LE slow)
+# One clang build serves the sanitizer suite and the fuzzers: every target is compiled with
+# AddressSanitizer + UndefinedBehaviorSanitizer (every report fatal) and libFuzzer's coverage
+# instrumentation (LIBSCHED_FUZZ), at -O1; the suite runs there, then the harnesses link into
+# the same objects (no second build of the simulator for tools/fuzz.sh).
+if [ "${SKIP_SANITIZERS:-0}" != "1" ] || [ "${SKIP_FUZZ:-0}" != "1" ]; then
+  stage "ASan+UBSan build (clang, also the fuzzers')"
+  CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+    -DLIBSCHED_SANITIZE=ON -DLIBSCHED_FUZZ=ON -DLIBSCHED_BUILD_BENCH=OFF -DLIBSCHED_WERROR=OFF \
+    -DLIBSCHED_REQUIRE_TESTS=ON >/dev/null
+  if [ "${SKIP_SANITIZERS:-0}" != "1" ]; then
+    cmake --build build-asan -j "$JOBS"
+    stage "ASan+UBSan tests (-LE slow)"
+    (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$JOBS" -LE slow)
+  fi
 fi
 
 if [ "${SKIP_FUZZ:-0}" != "1" ]; then
@@ -55,6 +63,6 @@ if [ "${SKIP_FUZZ:-0}" != "1" ]; then
   # Every harness; the fixed findings are part of the seed corpus (fuzz/corpus/*/finding-*), so
   # each run replays them first. A fixed seed keeps the 30 s smoke run reproducible.
   # shellcheck disable=SC2086
-  FUZZ_SEED="${FUZZ_SEED:-1}" tools/fuzz.sh 30 ${FUZZ_HARNESSES:-}
+  FUZZ_BUILD_DIR="$PWD/build-asan" FUZZ_SEED="${FUZZ_SEED:-1}" tools/fuzz.sh 30 ${FUZZ_HARNESSES:-}
 fi
 summary

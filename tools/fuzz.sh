@@ -19,7 +19,10 @@ cd "$(dirname "$0")/.."
 ROOT="$(pwd)"
 JOBS="${JOBS:-2}"
 ALL_HARNESSES=(scenario openb philly swf simulate run merge report decide overrides workload)
-BUILD="$ROOT/build-fuzz"
+# FUZZ_BUILD_DIR: an existing clang build configured with LIBSCHED_FUZZ=ON (tools/check.sh's
+# sanitizer build, which also holds the test suite) to build the harnesses in, instead of
+# configuring build-fuzz/.
+BUILD="${FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
 
 replay=0
 if [ "${1:-}" = "--replay" ]; then
@@ -55,9 +58,11 @@ if ! command -v clang++ >/dev/null; then
 fi
 targets=()
 for h in "${HARNESSES[@]}"; do targets+=("fuzz_$h"); done
-echo "fuzz.sh: building ${targets[*]} in build-fuzz/ (clang, -fsanitize=fuzzer,address,undefined)"
-CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
-  -DLIBSCHED_FUZZ=ON -DLIBSCHED_BUILD_TESTS=OFF -DLIBSCHED_BUILD_BENCH=OFF -DLIBSCHED_WERROR=OFF >/dev/null
+echo "fuzz.sh: building ${targets[*]} in ${BUILD#"$ROOT"/}/ (clang, -fsanitize=fuzzer,address,undefined)"
+if [ -z "${FUZZ_BUILD_DIR:-}" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+    -DLIBSCHED_FUZZ=ON -DLIBSCHED_BUILD_TESTS=OFF -DLIBSCHED_BUILD_BENCH=OFF -DLIBSCHED_WERROR=OFF >/dev/null
+fi
 cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}"
 
 # Symbolized stacks in reports; every sanitizer report is fatal (libFuzzer saves the input).

@@ -1,5 +1,5 @@
 // `schedsim merge`: reads the shard folders (sim/experiments/shard.hpp) and hands them to the
-// command whose shards they are (sweep_merge in multirun_cli.cpp, fill_merge in fill_cli.cpp).
+// command whose shards they are (sweep_merge in sweep_cli.cpp, fill_merge in fill_cli.cpp).
 #include "sim/cli/merge_cli.hpp"
 
 #include "sim/cli/fill_cli.hpp"

@@ -3,7 +3,7 @@
 // This is the I/O edge's view of a scenario: plain values with the units of the file
 // (seconds, vCPU, GiB), already checked by sim::io::validate_scenario. The simulator
 // converts it into libsched objects (integer milliseconds, milli-CPU, MiB). No JSON here:
-// parsing lives in scenario_json.cpp.
+// parsing lives in scenario_json.cpp and scenario_read_*.cpp.
 #pragma once
 
 #include <cstdint>

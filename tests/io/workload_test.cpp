@@ -443,3 +443,13 @@ TEST_CASE("trace arrival_scale must be > 0 (and <= 1000)", "[workload][traces][v
   j["traces"][0]["arrival_scale"] = 0.5;
   CHECK(errors_of(j).empty());
 }
+
+TEST_CASE("workload validation: a choice of workers or priority without values is refused, never drawn from", "[workload][validation]") {
+  // {"shares": [...]} alone was reported missing but then drawn from an empty list (a crash).
+  json j = base();
+  j["workload"]["classes"][0]["workers"] = {{"shares", {6, 3, 1}}};
+  CHECK(errors_of(j).find("s.json: workload.classes[0].workers.values: <missing>: required key is missing") == 0);
+  j = base();
+  j["workload"]["classes"][0]["priority"] = {{"shares", {1, 1}}};
+  CHECK(errors_of(j).find("s.json: workload.classes[0].priority.values: <missing>: required key is missing") == 0);
+}

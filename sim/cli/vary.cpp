@@ -1,0 +1,276 @@
+// Option text of sweep and plan: --vary (lists, integer and decimal ranges), --slo, numbers, diagnostics.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "sim/cli/multirun_cli.hpp"
+#include "sim/cli/multirun_detail.hpp"
+#include "sim/io/diagnostics.hpp"
+
+namespace sim {
+
+namespace multirun_detail {
+
+/// A number as the output files print it: fmt "{}" (shortest round-trip).
+std::string num(double x) { return fmt::format("{}", x); }
+/// A number as the printed tables show it (6 significant digits).
+std::string short_num(double x) { return fmt::format("{:.6g}", x); }
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+/// A finite number written entirely as `t` (std::from_chars: no leading `+`, no spaces).
+std::optional<double> parse_number(std::string_view t) {
+  double x = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(x)) return std::nullopt;
+  return x;
+}
+
+/// `t` is an optionally negative decimal integer (any number of digits).
+bool is_integer_text(std::string_view t) {
+  if (!t.empty() && t.front() == '-') t.remove_prefix(1);
+  return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// `t` (is_integer_text) as an int64, exactly; nullopt when it is out of range.
+std::optional<std::int64_t> parse_int64(std::string_view t) {
+  std::int64_t x = 0;
+  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+  if (t.empty() || ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
+  return x;
+}
+
+/// Digits after the decimal point of a number written as `t`; -1 with an exponent.
+int decimals_of(std::string_view t) {
+  if (t.find_first_of("eE") != std::string_view::npos) return -1;
+  const auto dot = t.find('.');
+  return dot == std::string_view::npos ? 0 : int(t.size() - dot - 1);
+}
+
+/// `x` rounded to `d` decimals (d < 0 or > 15: unchanged), as fmt "{}" prints it.
+double round_to(double x, int d) {
+  if (d < 0 || d > 15) return x;
+  const double f = std::pow(10.0, d);
+  const double r = std::round(x * f) / f;
+  return r == 0 ? 0.0 : r;  // never -0
+}
+
+namespace {
+
+/// Splits `s` at `sep` outside [], {} and JSON strings.
+std::vector<std::string> split_outside(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  int depth = 0;
+  bool in_str = false;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (in_str) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_str = false;
+    } else if (c == '"') {
+      in_str = true;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    } else if (c == sep && depth == 0) {
+      out.emplace_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  out.emplace_back(s.substr(start));
+  return out;
+}
+
+}  // namespace
+
+/// Position of the first `=` outside [] (as --set splits PATH=VALUE), or npos.
+std::size_t path_value_split(std::string_view arg) {
+  int depth = 0;
+  for (std::size_t i = 0; i < arg.size(); ++i) {
+    if (arg[i] == '[') ++depth;
+    else if (arg[i] == ']' && depth > 0) --depth;
+    else if (arg[i] == '=' && depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
+std::string diag_line(std::string_view option, std::string_view arg, std::string_view rule) {
+  return fmt::format("{}: {}: {}", option, io::escape_for_diagnostic(arg), io::escape_for_diagnostic(rule));
+}
+
+/// Prints one line per override of the path `seed` in `overrides` (each origin once, also
+/// across calls through `seen`); returns true when there was one.
+bool refuse_seed_overrides(const std::vector<io::Override>& overrides, std::set<std::string>& seen, std::ostream& err) {
+  bool found = false;
+  for (const auto& o : overrides) {
+    if (o.path != "seed") continue;
+    found = true;
+    if (!seen.insert(o.origin()).second) continue;
+    err << io::Diagnostic{io::Diagnostic::Severity::error, o.option, o.path, o.value_text, kSeedOverrideRule}.str() << "\n";
+  }
+  return found;
+}
+
+}  // namespace multirun_detail
+
+using namespace multirun_detail;
+
+// ------------------------------------------------------------------ parsing
+
+std::optional<VaryAxis> parse_vary(std::string_view arg, std::uint64_t max_values, std::string& error) {
+  const auto eq = path_value_split(arg);
+  if (eq == std::string_view::npos || eq == 0) {
+    error = diag_line("--vary", arg, eq == 0 ? "empty PATH: expected PATH=v1,v2,... or PATH=lo..hi[:step]"
+                                             : "expected PATH=v1,v2,... or PATH=lo..hi[:step] (no `=`)");
+    return std::nullopt;
+  }
+  VaryAxis ax;
+  ax.path = std::string(arg.substr(0, eq));
+  const std::string_view text = arg.substr(eq + 1);
+  if (text.empty()) {
+    error = diag_line("--vary", arg, "no values after `=`");
+    return std::nullopt;
+  }
+  // A range: lo..hi[:step] where lo and hi are numbers.
+  if (const auto dots = text.find(".."); dots != std::string_view::npos) {
+    const std::string_view lo_t = text.substr(0, dots);
+    std::string_view rest = text.substr(dots + 2);
+    const auto colon = rest.find(':');
+    const std::string_view hi_t = rest.substr(0, colon);
+    const std::string_view step_t = colon == std::string_view::npos ? std::string_view("1") : rest.substr(colon + 1);
+    // Integers (lo, hi and step all written as integers): exact int64 arithmetic, never doubles
+    // (9007199254740993 is not a double).
+    if (is_integer_text(lo_t) && is_integer_text(hi_t) && is_integer_text(step_t)) {
+      const auto lo = parse_int64(lo_t), hi = parse_int64(hi_t), step = parse_int64(step_t);
+      for (const auto& [t, v] : {std::pair{lo_t, lo}, std::pair{hi_t, hi}, std::pair{step_t, step}})
+        if (!v) {
+          error = diag_line("--vary", arg,
+                            fmt::format("`{}` is out of range: integers go from -9223372036854775808 to 9223372036854775807", t));
+          return std::nullopt;
+        }
+      if (!(*step > 0)) {
+        error = diag_line("--vary", arg, fmt::format("step `{}` must be a number > 0", step_t));
+        return std::nullopt;
+      }
+      if (*lo > *hi) {
+        error = diag_line("--vary", arg, fmt::format("lo {} is greater than hi {}", lo_t, hi_t));
+        return std::nullopt;
+      }
+      // hi - lo fits in uint64 (two's complement difference of hi >= lo).
+      const std::uint64_t span = std::uint64_t(*hi) - std::uint64_t(*lo);
+      const std::uint64_t steps = span / std::uint64_t(*step);  // values: steps + 1
+      if (steps >= max_values) {
+        error = diag_line("--vary", arg, fmt::format("{} values; at most {} are allowed",
+                                                     steps == std::numeric_limits<std::uint64_t>::max()
+                                                         ? std::string("18446744073709551616")
+                                                         : std::to_string(steps + 1),
+                                                     max_values));
+        return std::nullopt;
+      }
+      ax.range = true;
+      for (std::uint64_t i = 0; i <= steps; ++i) {
+        // lo + i * step <= hi: computed in uint64 (no signed overflow), exact in int64.
+        const auto v = std::int64_t(std::uint64_t(*lo) + i * std::uint64_t(*step));
+        ax.values.push_back(std::to_string(v));
+        ax.numbers.push_back(double(v));
+        ax.integers.push_back(v);
+      }
+      return ax;
+    }
+    const auto lo = parse_number(lo_t), hi = parse_number(hi_t);
+    if (lo && hi) {
+      const auto step = parse_number(step_t);
+      if (!step || !(*step > 0)) {
+        error = diag_line("--vary", arg, fmt::format("step `{}` must be a number > 0", step_t));
+        return std::nullopt;
+      }
+      if (*lo > *hi) {
+        error = diag_line("--vary", arg, fmt::format("lo {} is greater than hi {}", lo_t, hi_t));
+        return std::nullopt;
+      }
+      const long double count_ld = std::floor(((long double)*hi - *lo) / *step + 1e-9L) + 1;
+      if (count_ld > (long double)max_values) {
+        error = diag_line("--vary", arg, fmt::format("{} values; at most {} are allowed", double(count_ld), max_values));
+        return std::nullopt;
+      }
+      const auto count = std::size_t(count_ld);
+      ax.range = true;
+      const int d = std::max({decimals_of(lo_t), decimals_of(hi_t), decimals_of(step_t)});
+      const bool exp = decimals_of(lo_t) < 0 || decimals_of(hi_t) < 0 || decimals_of(step_t) < 0;
+      for (std::size_t i = 0; i < count; ++i) {
+        const double v = round_to(*lo + double(i) * *step, exp ? -1 : d);
+        ax.values.push_back(num(v));
+        ax.numbers.push_back(v);
+      }
+      return ax;
+    }
+  }
+  ax.values = split_outside(text, ',');
+  if (ax.values.size() > max_values) {
+    error = diag_line("--vary", arg, fmt::format("{} values; at most {} are allowed", ax.values.size(), max_values));
+    return std::nullopt;
+  }
+  for (std::size_t i = 0; i < ax.values.size(); ++i) {
+    if (ax.values[i].empty()) {
+      error = diag_line("--vary", arg, fmt::format("value {} is empty", i + 1));
+      return std::nullopt;
+    }
+  }
+  return ax;
+}
+
+std::optional<Slo> parse_slo(std::string_view arg, std::string& error) {
+  const auto fail = [&](const std::string& rule) {
+    error = diag_line("--slo", arg, rule);
+    return std::nullopt;
+  };
+  const auto pos = arg.find_first_of("<>");
+  if (pos == std::string_view::npos) return fail("expected METRIC<=VALUE (operators <=, <, >=, >)");
+  Slo s;
+  s.text = std::string(arg);
+  s.metric = std::string(trim(arg.substr(0, pos)));
+  s.op = std::string(1, arg[pos]);
+  std::size_t vstart = pos + 1;
+  if (vstart < arg.size() && arg[vstart] == '=') {
+    s.op += '=';
+    ++vstart;
+  }
+  if (s.metric.empty()) return fail("no METRIC before `" + s.op + "`: expected METRIC<=VALUE");
+  const auto& names = summary_metric_names();
+  if (std::find(names.begin(), names.end(), s.metric) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    return fail(fmt::format("unknown metric `{}` (metrics: {})", s.metric, known));
+  }
+  const std::string_view vt = trim(arg.substr(vstart));
+  const auto v = parse_number(vt);
+  if (!v) {
+    if (!vt.empty() && (vt.front() == '<' || vt.front() == '>' || vt.front() == '='))
+      return fail(fmt::format("bad operator `{}{}` (operators <=, <, >=, >)", s.op, vt.front()));
+    return fail(fmt::format("`{}` is not a finite number", vt));
+  }
+  s.value = *v;
+  return s;
+}
+
+bool slo_met(const Slo& slo, double ci95_low, double ci95_high) {
+  if (slo.op == "<=") return ci95_high <= slo.value;
+  if (slo.op == "<") return ci95_high < slo.value;
+  if (slo.op == ">=") return ci95_low >= slo.value;
+  return ci95_low > slo.value;
+}
+
+}  // namespace sim
