@@ -5,7 +5,9 @@
 
 A file in sim/LAYER/ may include "sim/OTHER/..." only when OTHER is LAYER or a layer below it;
 libsched/ never includes "sim/..."; no source file stands directly in sim/ (each lives in its
-layer's folder); and no two headers include each other, directly or through others.
+layer's folder); no two headers include each other, directly or through others; and no source
+file in sim/ is longer than MAX_LINES (a newcomer reads a file in one sitting; split longer ones
+along their seams).
 
 Usage: tools/check_layers.py [ROOT]   (ROOT: the source tree, default: this script's parent)
 Exit status: 0 when every rule holds; 1 with one line per violation (FILE:LINE: ...).
@@ -18,6 +20,7 @@ LAYERS = ["io", "engine", "outputs", "experiments", "cli"]  # bottom to top
 RANK = {name: i for i, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"(sim/[^"]+|libsched/[^"]+)"')
 SOURCE = (".cpp", ".hpp", ".h", ".cc")
+MAX_LINES = 900
 
 
 def sources(root, top):
@@ -52,6 +55,10 @@ def main():
         if layer not in RANK:
             problems.append(f"{rel}:1: sim/{layer}/ is not a layer (expected one of {', '.join(LAYERS)})")
             continue
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+            lines = sum(1 for _ in fh)
+        if lines > MAX_LINES:
+            problems.append(f"{rel}:{lines}: {lines} lines, more than {MAX_LINES}: split it along its seams")
         deps = []
         for n, inc in includes(root, rel):
             if not inc.startswith("sim/"):

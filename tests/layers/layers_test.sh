@@ -2,7 +2,8 @@
 # The layering rule of sim/ (docs/architecture.md "Layers"), checked by tools/check_layers.py:
 # 1. the source tree passes;
 # 2. a copy of it with one planted upward include (sim/engine/ including a sim/cli/ header)
-#    fails, naming the file and the include; so does a source file planted directly in sim/.
+#    fails, naming the file and the include; so do a 1000-line source file and a source file
+#    planted directly in sim/.
 # Usage: layers_test.sh SOURCE_DIR
 set -euo pipefail
 src="${1:?usage: layers_test.sh SOURCE_DIR}"
@@ -15,16 +16,22 @@ cp -r "$src/sim" "$src/libsched" "$tmp/"
 victim="$(ls "$tmp"/sim/engine/*.cpp | head -1)"
 cli_header="$(cd "$tmp" && ls sim/cli/*.hpp | head -1)"
 printf '#include "%s"\n' "$cli_header" >> "$victim"
-if out="$(python3 "$check" "$tmp")"; then
+if out="$(python3 "$check" "$tmp" 2>/dev/null)"; then
   echo "layers test: FAILED: a planted upward include in ${victim#"$tmp"/} was not reported"
   exit 1
 fi
 grep -q "${victim#"$tmp"/}:.*includes \"$cli_header\"" <<<"$out" || { echo "layers test: FAILED: unexpected report: $out"; exit 1; }
 sed -i '$d' "$victim"
 python3 "$check" "$tmp" >/dev/null || { echo "layers test: FAILED: the copy without the plant fails"; exit 1; }
+seq 1000 | sed 's|^|// line |' > "$tmp/sim/engine/planted_long.cpp"
+if python3 "$check" "$tmp" >/dev/null 2>&1; then
+  echo "layers test: FAILED: a source file of 1000 lines was not reported"
+  exit 1
+fi
+rm "$tmp/sim/engine/planted_long.cpp"
 echo '// planted' > "$tmp/sim/planted.cpp"
-if python3 "$check" "$tmp" >/dev/null; then
+if python3 "$check" "$tmp" >/dev/null 2>&1; then
   echo "layers test: FAILED: a file directly in sim/ was not reported"
   exit 1
 fi
-echo "layers test: passed (the tree holds the rule; a planted upward include and a file outside the layers are reported)"
+echo "layers test: passed (the tree holds the rules; a planted upward include, a 1000-line file and a file outside the layers are reported)"
