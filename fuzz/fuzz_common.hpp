@@ -173,4 +173,13 @@ inline void simulate_and_check(const sim::io::Scenario& sc, std::optional<double
   }
 }
 
+/// SCHEDSIM_FUZZ_VERBOSE=1: print each exit status and stderr.
+inline bool verbose() {
+  static const bool on = [] {
+    const char* e = std::getenv("SCHEDSIM_FUZZ_VERBOSE");
+    return e && *e == '1';
+  }();
+  return on;
+}
+
 }  // namespace fuzz

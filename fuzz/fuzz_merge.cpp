@@ -60,15 +60,6 @@ void check_lines(const std::string& text, const std::string& what) {
   }
 }
 
-/// SCHEDSIM_FUZZ_VERBOSE=1: print each exit status and stderr.
-bool verbose() {
-  static const bool on = [] {
-    const char* e = std::getenv("SCHEDSIM_FUZZ_VERBOSE");
-    return e && *e == '1';
-  }();
-  return on;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -98,7 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ostringstream out, err;
   const int rc = sim::merge_command(dirs, out_dir.string(), out, err);
   const std::string e = err.str();
-  if (verbose()) std::cerr << "merge exit " << rc << "\n" << e;
+  if (fuzz::verbose()) std::cerr << "merge exit " << rc << "\n" << e;
   fuzz::check(rc == 0 || rc == 1 || rc == 2, "merge exit status " + std::to_string(rc) + "; stderr: " + e);
   check_lines(e, "merge stderr");
   const auto written = files_in(out_dir);

@@ -74,15 +74,6 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-/// SCHEDSIM_FUZZ_VERBOSE=1: print each exit status and stderr.
-bool verbose() {
-  static const bool on = [] {
-    const char* e = std::getenv("SCHEDSIM_FUZZ_VERBOSE");
-    return e && *e == '1';
-  }();
-  return on;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -112,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ostringstream out, err;
   const int rc = sim::report_command(dir.string(), out, err);
   const std::string e = err.str();
-  if (verbose()) std::cerr << "report exit " << rc << "\n" << e;
+  if (fuzz::verbose()) std::cerr << "report exit " << rc << "\n" << e;
   fuzz::check(rc == 0 || rc == 2, "report exit status " + std::to_string(rc) + "; stderr: " + e);
   const fs::path html = dir / "report.html";
   if (rc == 2) {
