@@ -1,8 +1,9 @@
 // Simulator benchmark: one case per process (so peak memory is the case's own).
 //   bench_sim synthetic NODES TASKS [POLICY]   seeded synthetic cluster + workload (sim/synthetic.hpp)
 //   bench_sim default                          the embedded default scenario (schedsim run)
-//   bench_sim scenario FILE [QUEUEING]         a scenario file (traces applied), e.g. openb/Philly replay;
-//                                              QUEUEING (greedy | strict | backfill) overrides scheduler.queueing
+//   bench_sim scenario FILE [QUEUEING [SCALE]] a scenario file (traces applied), e.g. openb/Philly replay;
+//                                              QUEUEING (greedy | strict | backfill) overrides scheduler.queueing,
+//                                              SCALE every trace's arrival_scale (0.25: four times the load)
 //   bench_sim outputs FILE                     simulate FILE, then write its default outputs: the share
 //                                              of the run spent writing them (target <= 20 %)
 //   bench_sim fill FILE POLICIES SEEDS         the fill experiment, all policies x seeds
@@ -78,12 +79,15 @@ int run_sim(const std::string& name, sim::io::Scenario sc) {
   return 0;
 }
 
-sim::io::Scenario load(const std::string& file) {
+/// `arrival_scale` > 0 replaces every trace's arrival_scale (gaps between arrivals x it).
+sim::io::Scenario load(const std::string& file, double arrival_scale = 0) {
   auto r = sim::io::load_scenario_file(file);
   if (!r.ok()) {
     for (const auto& d : r.diagnostics) std::cerr << d.str() << "\n";
     std::exit(2);
   }
+  if (arrival_scale > 0)
+    for (auto& t : r.scenario->traces) t.arrival_scale = arrival_scale;
   sim::io::apply_traces(*r.scenario);
   sim::io::apply_workload(*r.scenario);
   return *r.scenario;
@@ -157,10 +161,12 @@ int main(int argc, char** argv) {
     return run_sim("default scenario (embedded, seed 1)", sim::default_scenario(1));
   }
   if (mode == "scenario" && argc >= 3) {
-    sim::io::Scenario sc = load(argv[2]);
+    const double scale = argc >= 5 ? std::stod(argv[4]) : 0;
+    sim::io::Scenario sc = load(argv[2], scale);
     if (argc >= 4) {
       sc.scheduler.queueing = argv[3];
-      std::string name = fmt::format("replay {} ({})", sc.name, sc.scheduler.queueing);
+      std::string name = scale > 0 ? fmt::format("replay {} ({}, arrival_scale {})", sc.name, sc.scheduler.queueing, argv[4])
+                                   : fmt::format("replay {} ({})", sc.name, sc.scheduler.queueing);
       return run_sim(name, std::move(sc));
     }
     std::string name = fmt::format("replay {}", sc.name);
@@ -185,6 +191,6 @@ int main(int argc, char** argv) {
               << "\n";
     return rc;
   }
-  std::cerr << "usage: bench_sim synthetic NODES TASKS [POLICY] | default | scenario FILE [QUEUEING] | outputs FILE | fill FILE POLICIES SEEDS\n";
+  std::cerr << "usage: bench_sim synthetic NODES TASKS [POLICY] | default | scenario FILE [QUEUEING [SCALE]] | outputs FILE | fill FILE POLICIES SEEDS\n";
   return 2;
 }

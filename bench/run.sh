@@ -75,6 +75,21 @@ for c in "KTH-SP2:swf/KTH-SP2-1996-2.1-cln.swf.gz:scenarios/batsim-kth-sp2.json:
   target "$label strict" "$file" strict "$bound"
 done
 
+echo "== congestion (issue 38): Philly at four times the load (arrival_scale 0.25) against arrival_scale 1"
+# Target: each queueing mode within 5x of its own arrival_scale=1 run. Prints
+# "Philly x4 load MODE: X s vs Y s at x1 = R x (target <= 5 x) PASS|MISS". Not in --quick.
+if [ "$QUICK" = 0 ] && [ -f "$DATA/philly/philly_trace.RFold-derived.csv" ]; then
+  for q in strict greedy backfill; do
+    one=$(build-bench/bench/bench_sim scenario scenarios/philly.json "$q" 1)
+    four=$(build-bench/bench/bench_sim scenario scenarios/philly.json "$q" 0.25)
+    echo "$one" >> "$TMP"
+    echo "$four" >> "$TMP"
+    w1=$(sed -n 's/.*"wall_s": \([0-9.]*\).*/\1/p' <<<"$one")
+    w4=$(sed -n 's/.*"wall_s": \([0-9.]*\).*/\1/p' <<<"$four")
+    awk -v q="$q" -v a="$w4" -v b="$w1" 'BEGIN { r = a / b; printf "Philly x4 load %s: %.2f s vs %.2f s at x1 = %.1f x (target <= 5 x) %s\n", q, a, b, r, (r <= 5) ? "PASS" : "MISS" }' >> "$TARGETS"
+  done
+fi
+
 echo "== placement: one schedule() of an 8-replica gang"
 build-bench/bench/bench_placement bench/results/placement.json
 

@@ -102,6 +102,7 @@ void Simulator::enqueue_attempt(int ti, Time now) {
   s.runtime_estimate = id.runtime_estimate_s() ? std::max<Time>(0, from_seconds(*id.runtime_estimate_s()) - (r.duration - r.remaining)) : -1;
   sched_->enqueue(r.id, now);
   metrics_->set_wait(std::size_t(ti), int(WaitCode::waits_for_capacity), now);
+  note_wait(r.id, int(WaitCode::waits_for_capacity));
   change(ti, now, AttemptState::queued, AttemptState::queued, "");
 }
 

@@ -296,6 +296,7 @@ void Simulator::build() {
   so.idle_stability_medium = from_seconds(sc_.scheduler.idle_stability_medium_s);
   so.seed = seed_;
   so.workload = workload_;
+  so.request_classes = opt_.request_classes;
   sched_ = std::make_unique<Scheduler>(std::move(c), so, opt_.registry ? *opt_.registry : Registry::builtin());
   for (auto& p : policies) sched_->add_node_policy(std::move(p));
   for (auto& [k, r] : quotas) sched_->quotas().set_limit(k, r);

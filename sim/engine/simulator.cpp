@@ -229,25 +229,43 @@ void Simulator::instant_end(Time now) {
   // The wait is attributed to the status's primary (first binding) constraint.
   auto& memo = wait_memo_;  // (signature, code), sorted; scratch kept between instants
   memo.clear();
-  sched_->take_visited_waiting(visited_);
-  for (TaskId id : visited_) {
-    if (sched_->held_by_queue(id, now)) {
-      metrics_->set_wait(std::size_t(task_of_id_[id.index()]), int(WaitCode::blocked_by_queue), now);
-      continue;
-    }
+  auto code_of = [&](TaskId id) {
     std::uint64_t sig = sched_->request_signature(id, now);
     auto it = std::lower_bound(memo.begin(), memo.end(), std::make_pair(sig, WaitCode{}),
                                [](const auto& a, const auto& b) { return a.first < b.first; });
-    WaitCode code;
-    if (sig && it != memo.end() && it->first == sig) {
-      code = it->second;
-    } else {
-      code = sched_->wait_code(id, now);
-      if (sig && code != WaitCode::blocked_by_queue) memo.insert(it, {sig, code});
+    if (sig && it != memo.end() && it->first == sig) return it->second;
+    WaitCode code = sched_->wait_code(id, now);
+    if (sig && code != WaitCode::blocked_by_queue) memo.insert(it, {sig, code});
+    return code;
+  };
+  if (sched_->request_classes_generation() != class_code_gen_) {
+    class_code_gen_ = sched_->request_classes_generation();
+    class_code_.assign(class_code_.size(), -2);
+  }
+  if (class_code_.size() < sched_->request_class_count()) class_code_.resize(sched_->request_class_count(), -2);
+  if (sched_->take_visited_by_class(visited_)) {
+    // Every waiting task was visited (request classes, greedy: no queue holds): as in the loop
+    // below, every member of a class gets the code of its member with the lowest id, so each
+    // class is diagnosed once and its members' codes are set only when the class's code changed.
+    sched_->for_each_request_class([&](std::uint32_t c, TaskId lowest) {
+      const int code = int(code_of(lowest));
+      if (class_code_[c] == code) return;
+      sched_->for_each_class_member(c, [&](TaskId id) { metrics_->set_wait(std::size_t(task_of_id_[id.index()]), code, now); });
+      class_code_[c] = std::int8_t(code);
+    });
+  } else {
+    for (TaskId id : visited_) {
+      const int code = sched_->held_by_queue(id, now) ? int(WaitCode::blocked_by_queue) : int(code_of(id));
+      metrics_->set_wait(std::size_t(task_of_id_[id.index()]), code, now);
+      note_wait(id, code);
     }
-    metrics_->set_wait(std::size_t(task_of_id_[id.index()]), int(code), now);
   }
   metrics_->snapshot(now, *sched_);
+}
+
+void Simulator::note_wait(TaskId id, int code) {
+  const std::uint32_t c = sched_->request_class(id);
+  if (c < class_code_.size() && class_code_[c] != code) class_code_[c] = -2;
 }
 
 std::string Simulator::file_label() const { return !sc_.file.empty() ? sc_.file : !sc_.name.empty() ? sc_.name : "<scenario>"; }

@@ -104,6 +104,9 @@ struct SimOptions {
   /// Placement policies by name (scheduler.placement); nullptr = Registry::builtin().
   /// Must outlive the Simulator's construction (policies are created then).
   const libsched::Registry* registry = nullptr;
+  /// Internal switch (tests, not a scenario key): libsched::SchedulerOptions::request_classes.
+  /// Off gives the same outputs, slower under a long greedy queue.
+  bool request_classes = true;
 };
 
 // ------------------------------------------------------------------ runtime bounds
@@ -329,6 +332,11 @@ class Simulator {
   Time wake_at_ = -1;                    // its time
   std::vector<std::pair<std::uint64_t, libsched::WaitCode>> wait_memo_;  // instant_end scratch: request signature -> wait code
   std::vector<libsched::TaskId> visited_;  // instant_end scratch: the waiting tasks the scheduler re-examined
+  // Per request class id (Scheduler::request_class): the wait code every waiting member has in
+  // metrics_, or -2 when not known to be one code; stamped by the classes' generation.
+  std::vector<std::int8_t> class_code_;
+  std::uint64_t class_code_gen_ = 0;
+  void note_wait(libsched::TaskId id, int code);  // keeps class_code_ true after a set_wait on one task
   std::vector<Time> policy_ticks_;       // sorted times of the PolicyTickEv events
   std::vector<std::vector<int>> reclaim_nodes_;  // node indices of each spot_reclaim event (SpotReclaimEv::nodes)
   int live_tasks_ = 0;

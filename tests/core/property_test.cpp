@@ -573,8 +573,9 @@ namespace {
 /// fast paths also Scheduler::wait_code, which must agree).
 /// `quiet`: every other step only moves time on (no release, resubmission or node change), so
 /// that arrivals alone reach the scheduler (the fresh-only passes of greedy and backfill).
-std::vector<std::string> simulate_records(std::uint32_t seed, Scenario sc, bool fast, bool quiet = false) {
+std::vector<std::string> simulate_records(std::uint32_t seed, Scenario sc, bool fast, bool quiet = false, bool classes = true) {
   sc.options.fast_paths = fast;
+  sc.options.request_classes = classes;
   Driver d(seed, std::move(sc));
   Scheduler& s = d.s;
   std::vector<std::string> out;
@@ -657,4 +658,52 @@ TEST_CASE("fast paths decide exactly as the straightforward scan (strict, greedy
   CHECK(starts > 10000 * kScenarios / 300);
   CHECK(preempted > 100 * kScenarios / 300);
   CHECK(waits > 5000 * kScenarios / 300);
+}
+
+TEST_CASE("request classes decide exactly as the task-by-task pass (greedy, congested queues)") {
+  // SchedulerOptions::request_classes: a greedy full pass visits classes of equal requests
+  // instead of every waiting task. Each random scenario's tasks come four times over (same
+  // request, arrivals 0-3 s apart: classes of several members behind one another); node
+  // policies are dropped and idle stability is low in most seeds, so that the class passes run
+  // (either one turns them off); every other step is quiet in variant 1 (fresh-only passes).
+#ifdef SCHEDSIM_SANITIZED
+  constexpr std::uint32_t kScenarios = 30;
+#else
+  constexpr std::uint32_t kScenarios = 200;
+#endif
+  std::size_t compared = 0, by_class = 0, starts = 0, waits = 0;
+  for (std::uint32_t seed = 1; seed <= kScenarios; ++seed)
+    for (int variant = 0; variant < 2; ++variant) {
+      Scenario sc = random_scenario(seed, false);
+      sc.options.queueing = Queueing::greedy;
+      if (seed % 4 != 0) {
+        sc.policies.clear();
+        for (auto& t : sc.tasks) t.selected_policies.clear();
+      }
+      if (seed % 5 != 0)
+        for (auto& t : sc.tasks) t.idle_stability = IdleStability::low;
+      const std::size_t n = sc.tasks.size();
+      for (std::size_t i = 0; i < n; ++i)
+        for (int k = 1; k <= 3; ++k) {
+          TaskSpec t = sc.tasks[i];
+          t.name += fmt::format("c{}", k);
+          t.submit += (seed % 2 == 0 ? k : 0) * 1000;
+          sc.tasks.push_back(std::move(t));
+        }
+      by_class += sc.policies.empty() && seed % 5 != 0;
+      auto off = simulate_records(seed, sc, true, variant == 1, false);
+      auto on = simulate_records(seed, sc, true, variant == 1, true);
+      INFO("seed " << seed << " variant " << variant << " policy " << sc.options.placement);
+      REQUIRE(on.size() == off.size());
+      for (std::size_t i = 0; i < off.size(); ++i) REQUIRE(on[i] == off[i]);
+      ++compared;
+      for (const auto& line : off) {
+        starts += line.find(" start ") != std::string::npos;
+        waits += line.find(" wait ") != std::string::npos;
+      }
+    }
+  CHECK(compared == kScenarios * 2);
+  CHECK(by_class * 10 >= kScenarios * 2 * 5);  // most scenarios ran the class passes
+  CHECK(starts > 10000 * kScenarios / 200);
+  CHECK(waits > 10000 * kScenarios / 200);
 }

@@ -163,7 +163,7 @@ class Explain {
                                : std::string();
     // A failure remembered by the last pass holds until the capacity epoch changes (exactly
     // what schedule() assumes when it skips the task).
-    const bool known_to_fail = entry.failed_epoch == st.capacity_epoch_ && !st.ages(s) && !S.policies_change_by(now);
+    const bool known_to_fail = st.failed_epoch_of(entry) == st.capacity_epoch_ && !st.ages(s) && !S.policies_change_by(now);
     // 1. Fits now: the placement schedule() would make.
     if (!known_to_fail) {
       Transaction tx(st.cluster_, st.quotas_);

@@ -43,6 +43,14 @@ struct SchedulerOptions {
   /// (actions/preempt.hpp may_help) or need only the first victims in order. The property test in
   /// tests/core/property_test.cpp checks that both give the same decisions and wait codes.
   bool fast_paths = true;
+  /// Debug knob, not a scenario key (needs fast_paths): under greedy queueing, waiting tasks
+  /// with equal request signatures (Session::signature) form one request class, and a full
+  /// pass visits classes, not tasks: it tries a class's members in queue order until one
+  /// fails, then skips the rest of the class (what the per-pass signature memo did one task at
+  /// a time), so a pass costs O(classes + starts), not O(waiting tasks). Off only when a node
+  /// policy or an ageing (idle stability) task makes signatures depend on time. Same decisions
+  /// and wait codes (tests/core/request_class_test.cpp compares on and off).
+  bool request_classes = true;
 };
 
 }  // namespace libsched

@@ -295,6 +295,7 @@ class Scheduler : private detail::SchedulerCore {
     e.failed_pass = 0;
     e.spec_hash = 0;
     queue_.insert(key(t));
+    class_join(t);
     ++queue_epoch_;
     fresh_.push_back(t);
     if (ages(e.spec) && std::find(aging_.begin(), aging_.end(), t) == aging_.end()) aging_.push_back(t);
@@ -305,6 +306,7 @@ class Scheduler : private detail::SchedulerCore {
     check_task_id(t, "Scheduler::dequeue");
     Entry& e = tasks_[t.index()];
     if (e.state != State::waiting) return;
+    class_leave(t);
     queue_.erase(key(t));
     ++queue_epoch_;
     e.state = State::idle_state;
@@ -352,6 +354,48 @@ class Scheduler : private detail::SchedulerCore {
   /// The same into `out` (its content replaced), swapping buffers with the list: no allocation
   /// once both have grown (the simulator calls it at every instant).
   void take_visited_waiting(std::vector<TaskId>& out) {
+    if (visited_all_) {  // (request classes: every waiting task, listed now)
+      visited_all_ = false;
+      for (const auto& k : queue_) visited_.push_back(k.id);
+    }
+    take_visited_listed(out);
+  }
+  /// The same, by request class (the simulator's wait attribution): returns true when every
+  /// waiting task counts as visited, each class's members alike (for_each_request_class); then
+  /// `out` may miss some of them. Else `out` is exactly what take_visited_waiting gives.
+  bool take_visited_by_class(std::vector<TaskId>& out) {
+    const bool all = visited_all_;
+    visited_all_ = false;
+    take_visited_listed(out);
+    return all;
+  }
+  /// Generation of the request class ids: changes when the ids are handed out anew (a quota
+  /// entry was added), so that a caller's per-class memo is dropped.
+  std::uint64_t request_classes_generation() const { return classes_.generation; }
+  /// Number of request class ids handed out (ids 0 .. n-1; some may have no member).
+  std::size_t request_class_count() const { return classes_.classes.size(); }
+  /// The request class of waiting task `t` (SchedulerOptions::request_classes), or
+  /// ~0u when it has none (not waiting, classes off). Throws UnknownTask.
+  std::uint32_t request_class(TaskId t) const {
+    check_task_id(t, "Scheduler::request_class");
+    return tasks_[t.index()].req_class;
+  }
+  /// Calls fn(class id, member with the lowest id) for each request class with members. The
+  /// members share the diagnosis only as far as their failure memos agree (explain tries a
+  /// preemption only for a task not known to fail): the lowest id is the member an id-sorted
+  /// visited list with a per-signature memo diagnoses.
+  template <class Fn>
+  void for_each_request_class(Fn&& fn) const {
+    for (std::uint32_t c : classes_.live) fn(c, *classes_.classes[c].ids.begin());
+  }
+  /// Calls fn(task) for each member of request class `c`, in queue order.
+  template <class Fn>
+  void for_each_class_member(std::uint32_t c, Fn&& fn) const {
+    for (const auto& k : classes_.classes.at(c).members) fn(k.id);
+  }
+
+ private:
+  void take_visited_listed(std::vector<TaskId>& out) {
     out.clear();
     out.swap(visited_);
     std::sort(out.begin(), out.end());
@@ -360,6 +404,8 @@ class Scheduler : private detail::SchedulerCore {
     if (options_.fast_paths)  // (read by actions::allocate under fast paths only)
       for (TaskId t : out) tasks_[t.index()].reported_held = last_pass_hold(t, last_now_).has_value();
   }
+
+ public:
   /// Equal for two waiting tasks whose requests are identical for the scheduler (same shapes,
   /// class, pool, priority, quota owner; no node policy): they get the same decisions and wait
   /// status. 0 means "not comparable" (a node policy applies). Throws UnknownTask.

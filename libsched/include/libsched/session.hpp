@@ -27,6 +27,7 @@
 
 #include "libsched/cluster.hpp"
 #include "libsched/decisions.hpp"
+#include "libsched/detail/request_classes.hpp"
 #include "libsched/node_policy.hpp"
 #include "libsched/options.hpp"
 #include "libsched/placement/pick.hpp"
@@ -110,6 +111,7 @@ struct SchedulerCore {
                            cluster_.size() >= kFitTreeMinNodes);
     node_tasks_.resize(cluster_.size());
     keep_ends_ = options_.queueing == Queueing::backfill;
+    classes_on_ = options_.fast_paths && options_.request_classes && memo_by_signature_ && options_.queueing == Queueing::greedy;
   }
 
   enum class State : std::uint8_t { idle_state, waiting, running };
@@ -140,6 +142,10 @@ struct SchedulerCore {
     /// book has spec_hash_quotas entries (entries are only ever added); reset at enqueue.
     std::uint64_t spec_hash = 0;
     std::size_t spec_hash_quotas = 0;
+    /// Its request class while it waits (classes_, kNoClass otherwise) and the class_joins_
+    /// count when it joined (failed_epoch_of).
+    std::uint32_t req_class = ~std::uint32_t{0};
+    std::uint64_t join_seq = 0;
   };
   /// The queue's sort key: (rank, name, id).
   struct QueueKey {
@@ -238,6 +244,53 @@ struct SchedulerCore {
       if (counts[q] > 0) return std::int32_t(q);
     return std::nullopt;
   }
+
+  // ---- request classes (SchedulerOptions::request_classes; actions::allocate_by_class)
+  using ClassIndex = RequestClassIndex<QueueKey>;
+  static constexpr std::uint32_t kNoClass = ClassIndex::kNone;
+  /// The capacity epoch of waiting task `e`'s last failed try: its own, or its class's when the
+  /// class failed after it joined (a failing member stands for the members behind it, which the
+  /// pass skips by signature).
+  std::uint64_t failed_epoch_of(const Entry& e) const { return classes_.failed_epoch_of(e.req_class, e.join_seq, e.failed_epoch); }
+  /// detail::request_hash of waiting task `t`, cached in its entry while the quota book's entry
+  /// count stays the same (a waiting task's spec does not change; entries are only added).
+  std::uint64_t request_hash(TaskId t) {
+    auto& e = tasks_[t.index()];
+    const std::size_t quotas = quotas_.entries().size();
+    if (e.spec_hash == 0 || e.spec_hash_quotas != quotas) {
+      e.spec_hash = detail::request_hash(e.spec, quotas_);
+      e.spec_hash_quotas = quotas;
+    }
+    return e.spec_hash;
+  }
+  /// Waiting task `t` (already in queue_) joins its request class. O(log class).
+  void class_join(TaskId t) {
+    if (!classes_on_) return;
+    if (quotas_.entries().size() != classes_.quota_entries) return rebuild_classes();  // (t joins there)
+    std::tie(tasks_[t.index()].req_class, tasks_[t.index()].join_seq) = classes_.join(request_hash(t), key(t));
+  }
+  /// Task `t` leaves its request class (it starts or is dequeued), keeping its failure memo.
+  void class_leave(TaskId t) {
+    Entry& e = tasks_[t.index()];
+    if (e.req_class == kNoClass) return;
+    e.failed_epoch = failed_epoch_of(e);
+    classes_.leave(e.req_class, key(t));
+    e.req_class = kNoClass;
+  }
+  /// The quota book gained an entry (signatures may change): every waiting task joins its class
+  /// anew, its failure memo (failed_epoch_of) kept in its own entry. O(queue).
+  void rebuild_classes() {
+    for (const auto& k : queue_) {
+      Entry& e = tasks_[k.id.index()];
+      e.failed_epoch = failed_epoch_of(e);
+      e.req_class = kNoClass;
+    }
+    classes_.clear(quotas_.entries().size());
+    for (const auto& k : queue_) std::tie(tasks_[k.id.index()].req_class, tasks_[k.id.index()].join_seq) = classes_.join(request_hash(k.id), k);
+  }
+  /// May this pass visit classes instead of tasks (actions::allocate_by_class)? Signatures do
+  /// not depend on time: no node policy, no ageing task.
+  bool class_passes() const { return classes_on_ && policies_.empty() && aging_.empty(); }
 
   // ---- configuration and plugins
   mutable Cluster cluster_;
@@ -338,6 +391,14 @@ struct SchedulerCore {
   Time last_now_ = -kTimeNever;
   std::vector<TaskId> fresh_;   ///< enqueued since the last pass
   std::vector<TaskId> aging_;   ///< waiting tasks whose feasibility grows with time (idle stability)
+  /// Request classes (SchedulerOptions::request_classes, greedy): kept while classes_on_.
+  bool classes_on_ = false;
+  ClassIndex classes_;
+  /// Every waiting task counts as visited by the passes since the last take_visited_waiting
+  /// (a full pass by class, or a greedy fresh-only pass that started a task).
+  bool visited_all_ = false;
+  std::vector<std::pair<const QueueKey*, std::uint32_t>> class_heap_;  ///< scratch of allocate_by_class
+  std::vector<std::tuple<std::uint32_t, TaskId, std::size_t>> class_retired_;  ///< scratch of allocate_by_class
   std::vector<TaskId> started_now_;  ///< tasks started at instant started_now_at_ (never victims then)
   Time started_now_at_ = -kTimeNever;
 
@@ -707,6 +768,7 @@ class Session {
   /// After try_start()'s transaction was committed: the task runs with placement `p`.
   void commit_start(TaskId t, Placement p, Time now) {
     Entry& e = st.tasks_[t.index()];
+    st.class_leave(t);
     st.queue_.erase(st.key(t));
     if (!st.aging_.empty()) st.aging_.erase(std::remove(st.aging_.begin(), st.aging_.end(), t), st.aging_.end());
     e.state = State::running;
@@ -737,33 +799,8 @@ class Session {
     for (const auto& p : st.policies_)
       if (p.applies(s, now)) return 0;
     // The hash reads the spec and whether a quota entry exists for it: cached while the task
-    // waits (a waiting task's spec does not change; quota entries are only ever added, so
-    // their count stamps the cached value).
-    auto& e = st.tasks_[t.index()];
-    const std::size_t quotas = st.quotas_.entries().size();
-    if (e.spec_hash != 0 && e.spec_hash_quotas == quotas) return e.spec_hash;
-    std::uint64_t h = 1469598103934665603ull;
-    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; h ^= h >> 29; };
-    mix(std::uint64_t(s.resource_type));
-    mix(std::uint64_t(s.accept_idle) * 2 + std::uint64_t(s.prefer_idle));
-    mix(std::uint64_t(s.idle_stability));
-    mix(std::uint64_t(std::int64_t(s.pool.value)));
-    mix(std::uint64_t(s.workers));
-    mix(std::uint64_t(s.priority));
-    mix(std::uint64_t(s.guarantee));
-    for (const auto& o : s.options)
-      for (const ReplicaShape* r : {&o.head, &o.worker}) {
-        mix(std::uint64_t(r->num_gpu));
-        mix(std::uint64_t(r->gpu_milli));
-        mix(std::uint64_t(r->cpu_milli));
-        mix(std::uint64_t(r->mem_mib));
-        mix(r->models);
-      }
-    if (s.resource_type == ResourceType::reserved || st.quotas_.find(quota_key(s, s.resource_type)))
-      mix(std::hash<std::string>{}(s.user));
-    e.spec_hash = h == 0 ? 1 : h;
-    e.spec_hash_quotas = quotas;
-    return e.spec_hash;
+    // waits (Core::request_hash).
+    return st.request_hash(t);
   }
   /// Bumps the epoch when a node policy starts or ends in (last_now_, now].
   void note_time(Time now) {

@@ -48,6 +48,113 @@ inline bool might_start(const Session& S, TaskId t) {
   return false;
 }
 
+/// Would the failure of `t` (now) be remembered? Not when a task started at this instant (in
+/// this call or an earlier one) is a victim t could take but may not (no zero-length
+/// attempts): at the next instant it may (Core::retry_all_next_). Depends on t's spec only
+/// through its signature's fields (capacity class, priority).
+inline bool fails_with_fresh_victims(const Session& S, TaskId t) {
+  const auto& st = S.st;
+  // (no scan when no running task may yield to t at all: Session::may_yield_any)
+  return !st.started_now_.empty() && S.may_yield_any(S.spec(t), false) &&
+         std::any_of(st.started_now_.begin(), st.started_now_.end(), [&](TaskId v) { return S.preemption_kind(t, v, false).has_value(); });
+}
+
+/// A full greedy pass by request class (SchedulerOptions::request_classes, Core::class_passes):
+/// the same trials, in the same order, as allocate's walk of the whole queue, without visiting
+/// the tasks it would skip. That walk tries each task in queue order unless it is known to fail
+/// (its failure memo, or an equal signature failed earlier in the pass), so within one class it
+/// tries members in queue order until the first failure and skips every member behind it. Here
+/// each class with members puts its first member in a heap ordered by queue key; the smallest
+/// is tried; a start puts the class's next member in, a failure (or a first member known to
+/// fail) retires the class for the pass. O((classes + starts) log classes) per pass instead of
+/// O(waiting tasks). Every waiting task counts as visited (Core::visited_all_), as in the walk.
+/// The failure memo of the members behind a failure is the class's (RequestClassIndex::failed),
+/// set when the pass ends, except behind a task started later in the pass that they could
+/// preempt (then as the walk would set it, member by member). A pass that ends by a preemption
+/// sets none: the victims' release moves the capacity epoch on.
+inline bool allocate_by_class(Session& S, ScheduleResult& out) {
+  auto& st = S.st;
+  const Time now = S.now;
+  if (st.quotas_.entries().size() != st.classes_.quota_entries) st.rebuild_classes();
+  st.fresh_.clear();
+  st.strict_tail_.reset();
+  st.bf_chainable_ = false;
+  st.visited_all_ = true;
+  auto& heap = st.class_heap_;
+  heap.clear();
+  // Classes retired by a failure: (class, the failed member, starts of the call before it).
+  auto& retired = st.class_retired_;
+  retired.clear();
+  auto later = [](const auto& a, const auto& b) { return *b.first < *a.first; };  // min-heap by queue key
+  for (std::uint32_t c : st.classes_.live) heap.emplace_back(&*st.classes_.classes[c].members.begin(), c);
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const TaskId t = heap.back().first->id;
+    const std::uint32_t c = heap.back().second;
+    heap.pop_back();
+    auto& e = st.tasks_[t.index()];
+    e.hold = Session::Entry::Hold::none;
+    e.failed_pass = 0;
+    std::optional<Placement> p;
+    std::vector<Preemption> victims;
+    std::optional<Transaction> tx;
+    if (st.failed_epoch_of(e) != st.capacity_epoch_) {  // (no ageing task waits: Core::class_passes)
+      tx.emplace(st.cluster_, st.quotas_);
+      p = S.try_start(*tx, t, now);
+      if (!p && S.may_preempt(t)) p = preempt(S, *tx, t, now, victims);
+    }
+    if (!p) {
+      // The class is done for this pass; what allocate does for each member it skips.
+      if (fails_with_fresh_victims(S, t)) {
+        st.retry_all_next_ = true;
+      } else {
+        e.failed_epoch = st.capacity_epoch_;
+        e.failed_pass = st.pass_;
+        retired.push_back({c, t, out.started.size()});
+      }
+      continue;
+    }
+    tx->commit();
+    for (const auto& v : victims) {
+      S.finish_release(v.victim, now);
+      out.preemptions.push_back(v);
+    }
+    S.commit_start(t, std::move(*p), now);  // (leaves its class)
+    out.started.push_back(t);
+    if (!victims.empty()) return true;  // restart: earlier tasks may use what was freed
+    const auto& members = st.classes_.classes[c].members;
+    if (!members.empty()) {
+      heap.emplace_back(&*members.begin(), c);
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+  }
+  // The memo of the members the walk would have skipped behind each failure. The walk reaches
+  // a member after the tasks that started ahead of it in queue order: once one of them is a
+  // victim the member could take (fails_with_fresh_victims, the same for every member), that
+  // member and the ones behind it are not memoised and the next pass retries everything.
+  for (const auto& [c, f, k] : retired) {
+    auto v = std::find_if(out.started.begin() + std::ptrdiff_t(k), out.started.end(),
+                          [&](TaskId x) { return S.may_yield_any(S.spec(f), false) && S.preemption_kind(f, x, false).has_value(); });
+    if (v == out.started.end()) {
+      st.classes_.failed(c, st.capacity_epoch_);
+      continue;
+    }
+    const Session::Core::QueueKey from = st.key(*v);
+    for (const auto& m : st.classes_.classes[c].members) {
+      if (from < m) {
+        st.retry_all_next_ = true;
+        break;
+      }
+      st.tasks_[m.id.index()].failed_epoch = st.capacity_epoch_;
+      st.tasks_[m.id.index()].failed_pass = st.pass_;
+    }
+  }
+  st.last_pass_epoch_ = st.retry_all_next_ ? ~std::uint64_t{0} : st.capacity_epoch_;
+  st.retry_all_next_ = false;
+  return false;
+}
+
 /// One pass at S.now (see the file's contract). `first`: the first pass of this schedule()
 /// call (only then may a greedy pass visit just the tasks enqueued since the last pass).
 /// Returns true when it preempted (and stopped right after that start).
@@ -89,6 +196,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   // into a full pass before its first start (full_pass below).
   bool bf_fresh = first && queueing == Queueing::backfill && backfill_from_fresh(S, order);
   bool from_fresh = bf_fresh || (first && queueing == Queueing::greedy && st.capacity_epoch_ == st.last_pass_epoch_);
+  if (queueing == Queueing::greedy && !from_fresh && st.class_passes()) return allocate_by_class(S, out);
   const std::size_t visited_before = st.visited_.size();
   st.bf_chainable_ = false;  // set again when this pass ends normally
   // A fresh-only pass may follow this one only if every task it held or failed saw the state
@@ -174,7 +282,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     std::vector<Preemption> victims;
     std::optional<Transaction> tx;
     std::uint64_t sig = S.signature(t, now);
-    bool known_to_fail = (e.failed_epoch == st.capacity_epoch_ && !st.ages(e.spec)) ||
+    bool known_to_fail = (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec)) ||
                          (sig != 0 && std::binary_search(failed_signatures.begin(), failed_signatures.end(), sig));
     if (!known_to_fail) {
       // The head's reservation, computed (fast paths) only once a later task might start: no
@@ -249,7 +357,9 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       // free capacity): list them as visited, as a full pass would, so that their wait status
       // is computed anew (Scheduler::take_visited_waiting).
       relisted = true;
-      for (const auto& k : st.queue_) st.visited_.push_back(k.id);
+      if (st.classes_on_) st.visited_all_ = true;  // (listed when taken: Scheduler::take_visited_waiting)
+      else
+        for (const auto& k : st.queue_) st.visited_.push_back(k.id);
     }
     tx->commit();
     for (const auto& v : victims) {
