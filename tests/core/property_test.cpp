@@ -17,6 +17,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -658,3 +662,5 @@ TEST_CASE("fast paths decide exactly as the straightforward scan (strict, greedy
   CHECK(preempted > 100 * kScenarios / 300);
   CHECK(waits > 5000 * kScenarios / 300);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -13,6 +13,10 @@
 #include "sim/io/traces.hpp"
 #include "sim/engine/simulator.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 TEST_CASE("every scenario in scenarios/ writes end_reason codes from the documented list only") {
   std::size_t n = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(SCHEDSIM_SOURCE_DIR) + "/scenarios")) {
@@ -64,3 +68,5 @@ TEST_CASE("every scenario in scenarios/ writes end_reason codes from the documen
   }
   CHECK(n >= 2);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -21,6 +21,10 @@
 #include "sim/io/limits.hpp"
 #include "sim/io/scenario_json.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using nlohmann::json;
 using sim::io::test::valid_scenario;
 namespace fs = std::filesystem;
@@ -476,3 +480,5 @@ TEST_CASE("FIFOs and directories as trace paths are `not a regular file`; trace 
   REQUIRE(r.err.size() == 1);
   CHECK(r.err[0].find(swf + ":1:1: header MaxProcs: 100000000000: gives 100000000000 nodes") != std::string::npos);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -22,6 +22,10 @@
 #include "sim/io/scenario_json.hpp"
 #include "sim/cli/run_cli.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace simtest;
 namespace fs = std::filesystem;
 
@@ -534,3 +538,5 @@ TEST_CASE("CSV decimals: format_decimal3 prints what fmt's {:.3f} prints for the
   CHECK(sim::format_decimal3(1.2345) == reference(1.2345));
   CHECK(sim::format_decimal3(1e13) == "10000000000000");
 }
+
+}  // namespace SCHEDSIM_UNITY_ID
