@@ -7,7 +7,9 @@ A file in sim/LAYER/ may include "sim/OTHER/..." only when OTHER is LAYER or a l
 libsched/ never includes "sim/..."; no source file stands directly in sim/ (each lives in its
 layer's folder); no two headers include each other, directly or through others; and no source
 file in sim/ is longer than MAX_LINES (a newcomer reads a file in one sitting; split longer ones
-along their seams).
+along their seams). Each test file of tests/<area>/ wraps everything after its includes in
+`namespace SCHEDSIM_UNITY_ID { ... }` (tests/common/unity.hpp), so that the unity build of its
+area never mixes two files' helpers.
 
 Usage: tools/check_layers.py [ROOT]   (ROOT: the source tree, default: this script's parent)
 Exit status: 0 when every rule holds; 1 with one line per violation (FILE:LINE: ...).
@@ -20,6 +22,8 @@ LAYERS = ["io", "engine", "outputs", "experiments", "cli"]  # bottom to top
 RANK = {name: i for i, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"(sim/[^"]+|libsched/[^"]+)"')
 SOURCE = (".cpp", ".hpp", ".h", ".cc")
+TEST_AREAS = ["core", "e2e", "io", "sim", "traces", "replay"]  # tests/CMakeLists.txt, one binary each
+UNITY_OPEN = "namespace SCHEDSIM_UNITY_ID {"
 MAX_LINES = 900
 
 
@@ -41,6 +45,28 @@ def includes(root, rel):
 def layer_of(rel):
     parts = rel.split("/")
     return parts[1] if len(parts) > 2 and parts[0] == "sim" else None
+
+
+def unity_problems(root):
+    """Test files that would leak their helpers into the other files of a unity batch."""
+    problems = []
+    for area in TEST_AREAS:
+        folder = os.path.join(root, "tests", area)
+        if not os.path.isdir(folder):
+            continue
+        for f in sorted(os.listdir(folder)):
+            if not f.endswith(".cpp"):
+                continue
+            rel = f"tests/{area}/{f}"
+            with open(os.path.join(folder, f), encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().split("\n")
+            opens = [n for n, l in enumerate(lines, 1) if l.startswith(UNITY_OPEN)]
+            incs = [n for n, l in enumerate(lines, 1) if l.lstrip().startswith("#include")]
+            if not opens:
+                problems.append(f"{rel}:1: does not wrap its body in `{UNITY_OPEN} ... }}` (tests/common/unity.hpp)")
+            elif incs and incs[-1] > opens[0]:
+                problems.append(f"{rel}:{incs[-1]}: #include inside `{UNITY_OPEN}`: move it above line {opens[0]}")
+    return problems
 
 
 def main():
@@ -92,6 +118,7 @@ def main():
     for h in sorted(headers):
         if h not in state:
             visit(h, [])
+    problems += unity_problems(root)
     for p in problems:
         print(p)
     if problems:

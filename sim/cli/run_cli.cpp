@@ -132,6 +132,8 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
     for (const char* k : {"tasks", "attempts", "succeeded", "failed", "unfinished", "never_started", "makespan_s", "mean_wait_s",
                           "p95_wait_s", "mean_jct_s", "gpu_allocation_ratio", "preemptions", "resubmissions", "lost_work_s", "events"})
       out << fmt::format("  {:<22} {:>12}\n", k, j[k].dump());
+    if (const std::string currency = j["currency"].get<std::string>(); !currency.empty())  // a scenario with prices
+      out << fmt::format("  {:<22} {:>12}\n", "cost_total (" + currency + ")", j["cost_total"].dump());
     out << fmt::format("  outputs in {}\n", opts.out_dir);
     return 0;
   } catch (const Interrupted& e) {

@@ -1,5 +1,6 @@
 #include "sim/cli/validate_cli.hpp"
 
+#include "sim/io/prices.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
 #include "sim/io/workload.hpp"
@@ -32,6 +33,11 @@ int validate_command(const std::string& path, std::ostream& out, std::ostream& e
     err << escape_for_diagnostic(path) << ": " << escape_for_diagnostic(e.what()) << '\n';
     return exit_invalid_input;
   }
+  // The prices need every node and task (sim/io/prices.hpp).
+  std::vector<Diagnostic> price_diagnostics;
+  check_prices(*r.scenario, price_diagnostics);
+  for (const auto& d : price_diagnostics) err << d.str() << '\n';
+  if (count_errors(price_diagnostics) > 0) return exit_invalid_input;
   out << path << ": ok (" << r.scenario->tasks.size() << " tasks, " << expanded_node_names(r.scenario->cluster).size()
       << " nodes)\n";
   return 0;

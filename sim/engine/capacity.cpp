@@ -106,10 +106,13 @@ void Simulator::on_scale_in(Time now, const ScaleInEv& e) {
   auto& r = runs_[std::size_t(e.task)];
   r.scale_in = 0;
   int floor_w = std::max(r.desired, cfg(std::size_t(e.task)).autoscaling.min_workers);
+  bool removed = false;
   while (r.workers_now > floor_w && sched_->remove_worker(r.id, now)) {
     --r.workers_now;
     released_since_schedule_ = true;
+    removed = true;
   }
+  if (removed && cost_ && r.active) cost_rerate(e.task, now);
 }
 
 void Simulator::autoscale(Time now) {
@@ -126,6 +129,7 @@ void Simulator::autoscale(Time now) {
       added = true;
       if (t.autoscaling.scale_out != "aggressive") break;  // conservative: one worker per step
     }
+    if (added && cost_) cost_rerate(ai, now);
     // Conservative scale-out takes its next step one second later (or at the next instant).
     if (added && r.workers_now < target)
       r.handles.push_back(q_.schedule(later(now, kMsPerSecond, int(i), "autoscaling", 1), DemandEv{int(i), r.attempts.back().attempt, r.desired}));

@@ -128,6 +128,7 @@ void Simulator::on_started(TaskId id, Time now) {
   }
   r.active = true;
   ++active_;
+  if (cost_) cost_start(ti, now);
   r.pull_failures = 0;
   r.workers_now = sched_->task(id).workers;
   r.desired = r.workers_now;
@@ -191,6 +192,7 @@ void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string
   auto& a = r.attempts.back();
   const auto& t = cfg(std::size_t(ti));
   cancel_attempt_events(ti);
+  Time kept_until = st == AttemptState::failed ? a.start : now;  // what a failure loses (costs)
   if (r.phase == TaskRun::running) {
     Time e = now - a.run_start;
     Time c = sched_->task(r.id).checkpoint_interval;
@@ -199,7 +201,9 @@ void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string
     a.lost_work = e - saved;
     r.remaining -= saved;
     metrics_->stats(std::size_t(ti)).lost_work += a.lost_work;
+    if (st == AttemptState::failed && saved > 0) kept_until = a.run_start + saved;
   }
+  if (cost_ && r.active) cost_end(ti, now, kept_until);
   if (!already_released && r.active) sched_->release(r.id, now);
   if (r.active) --active_;
   r.active = false;

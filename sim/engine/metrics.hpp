@@ -55,6 +55,7 @@ struct TaskMetrics {
   double bounded_slowdown = 0;    ///< max(1, jct / max(run, 10 s))
   long double gpu_ms = 0;         ///< milli-GPU x ms held (at placement size) over all attempts
   long double cpu_ms = 0;         ///< milli-vCPU x ms held over all attempts
+  double cost = 0;                ///< currency its attempts paid per use (Simulator::billed_cost)
   // Group keys, views into the Simulator that made them (valid while it lives):
   std::string_view pool;          ///< task pool or the pool it ran in
   std::string_view gpu_model;     ///< model it ran on, else its first candidate's, "cpu" for CPU-only

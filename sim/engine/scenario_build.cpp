@@ -327,6 +327,7 @@ void Simulator::build() {
   std::vector<std::string>().swap(names);  // moved into the scheduler
   std::vector<TaskSpec>().swap(templates);
   decltype(shapes)().swap(shapes);
+  build_costs();  // the price tables and the reserved commitments (cost.cpp)
   auto find_task = [&](const std::string& name) -> int {
     const std::size_t h = std::hash<std::string_view>{}(name);
     for (auto it = std::lower_bound(task_index.begin(), task_index.end(), std::pair<std::size_t, int>{h, -1});

@@ -46,6 +46,7 @@
 #include <boost/container/small_vector.hpp>
 #include <libsched/libsched.hpp>
 
+#include "sim/engine/cost.hpp"
 #include "sim/engine/end_reason.hpp"
 #include "sim/engine/event_queue.hpp"
 #include "sim/engine/faults.hpp"
@@ -89,6 +90,13 @@ struct AttemptRecord {
   Time work_done = 0;             ///< entrypoint work executed in this attempt
   Time lost_work = 0;             ///< work executed but not saved by a checkpoint
   Time work_needed = 0;           ///< work this attempt had to do (duration minus saved)
+  /// Currency: the attempt's replicas x the hours it held them x its class's price (a reserved
+  /// attempt is valued at the reserved price, but pays nothing per use: Simulator::billed_cost).
+  /// 0 without prices.
+  double cost = 0;
+  /// Currency: the part of `cost` held beyond the attempt's last checkpoint when it failed (the
+  /// whole attempt when nothing was saved: start-up and failed prechecks included).
+  double lost_cost = 0;
 };
 
 struct SimOptions {
@@ -214,6 +222,12 @@ class Simulator {
   std::string groups_csv() const;
   /// A one-line warning when tasks are unfinished at the end of the run, else "".
   std::string unfinished_warning() const;
+  /// The costs of the run (docs/outputs.md "Costs"): all 0 and no currency without `prices`.
+  CostSummary cost_summary() const;
+  /// What attempt `a` pays per use (currency): its cost, 0 on reserved capacity (the commitment covers it).
+  static double billed_cost(const AttemptRecord& a);
+  /// 0 reserved, 1 pay_as_you_go, 2 spot, 3 idle (libsched::ResourceType order).
+  static std::size_t class_index(std::string_view capacity);
 
  private:
   /// Run-time state of one task (scenario order).
@@ -291,6 +305,15 @@ class Simulator {
   [[noreturn]] void stuck_error(Time now, std::uint64_t n, const Event& last) const;
   std::string file_label() const;
   void cancel_attempt_events(int ti);
+  // Costs (cost.cpp), all no-ops without prices (cost_ null).
+  void build_costs();
+  /// Currency per hour of task ti's current placement at its class's price.
+  double attempt_rate(int ti) const;
+  void cost_start(int ti, Time now);
+  /// The placement of task ti changed size (autoscaling): the rate from `now` on.
+  void cost_rerate(int ti, Time now);
+  /// Sets the ending attempt's cost and lost_cost; work after `kept_until` is lost.
+  void cost_end(int ti, Time now, Time kept_until);
 
   io::Scenario sc_;                      // tasks moved out by build() (profiles_, ident_)
   SimOptions opt_;
@@ -350,6 +373,21 @@ class Simulator {
   bool released_since_schedule_ = false;
   std::unique_ptr<FaultModel> faults_;   // failure models (faults.hpp)
   std::unique_ptr<Metrics> metrics_;     // measurements (metrics.hpp)
+  // Costs (cost.cpp): allocated only when the scenario has prices.
+  std::unique_ptr<CostModel> cost_;
+  struct CostRun {
+    double rate = 0;                     // currency per hour of the current attempt
+    Time since = 0;                      // when `rate` began
+    double acc = 0;                      // currency before `since`
+  };
+  std::vector<CostRun> cost_runs_;       // per task (empty without prices)
+  std::map<int, std::vector<std::pair<Time, double>>> rate_steps_;  // autoscaled attempts: (from, rate)
+  struct Commitment {                    // one reserved quota (user, pool)
+    std::string_view user, pool, tenant, gpu_model;
+    double gpus = 0;
+    double price = 0;                    // per GPU-hour
+  };
+  std::vector<Commitment> commitments_;
 };
 
 }  // namespace sim

@@ -33,6 +33,7 @@ TaskMetrics Simulator::task_metrics(std::size_t i) const {
       Time held = (a.end >= 0 ? a.end : tc) - a.start;
       m.gpu_ms += (long double)a.gpu_milli * (long double)held;
       m.cpu_ms += (long double)a.cpu_milli * (long double)held;
+      m.cost += billed_cost(a);
     } else {
       m.wait += std::max<Time>(0, tc - a.submit);
     }

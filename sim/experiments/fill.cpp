@@ -210,7 +210,7 @@ FillResult run_reference(const Cluster& cluster, const std::vector<TaskSpec>& ta
       if (auto f = fc::fgd_score(v, p.pod, typical)) c = Cached{n.version, f->score, f->gpu_mask};
     } else {
       std::optional<std::uint64_t> mask = std::uint64_t{0};
-      if (!p.pod.cpu_only()) mask = detail::choose_gpus(v.gpu_free, v.gpus, p.pod.shape());
+      if (!p.pod.cpu_only()) mask = libsched::detail::choose_gpus(v.gpu_free, v.gpus, p.pod.shape());
       if (mask) {
         c.mask = *mask;
         switch (policy) {
@@ -243,7 +243,7 @@ FillResult run_reference(const Cluster& cluster, const std::vector<TaskSpec>& ta
       if (!p.pod.cpu_only() && (n.gpus == 0 || (p.pod.models != 0 && (p.pod.models & n.model_bit) == 0))) continue;
       Cached c;
       if (policy == RefPolicy::random) {
-        if (!p.pod.cpu_only() && !detail::choose_gpus(gpu_free.data() + n.gpu_offset, n.gpus, p.pod.shape())) continue;
+        if (!p.pod.cpu_only() && !libsched::detail::choose_gpus(gpu_free.data() + n.gpu_offset, n.gpus, p.pod.shape())) continue;
         feasible.push_back(ni);
         continue;
       }
@@ -267,7 +267,7 @@ FillResult run_reference(const Cluster& cluster, const std::vector<TaskSpec>& ta
         boost::random::uniform_int_distribution<std::size_t> dg(0, fit.size() - 1);
         best_c.mask = std::uint64_t{1} << fit[dg(rng)];
       } else if (!p.pod.cpu_only()) {
-        best_c.mask = *detail::choose_gpus(g, n.gpus, p.pod.shape());
+        best_c.mask = *libsched::detail::choose_gpus(g, n.gpus, p.pod.shape());
       }
     }
     if (best == nodes.size()) {

@@ -78,14 +78,17 @@ const std::vector<std::string>& summary_metric_names() {
       "tasks",          "attempts",    "succeeded",     "failed",        "unfinished",           "never_started",
       "not_submitted",  "makespan_s",  "censor_s",      "mean_wait_s",   "p95_wait_s",           "mean_jct_s",
       "mean_slowdown",  "mean_bounded_slowdown",        "gpu_allocation_ratio", "cpu_allocation_ratio",
-      "preemptions",    "resubmissions", "lost_work_s", "events"};
+      "preemptions",    "resubmissions", "lost_work_s", "events",
+      "cost_total",     "cost_reserved", "cost_pay_as_you_go", "cost_spot", "cost_idle", "cost_reserved_unused",
+      "cost_lost_work"};
   return names;
 }
 
 const std::vector<std::string>& group_metric_names() {
   static const std::vector<std::string> names = {"tasks",       "succeeded",  "failed",        "unfinished",
                                                  "never_started", "mean_wait_s", "p95_wait_s",   "mean_jct_s",
-                                                 "mean_slowdown", "mean_bounded_slowdown", "gpu_seconds", "vcpu_seconds"};
+                                                 "mean_slowdown", "mean_bounded_slowdown", "gpu_seconds", "vcpu_seconds",
+                                                 "cost"};
   return names;
 }
 

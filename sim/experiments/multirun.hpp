@@ -60,13 +60,14 @@ using MetricList = std::vector<std::pair<std::string, double>>;
 /// The scalar metrics of summary.json, in this fixed order: tasks, attempts, succeeded, failed,
 /// unfinished, never_started, not_submitted, makespan_s, censor_s, mean_wait_s, p95_wait_s,
 /// mean_jct_s, mean_slowdown, mean_bounded_slowdown, gpu_allocation_ratio, cpu_allocation_ratio,
-/// preemptions, resubmissions, lost_work_s, events (every numeric top-level key but `seed`).
+/// preemptions, resubmissions, lost_work_s, events, cost_total, cost_reserved, cost_pay_as_you_go,
+/// cost_spot, cost_idle, cost_reserved_unused, cost_lost_work (every numeric top-level key but `seed`).
 /// A numeric top-level key not in this list (added later) follows them, in summary.json order.
 const std::vector<std::string>& summary_metric_names();
 
 /// The metrics of one group (summary.json `groups`, groups.csv columns), in this order: tasks,
 /// succeeded, failed, unfinished, never_started, mean_wait_s, p95_wait_s, mean_jct_s,
-/// mean_slowdown, mean_bounded_slowdown, gpu_seconds, vcpu_seconds.
+/// mean_slowdown, mean_bounded_slowdown, gpu_seconds, vcpu_seconds, cost.
 const std::vector<std::string>& group_metric_names();
 
 /// What one simulation measured.

@@ -18,10 +18,10 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string key_path(const std::string& parent, std::string_view key) {
+std::string json_key_path(const std::string& parent, std::string_view key) {
   return parent.empty() ? std::string(key) : parent + "." + std::string(key);
 }
-std::string index_path(const std::string& parent, std::size_t i) { return parent + "[" + std::to_string(i) + "]"; }
+std::string json_index_path(const std::string& parent, std::size_t i) { return parent + "[" + std::to_string(i) + "]"; }
 
 /// 1-based line and column of byte `offset` of `text` (the column counts bytes).
 std::pair<int, int> line_column(std::string_view text, std::size_t offset) {
@@ -148,7 +148,7 @@ class CheckedDom {
   }
   std::string path() const {
     std::string p;
-    for (const auto& f : frames_) p = f.array ? index_path(p, f.count - 1) : key_path(p, f.key);
+    for (const auto& f : frames_) p = f.array ? json_index_path(p, f.count - 1) : json_key_path(p, f.key);
     return p;
   }
   /// The key's closing quote is the last byte read; walk back to the unescaped opening quote.

@@ -47,6 +47,8 @@ inline constexpr int max_pull_failures_without_breaker = 1000000;
 inline constexpr double min_delay_s = 1;
 /// An interval (`checkpoint_interval_s`, `timeseries_interval_s`) is at least this.
 inline constexpr double min_interval_s = 1;
+/// A price in `prices` (currency per GPU-, instance- or vCPU-hour): 0 to this.
+inline constexpr double max_price_per_h = 1e6;
 /// Node group `mtbf_s` is 0 (no random failures) or at least this (one hour).
 inline constexpr double min_mtbf_s = 3600;
 /// `transient_failure_rate_per_h` (3600/h = one failure per second on average).

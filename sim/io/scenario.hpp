@@ -278,6 +278,24 @@ struct WorkloadCfg {
   std::vector<WorkloadClassCfg> classes;
 };
 
+/// Prices of one capacity class set, each in currency per hour of the unit of the table that holds
+/// it (GPU-hour, instance-hour or vCPU-hour); absent = not priced (costs 0, validate warns).
+struct ClassPricesCfg {
+  std::optional<double> reserved;       ///< gpu_models only: the commitment of a reserved quota, per GPU-hour
+  std::optional<double> pay_as_you_go;
+  std::optional<double> spot;
+  std::optional<double> idle;
+  bool operator==(const ClassPricesCfg&) const = default;
+};
+
+/// `prices` (extension, docs/scenario-format.md "Prices"): what capacity costs per hour.
+struct PricesCfg {
+  std::string currency;                               ///< e.g. "USD": a label, no conversion
+  std::map<std::string, ClassPricesCfg> gpu_models;   ///< per GPU-hour of the model
+  std::map<std::string, ClassPricesCfg> instance_specs;  ///< per instance-hour of the spec (overrides the GPU model's)
+  ClassPricesCfg cpu_vcpu;                            ///< per vCPU-hour of a CPU-only replica
+};
+
 /// Fill mode (FGD workload inflation), scenario key `fill`.
 struct FillCfg {
   double target_pct = 130;
@@ -299,6 +317,7 @@ struct Scenario {
   std::vector<TraceCfg> traces;
   std::optional<WorkloadCfg> workload;  ///< extension: generated tasks (sim/io/workload.hpp)
   FillCfg fill;
+  std::optional<PricesCfg> prices;   ///< extension: absent = nothing is priced (every cost 0)
 };
 
 }  // namespace sim::io

@@ -22,7 +22,7 @@ Scenario read_scenario(Sink& sink, const json& j, const libsched::Registry& regi
   Scenario s;
   Obj o(sink, j, "",
         {"schema", "name", "seed", "until_s", "timeseries_interval_s", "cluster", "quotas", "node_policies", "scheduler",
-         "tasks", "events", "traces", "workload", "fill"});
+         "tasks", "events", "traces", "workload", "fill", "prices"});
   if (!o.valid()) return s;
   if (const json* v = o.get("schema", Req::required)) {
     if (!v->is_string() || v->get_ref<const std::string&>() != "schedsim/v1")
@@ -52,6 +52,7 @@ Scenario read_scenario(Sink& sink, const json& j, const libsched::Registry& regi
     Obj fo(sink, *f, "fill", {"target_pct"});
     fo.number("target_pct", s.fill.target_pct, Req::optional, above(0));
   }
+  if (const json* pr = o.find("prices")) s.prices = read_prices(sink, *pr, "prices");
   return s;
 }
 

@@ -405,5 +405,7 @@ EventCfg read_event(Sink& sink, const json& j, const std::string& path);
 TraceCfg read_trace(Sink& sink, const json& j, const std::string& path);
 // scenario_read_workload.cpp
 WorkloadCfg read_workload(Sink& sink, const json& j, const std::string& path);
+// scenario_read_prices.cpp
+PricesCfg read_prices(Sink& sink, const json& j, const std::string& path);
 
 }  // namespace sim::io::detail

@@ -239,6 +239,24 @@ json scenario_to_json(const Scenario& s) {
   j["traces"] = traces;
   if (s.workload) j["workload"] = workload_json(*s.workload);
   j["fill"] = {{"target_pct", s.fill.target_pct}};
+  if (s.prices) {
+    auto classes = [](const ClassPricesCfg& c) {
+      json o = json::object();
+      if (c.reserved) o["reserved"] = *c.reserved;
+      if (c.pay_as_you_go) o["pay_as_you_go"] = *c.pay_as_you_go;
+      if (c.spot) o["spot"] = *c.spot;
+      if (c.idle) o["idle"] = *c.idle;
+      return o;
+    };
+    json pr = {{"currency", s.prices->currency}};
+    json models = json::object(), specs = json::object();
+    for (const auto& [name, c] : s.prices->gpu_models) models[name] = classes(c);
+    for (const auto& [name, c] : s.prices->instance_specs) specs[name] = classes(c);
+    pr["gpu_models"] = models;
+    pr["instance_specs"] = specs;
+    pr["cpu_vcpu"] = classes(s.prices->cpu_vcpu);
+    j["prices"] = pr;
+  }
   return j;
 }
 

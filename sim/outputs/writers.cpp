@@ -12,17 +12,17 @@
 #include <tuple>
 #include <unordered_map>
 
-#include <boost/container_hash/hash.hpp>
-#include <boost/random/mersenne_twister.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/outputs/group_index.hpp"
 #include "sim/outputs/publish.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace sim {
 
 using namespace libsched;
+using detail::GroupIndex;
 
 /// Seconds from ms: an integer when whole, else up to 3 decimals with trailing zeros trimmed.
 /// Negative (not applicable) prints as "".
@@ -175,32 +175,6 @@ nlohmann::ordered_json round3(double x) {
   return r;
 }
 
-std::string prom_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '\\') o += "\\\\";
-    else if (c == '"') o += "\\\"";
-    else if (c == '\n') o += "\\n";
-    else o += c;
-  }
-  return o;
-}
-
-std::string prom_num(double v) {
-  if (std::floor(v) == v && std::fabs(v) < 1e15) return fmt::format("{}", std::int64_t(v));
-  return fmt::format("{:.3f}", v);
-}
-
-/// Deterministic UUID-shaped id of a task (hash of scenario name, task name and index).
-std::string task_uuid(const std::string& scenario, const std::string& task, std::size_t i) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (char c : scenario + "\x1f" + task) h = (h ^ std::uint8_t(c)) * 1099511628211ull;
-  boost::random::mt19937_64 g(h ^ i);
-  std::uint64_t a = g(), b = g();
-  return fmt::format("{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}", std::uint32_t(a >> 32), std::uint32_t((a >> 16) & 0xffff),
-                     std::uint32_t(a & 0xfff), std::uint32_t(0x8000 | ((b >> 48) & 0x3fff)), b & 0xffffffffffffull);
-}
-
 /// Mean of ms values in seconds (0 for none). The sum is exact (integers in a long double's
 /// 64-bit mantissa), so the order of the values does not matter.
 double mean_s(std::span<const Time> v) {
@@ -229,6 +203,7 @@ struct GroupAcc {
   double mean_wait_s = 0, p95_wait_s = 0;
   long double jct_sum = 0, slowdown_sum = 0, bounded_sum = 0;
   long double gpu_ms = 0, cpu_ms = 0;
+  long double cost = 0;  ///< currency: the tasks' attempts, plus the reserved commitments attributed to the group
 
   void add(const TaskMetrics& m, const TaskStats& s) {
     ++tasks;
@@ -238,6 +213,7 @@ struct GroupAcc {
     if (!m.started) ++never_started;
     gpu_ms += m.gpu_ms;
     cpu_ms += m.cpu_ms;
+    cost += m.cost;
     if (!m.submitted) return;  // outside the observed window: no wait, no JCT
     ++submitted;
     jct_sum += m.jct;
@@ -279,7 +255,7 @@ std::string Simulator::tasks_csv() const {
 void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush) const {
   o += "task,attempt,state,submit_s,start_s,end_s,spec,nodes,reason,capacity,gpus,wait_s,work_s,lost_work_s,"
        "user,tenant,pool,type,priority,replicas,gpu_milli_per_replica,runtime_estimate_s,end_reason,preemptor,"
-       "task_wait_s,jct_s,slowdown,bounded_slowdown\n";
+       "task_wait_s,jct_s,slowdown,bounded_slowdown,cost\n";
   // Appended field by field (no temporaries): this file has a row per attempt.
   std::string nodes;
   for (std::size_t ti = 0; ti < runs_.size(); ++ti) {
@@ -369,10 +345,12 @@ void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush)
         append_decimal3(o, m.slowdown);
         o += ',';
         append_decimal3(o, m.bounded_slowdown);
-        o += '\n';
       } else {
-        o += ",,,,\n";
+        o += ",,,,";
       }
+      o += ',';
+      if (started) append_decimal3(o, billed_cost(*a));
+      o += '\n';
     }
     flush();
   }
@@ -396,42 +374,6 @@ std::string Simulator::groups_csv() const {
 }
 
 namespace {
-
-/// Accumulators by key, found by hash while tasks are added, then handed out in key order
-/// (as a std::map<Key, Acc> would iterate them, without its O(log groups) key comparisons per
-/// task). Only the sorted rows reach an output: no hash order does.
-template <class Key, class Acc, class Hash = std::hash<Key>>
-class GroupIndex {
- public:
-  Acc& operator[](const Key& key) { return rows_[row_of(key)].second; }
-  /// The row of `key` (added when new), in order of first appearance until sorted().
-  std::size_t row_of(const Key& key) {
-    // A handful of groups (tenants, pools, classes): compared in turn; more: by hash.
-    if (rows_.size() <= kLinear) {
-      for (std::size_t i = 0; i < rows_.size(); ++i)
-        if (rows_[i].first == key) return i;
-      if (rows_.size() < kLinear) {
-        rows_.emplace_back(key, Acc{});
-        return rows_.size() - 1;
-      }
-      for (std::size_t i = 0; i < rows_.size(); ++i) index_.emplace(rows_[i].first, i);
-    }
-    auto [it, inserted] = index_.try_emplace(key, rows_.size());
-    if (inserted) rows_.emplace_back(key, Acc{});
-    return it->second;
-  }
-  std::size_t size() const { return rows_.size(); }
-  Acc& row(std::size_t i) { return rows_[i].second; }
-  std::vector<std::pair<Key, Acc>> sorted() && {
-    std::sort(rows_.begin(), rows_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    return std::move(rows_);
-  }
-
- private:
-  static constexpr std::size_t kLinear = 8;
-  std::unordered_map<Key, std::size_t, Hash> index_;
-  std::vector<std::pair<Key, Acc>> rows_;
-};
 
 /// One group-by dimension: its groups in key order. Keys are views into the tasks'
 /// configurations and the task metrics.
@@ -487,26 +429,31 @@ std::vector<GroupTable> group_tables(const CfgOf& cfg, const MetricsOf& metrics,
   return by;
 }
 
-/// Hash of a metrics.prom group key (tenant, user, task type, pool).
-struct PromKeyHash {
-  std::size_t operator()(const std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>& k) const {
-    std::hash<std::string_view> h;
-    std::size_t x = 0;
-    for (std::string_view v : {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k)}) boost::hash_combine(x, h(v));
-    return x;
+/// The reserved commitments in the groups (docs/outputs.md "Costs"): each in its quota's user,
+/// the user's tenant, its pool, the pool's GPU model and capacity `reserved`; a group that has
+/// no task gets a row of its own (tasks 0).
+void add_commitments(std::vector<GroupTable>& by, const CostSummary& costs) {
+  for (const auto& c : costs.commitments) {
+    const std::string_view keys[] = {c.user, c.tenant, c.pool, c.gpu_model, "reserved"};
+    for (std::size_t d = 0; d < std::size(keys); ++d) {
+      GroupTable& t = by[d];
+      auto it = std::lower_bound(t.begin(), t.end(), keys[d], [](const auto& row, std::string_view k) { return row.first < k; });
+      if (it == t.end() || it->first != keys[d]) it = t.insert(it, {keys[d], GroupAcc{}});
+      it->second.cost += c.cost;
+    }
   }
-};
+}
 
 std::string groups_csv_text(std::vector<GroupTable>& by) {
   std::string o =
       "group_by,group,tasks,succeeded,failed,unfinished,never_started,mean_wait_s,p95_wait_s,mean_jct_s,mean_slowdown,"
-      "mean_bounded_slowdown,gpu_seconds,vcpu_seconds\n";
+      "mean_bounded_slowdown,gpu_seconds,vcpu_seconds,cost\n";
   for (int d = 0; d < int(std::size(k_group_by)); ++d) {
     for (auto& [key, g] : by[std::size_t(d)])
-      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(std::string(key)), g.tasks, g.succeeded,
+      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(std::string(key)), g.tasks, g.succeeded,
                        g.failed, g.unfinished, g.never_started, format_decimal3(g.mean_wait_s), format_decimal3(g.p95_wait_s), format_decimal3(g.mean_jct_s()),
                        format_decimal3(g.mean_slowdown()), format_decimal3(g.mean_bounded_slowdown()), format_decimal3(double(g.gpu_ms / 1e6L)),
-                       format_decimal3(double(g.cpu_ms / 1e6L)));
+                       format_decimal3(double(g.cpu_ms / 1e6L)), format_decimal3(double(g.cost)));
   }
   return o;
 }
@@ -525,6 +472,8 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
   GroupAcc all;
   auto by = group_tables([this](std::size_t i) -> const io::TaskCfg& { return cfg(i); },
                          [this](std::size_t i) { return task_metrics(i); }, task_stats(), all);
+  const CostSummary costs = cost_summary();
+  add_commitments(by, costs);
   if (groups_text) *groups_text = groups_csv_text(by);
   if (!summary) return;
   nlohmann::ordered_json j;
@@ -573,6 +522,7 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
     o["mean_bounded_slowdown"] = round3(g.mean_bounded_slowdown());
     o["gpu_seconds"] = round3(double(g.gpu_ms / 1e6L));
     o["vcpu_seconds"] = round3(double(g.cpu_ms / 1e6L));
+    o["cost"] = round3(double(g.cost));
     return o;
   };
   j["scenario"] = sc_.name;
@@ -607,6 +557,14 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
                        {"preemption", seconds_json(wpre)},
                        {"lost_to_preemption_or_failure", seconds_json(lost)}};
   j["events"] = events_;
+  j["currency"] = std::string(costs.currency);
+  j["cost_total"] = round3(costs.total);
+  j["cost_reserved"] = round3(costs.by_class[0]);
+  j["cost_pay_as_you_go"] = round3(costs.by_class[1]);
+  j["cost_spot"] = round3(costs.by_class[2]);
+  j["cost_idle"] = round3(costs.by_class[3]);
+  j["cost_reserved_unused"] = round3(costs.reserved_unused);
+  j["cost_lost_work"] = round3(costs.lost_work);
   nlohmann::ordered_json groups;
   for (int d = 0; d < int(std::size(k_group_by)); ++d) {
     nlohmann::ordered_json g = nlohmann::ordered_json::object();
@@ -732,117 +690,6 @@ void Simulator::write_timeseries(const std::string& dir) const {
     if (t >= makespan_) break;
   }
   write("timeseries.csv", ts);
-}
-
-void Simulator::write_metrics_prom(const std::string& dir) const {
-  // metrics.prom (docs/outputs.md "metrics.prom"): per-task gauges up to kPromTaskSeriesMax
-  // tasks, else per-group gauges (tenant, user, task type, pool). Streamed.
-  CheckedWriter w(dir + "/metrics.prom");
-  std::string& m = w.buffer();
-  auto out = std::back_inserter(m);
-  const auto& cl = sc_.cluster;
-  // Per task: attempts, gang milli-GPU of the last started attempt.
-  auto attempts_of = [&](std::size_t i) { return int(runs_[i].attempts.size()); };
-  auto gpus_of = [&](std::size_t i) {
-    std::int64_t gpus = 0;
-    for (const auto& a : runs_[i].attempts)
-      if (a.start >= 0) gpus = a.gpu_milli;
-    return gpus;
-  };
-  const std::string cluster = prom_escape(cl.name), region = prom_escape(cl.region);
-  struct Metric { const char* name; const char* help; };
-  if (runs_.size() <= kPromTaskSeriesMax) {
-    const Metric metrics[] = {
-        {"schedsim_task_attempts", "Attempts of the task."},
-        {"schedsim_task_succeeded", "1 when the task succeeded, else 0."},
-        {"schedsim_task_wait_seconds", "Total time the task's attempts spent queued (s)."},
-        {"schedsim_task_jct_seconds", "Final end minus submit time (s); -1 when unfinished."},
-        {"schedsim_task_lost_work_seconds", "Work lost to failures and preemptions (s)."},
-        {"schedsim_task_gpus", "GPUs of the gang in its last started attempt."},
-    };
-    std::vector<Time> waits(runs_.size());
-    for (std::size_t i = 0; i < runs_.size(); ++i) waits[i] = task_metrics(i).wait;
-    for (std::size_t mi = 0; mi < std::size(metrics); ++mi) {
-      fmt::format_to(out, "# HELP {} {}\n# TYPE {} gauge\n", metrics[mi].name, metrics[mi].help, metrics[mi].name);
-      for (std::size_t i = 0; i < runs_.size(); ++i) {
-        const auto& t = cfg(i);
-        const std::string& name = task_name(i);
-        const auto& s = task_stats()[i];
-        double v = 0;
-        switch (mi) {
-          case 0: v = attempts_of(i); break;
-          case 1: v = s.succeeded ? 1 : 0; break;
-          case 2: v = double(waits[i]) / 1000.0; break;
-          case 3: v = s.finished ? double(s.end - from_seconds(ident_[i].submit_s)) / 1000.0 : -1; break;
-          case 4: v = double(s.lost_work) / 1000.0; break;
-          case 5: v = double(gpus_of(i)) / 1000.0; break;
-        }
-        fmt::format_to(out,
-                       "{}{{cluster=\"{}\",orgname=\"{}\",user=\"{}\",module=\"{}\",task_type=\"{}\",task_name=\"{}\",task_uuid=\"{}\","
-                       "resource_pool=\"{}\",region=\"{}\"}} {}\n",
-                       metrics[mi].name, cluster, prom_escape(t.tenant), prom_escape(t.user), "training", prom_escape(t.type),
-                       prom_escape(name), task_uuid(sc_.name, name, i), prom_escape(t.pool), region, prom_num(v));
-        w.maybe_flush();
-      }
-    }
-    w.close();
-    return;
-  }
-  // Per group: sums over the tasks of each (tenant, user, task type, pool), in that key order.
-  struct Acc {
-    std::int64_t tasks = 0, succeeded = 0, finished = 0, attempts = 0, gpu_milli = 0;
-    Time wait = 0, jct = 0, lost = 0;
-  };
-  using PromKey = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
-  GroupIndex<PromKey, Acc, PromKeyHash> index;
-  for (std::size_t i = 0; i < runs_.size(); ++i) {
-    const auto& t = cfg(i);
-    const auto& s = task_stats()[i];
-    Acc& g = index[{t.tenant, t.user, t.type, t.pool}];
-    ++g.tasks;
-    g.succeeded += s.succeeded ? 1 : 0;
-    g.finished += s.finished ? 1 : 0;
-    g.attempts += attempts_of(i);
-    g.gpu_milli += gpus_of(i);
-    g.wait += task_metrics(i).wait;
-    if (s.finished) g.jct += s.end - from_seconds(ident_[i].submit_s);
-    g.lost += s.lost_work;
-  }
-  const auto groups = std::move(index).sorted();
-  const Metric metrics[] = {
-      {"schedsim_tasks", "Tasks of the group."},
-      {"schedsim_tasks_succeeded", "Tasks of the group that succeeded."},
-      {"schedsim_tasks_finished", "Tasks of the group that finished (succeeded or failed)."},
-      {"schedsim_task_attempts_sum", "Attempts of the group's tasks."},
-      {"schedsim_task_wait_seconds_sum", "Queueing delay of the group's tasks, summed (s)."},
-      {"schedsim_task_jct_seconds_sum", "JCT of the group's finished tasks, summed (s)."},
-      {"schedsim_task_lost_work_seconds_sum", "Work lost to failures and preemptions by the group's tasks (s)."},
-      {"schedsim_task_gpus_sum", "GPUs of the gangs in their last started attempts, summed."},
-  };
-  for (std::size_t mi = 0; mi < std::size(metrics); ++mi) {
-    fmt::format_to(out, "# HELP {} {}\n# TYPE {} gauge\n", metrics[mi].name, metrics[mi].help, metrics[mi].name);
-    for (const auto& [key, g] : groups) {
-      double v = 0;
-      switch (mi) {
-        case 0: v = double(g.tasks); break;
-        case 1: v = double(g.succeeded); break;
-        case 2: v = double(g.finished); break;
-        case 3: v = double(g.attempts); break;
-        case 4: v = double(g.wait) / 1000.0; break;
-        case 5: v = double(g.jct) / 1000.0; break;
-        case 6: v = double(g.lost) / 1000.0; break;
-        case 7: v = double(g.gpu_milli) / 1000.0; break;
-      }
-      const auto& [tenant, user, type, pool] = key;
-      fmt::format_to(out,
-                     "{}{{cluster=\"{}\",orgname=\"{}\",user=\"{}\",module=\"{}\",task_type=\"{}\",resource_pool=\"{}\","
-                     "region=\"{}\"}} {}\n",
-                     metrics[mi].name, cluster, prom_escape(std::string(tenant)), prom_escape(std::string(user)), "training",
-                     prom_escape(std::string(type)), prom_escape(std::string(pool)), region, prom_num(v));
-      w.maybe_flush();
-    }
-  }
-  w.close();
 }
 
 }  // namespace sim

@@ -9,6 +9,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -671,3 +675,5 @@ TEST_CASE("Cluster::keep_free_index(false) stops the index; turning it on rebuil
   }
   CHECK(c.free_index() != before);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -8,6 +8,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -229,3 +233,5 @@ TEST_CASE("explain changes nothing: cluster, quota, queue and the next decision 
   CHECK(victims(r1) == victims(r2));
   CHECK(state_of(looked->cluster()) == state_of(fresh->cluster()));
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

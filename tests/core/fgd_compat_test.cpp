@@ -6,6 +6,10 @@
 
 #include "libsched/placement/fgd_compat.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::fgd_compat;
 
@@ -131,3 +135,5 @@ TEST_CASE("fgd: trunc(100 sigmoid((F - F') / 1000)); a share tries every GPU, wh
   CHECK(c->score == 26);
   CHECK(c->gpu_mask == 0);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -3,6 +3,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -69,3 +73,5 @@ TEST_CASE("a full node has no fragmentation") {
   c.allocate(NodeId(0), gpus(2, 1000, 0, 0));
   CHECK(node_fragmentation(c, NodeId(0), only(gpus(1, 1000, 0, 0))) == 0);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

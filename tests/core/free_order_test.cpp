@@ -10,6 +10,10 @@
 
 #include <libsched/libsched.hpp>
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using libsched::Cluster;
 using libsched::NodeDesc;
 using libsched::NodeId;
@@ -120,3 +124,5 @@ TEST_CASE("Cluster keeps each node in the free order at its free capacity and GP
     }
   }
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -6,6 +6,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -176,3 +180,5 @@ TEST_CASE("a committed transaction keeps its changes") {
   CHECK(c.node(NodeId(0)).free.gpu_milli == 1000);
   CHECK(c.node(NodeId(0)).full_free_gpus == 1);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

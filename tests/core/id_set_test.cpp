@@ -7,6 +7,10 @@
 
 #include <libsched/libsched.hpp>
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using libsched::IdSet;
 using libsched::TaskId;
 
@@ -35,3 +39,5 @@ TEST_CASE("IdSet holds the ids of a std::set, iterated in ascending order") {
   CHECK(empty.begin() == empty.end());
   CHECK(empty.empty());
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -4,6 +4,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -165,3 +169,5 @@ TEST_CASE("a policy naming an unknown node ignores that name") {
   CHECK_FALSE(f.allowed(NodeId(1)));
   CHECK(f.blocked() == std::vector<NodeId>{NodeId(1)});
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -17,6 +17,10 @@
 #include "builders.hpp"
 #include "libsched/placement/pick.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -483,3 +487,5 @@ TEST_CASE("several GPU shares per replica are not counted by slots") {
   cpu.cpu_milli = 1000;
   CHECK(Cluster::replica_slots_exact(cpu));
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

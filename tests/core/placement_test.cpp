@@ -9,6 +9,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -260,3 +264,5 @@ TEST_CASE("topology copes with every node in its own rack") {
   // Best-fit puts the master on n0; the workers go to the same switch (n1, n2), 4 hops away.
   CHECK(nodes_of(s, t) == std::vector<std::string>{"n0", "n1", "n2"});
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

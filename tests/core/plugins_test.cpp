@@ -8,6 +8,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -196,3 +200,5 @@ TEST_CASE("explain is a const query") {
   CHECK(view.explain(t, 0).code == WaitCode::waits_for_capacity);
   CHECK(view.reservation(t, 0) == kTimeNever);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -3,6 +3,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -534,3 +538,5 @@ TEST_CASE("the victim search sees every running task that may yield, as tasks st
   swap_running(make_task("high").priority(9).option("x", gpus(8)));
   CHECK(s.explain(want, now + 500).code == WaitCode::waits_for_capacity);  // low's count left with it
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

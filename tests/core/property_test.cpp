@@ -17,6 +17,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -707,3 +711,4 @@ TEST_CASE("request classes decide exactly as the task-by-task pass (greedy, cong
   CHECK(starts > 10000 * kScenarios / 200);
   CHECK(waits > 10000 * kScenarios / 200);
 }
+}  // namespace SCHEDSIM_UNITY_ID

@@ -4,6 +4,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace libsched;
 using namespace libsched::testing;
 
@@ -515,3 +519,5 @@ TEST_CASE("the head's reservation counts idle fragments ageing into its stabilit
   CHECK(s.is_running(i));
   CHECK(s.next_eligibility_change(700'000) == kTimeNever);  // nothing waits
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include "builders.hpp"
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {
 
 using namespace libsched;
 using namespace libsched::testing;
@@ -99,3 +102,5 @@ TEST_CASE("a quota entry added hands the class ids out anew") {
   CHECK(s.request_class(a) == 0);
   CHECK(s.request_class_count() == 1);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 #include <libsched/libsched.hpp>
+
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
 TEST_CASE("the umbrella header compiles and a one-node cluster places a one-GPU replica") {
   using namespace libsched;
   Cluster c;
@@ -15,3 +19,5 @@ TEST_CASE("the umbrella header compiles and a one-node cluster places a one-GPU 
   s.enqueue(id, 0);
   REQUIRE(s.schedule(0).started.size() == 1);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -8,6 +8,10 @@
 #include "sim/cli/convert_cli.hpp"
 #include "sim/io/scenario_json.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -55,3 +59,5 @@ TEST_CASE("convert reports a missing data file with where to download it and exi
   CHECK(err.str().find("SCHEDSIM_DATA") != std::string::npos);
   CHECK_FALSE(fs::exists(o.out));
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

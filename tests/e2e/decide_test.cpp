@@ -17,6 +17,10 @@
 
 #include <libsched/libsched.hpp>
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace libsched;
@@ -324,3 +328,5 @@ TEST_CASE("the example of docs/decide.md is what decide prints for its snapshot"
   REQUIRE(r.status == 0);
   CHECK(r.out == blocks[1]);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -13,6 +13,10 @@
 #include "sim/io/traces.hpp"
 #include "sim/engine/simulator.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 TEST_CASE("every scenario in scenarios/ writes end_reason codes from the documented list only") {
   std::size_t n = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(SCHEDSIM_SOURCE_DIR) + "/scenarios")) {
@@ -39,11 +43,11 @@ TEST_CASE("every scenario in scenarios/ writes end_reason codes from the documen
     std::getline(in, line);
     REQUIRE(line.find(",end_reason,preemptor,") != std::string::npos);
     // end_reason is the 23rd column; fields before it may be quoted (reason), so count from
-    // the end: end_reason,preemptor,task_wait_s,jct_s,slowdown,bounded_slowdown.
+    // the end: end_reason,preemptor,task_wait_s,jct_s,slowdown,bounded_slowdown,cost.
     while (std::getline(in, line)) {
       std::vector<std::string> back;
       std::string cur;
-      for (auto it = line.rbegin(); it != line.rend() && back.size() < 6; ++it) {
+      for (auto it = line.rbegin(); it != line.rend() && back.size() < 7; ++it) {
         if (*it == ',') {
           back.push_back(cur);
           cur.clear();
@@ -51,8 +55,8 @@ TEST_CASE("every scenario in scenarios/ writes end_reason codes from the documen
           cur.insert(cur.begin(), *it);
         }
       }
-      REQUIRE(back.size() == 6);
-      const std::string& reason = back[5];
+      REQUIRE(back.size() == 7);
+      const std::string& reason = back[6];
       INFO(line);
       CHECK(std::find(sim::k_end_reasons.begin(), sim::k_end_reasons.end(), reason) != sim::k_end_reasons.end());
     }
@@ -64,3 +68,5 @@ TEST_CASE("every scenario in scenarios/ writes end_reason codes from the documen
   }
   CHECK(n >= 2);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

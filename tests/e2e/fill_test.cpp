@@ -3,9 +3,20 @@
 #include "libsched/libsched.hpp"
 #include "sim/experiments/fill.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <tuple>
 #include <utility>
+
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
 
 using namespace libsched;
 
@@ -195,14 +206,6 @@ TEST_CASE("reference fill is deterministic per seed for every policy") {
   }
 }
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
-#include <string>
-
 namespace {
 int schedsim_status(const std::string& args) {
   const std::string cmd = std::string(SCHEDSIM_BINARY) + " " + args + " >/dev/null 2>&1";
@@ -278,3 +281,5 @@ TEST_CASE("fill --trace replaces the first trace's pod list") {
   CHECK(last_row(dir + "/b/fill.csv").rfind("130,0.0000,", 0) == 0);    // nothing fits: no A100
   std::system(("rm -rf " + dir).c_str());
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -11,6 +11,10 @@
 
 #include <fmt/format.h>
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -207,3 +211,5 @@ TEST_CASE("a --set value that is not UTF-8 is refused by validate and run (never
   CHECK_FALSE(fs::exists(w / "o"));
   fs::remove_all(w);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

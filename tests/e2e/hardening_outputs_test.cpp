@@ -16,6 +16,10 @@
 
 #include "tests/common/files.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 using testutil::slurp;
 
@@ -282,3 +286,5 @@ TEST_CASE("plan --complement reads a long integer total exactly (it was read thr
   CHECK(r.err.find("runtime error") == std::string::npos);
   fs::remove_all(w);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -18,6 +18,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -286,3 +290,5 @@ TEST_CASE("timeline.json is deterministic") {
   CHECK(nlohmann::json::parse(a)["otherData"]["seed"] == 3);
   fs::remove_all(w);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -16,6 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -181,3 +185,5 @@ TEST_CASE("fill accepts --set and refuses a bad one with exit 2") {
   CHECK(r.err.find("(from --set fill.target_pct=-1)") != std::string::npos);
   CHECK_FALSE(fs::exists("/tmp/schedsim-never-fill"));
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -17,6 +17,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -399,3 +403,5 @@ TEST_CASE("run --seeds refuses seeds past 2^64 - 1 and bad --seeds / --jobs valu
   CHECK_FALSE(fs::exists(w / "o"));
   fs::remove_all(w);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -21,6 +21,10 @@
 #include <thread>
 #include <vector>
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -336,3 +340,5 @@ TEST_CASE("runtime bounds from the CLI: exit 2, the cause named, nothing written
   }
   fs::remove_all(w);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -17,6 +17,10 @@
 
 #include "sim/outputs/report.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -353,3 +357,5 @@ TEST_CASE("report detects the folder kind by the files present") {
   CHECK_THROWS_AS(sim::detect_report_kind((w / "nope").string()), sim::ReportInputError);
   fs::remove_all(w);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -11,6 +11,10 @@
 #include "sim/io/traces.hpp"
 #include "sim/cli/validate_cli.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace {
 
 /// Trace files (data file and node file) a scenario names that are absent from the data root.
@@ -51,3 +55,5 @@ TEST_CASE("every scenario file in scenarios/ validates with exit status 0") {
   CHECK(n >= 5);
   CHECK(n - skipped >= 2);  // the self-contained scenarios (two-gangs, what-if-capacity) always run
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -16,6 +16,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -490,3 +494,5 @@ TEST_CASE("the shards run locally under GNU parallel and merge to the unsharded 
   CHECK(slurp(w / "out" / "merged" / "sweep_summary.csv") == slurp(w / "full" / "sweep_summary.csv"));
   fs::remove_all(w);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

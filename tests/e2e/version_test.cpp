@@ -9,6 +9,10 @@
 
 #include "sim/io/version.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 TEST_CASE("version.hpp's version string is MAJOR.MINOR.PATCH of its macros and CMake's project version") {
   CHECK(std::string(LIBSCHED_VERSION_STRING) == std::to_string(LIBSCHED_VERSION_MAJOR) + "." +
                                                     std::to_string(LIBSCHED_VERSION_MINOR) + "." +
@@ -28,3 +32,5 @@ TEST_CASE("schedsim --version prints the simulator and library versions and exit
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

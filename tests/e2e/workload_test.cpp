@@ -15,6 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -123,3 +127,5 @@ TEST_CASE("convert --arrival-scale scales the gaps, keeps durations, refuses 0",
   CHECK_FALSE(fs::exists(d / "c.json"));
   fs::remove_all(d);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -13,6 +13,10 @@
 #include "sim/io/overrides.hpp"
 #include "sim/io/scenario_json.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using nlohmann::json;
 using sim::io::test::valid_scenario;
 
@@ -56,3 +60,5 @@ TEST_CASE("GPU models named only by tasks count toward the limit, in the simulat
   // A100 (instance specs) is the first model, so X63 is the 65th.
   CHECK(errs[0].find("s.json: tasks[0].replica.gpu_models[63]: \"X63\": a GPU model past the first 64") == 0);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

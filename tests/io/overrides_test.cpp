@@ -15,6 +15,10 @@
 #include "sim/io/overrides.hpp"
 #include "scenario_builder.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace sim::io;
 using namespace sim::io::test;
 using nlohmann::json;
@@ -239,3 +243,5 @@ TEST_CASE("overrides apply to a scenario file read from disk, which is left unch
   CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == text);
   std::remove(path.c_str());
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

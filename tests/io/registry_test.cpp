@@ -9,6 +9,10 @@
 #include "scenario_builder.hpp"
 #include "sim/io/scenario_json.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using sim::io::test::valid_scenario;
 
 namespace {
@@ -77,3 +81,5 @@ TEST_CASE("queue_order, victim_order and admission accept the registered plugin 
   REQUIRE(bad.diagnostics.size() == 1);
   CHECK(bad.diagnostics[0].str() == "s.json: scheduler.admission: \"none\": must be one of `quota`");
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

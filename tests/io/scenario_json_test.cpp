@@ -5,6 +5,10 @@
 
 #include "scenario_builder.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using nlohmann::json;
 using sim::io::parse_scenario_text;
 using sim::io::scenario_to_json;
@@ -191,3 +195,5 @@ TEST_CASE("absurdly nested JSON is refused with its position instead of overflow
   const auto ok = sim::io::parse_scenario_text("{\"name\": \"" + std::string(500, '[') + "\"}", "s.json");
   for (const auto& d : ok.diagnostics) CHECK(d.str().find("nested deeper") == std::string::npos);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

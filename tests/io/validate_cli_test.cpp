@@ -12,6 +12,10 @@
 #include "scenario_builder.hpp"
 #include "sim/cli/validate_cli.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using nlohmann::json;
 using sim::io::test::valid_scenario;
 
@@ -201,3 +205,5 @@ TEST_CASE("an idle or spot task that sets guarantee is rejected with exit 2 and 
   CHECK(errors[1] == path + ": tasks[1].guarantee: true: an idle task cannot set guarantee");
   std::remove(path.c_str());
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -8,6 +8,10 @@
 
 #include "scenario_builder.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using nlohmann::json;
 using sim::io::test::all_text;
 using sim::io::test::error_paths;
@@ -406,3 +410,5 @@ TEST_CASE("a task whose whole demand exceeds its quota even with nothing running
     CHECK(parse_json(j).diagnostics.empty());
   }
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

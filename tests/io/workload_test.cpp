@@ -16,6 +16,10 @@
 #include "scenario_builder.hpp"
 #include "sim/io/workload.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using nlohmann::json;
 using sim::io::generate_workload;
 using sim::io::Scenario;
@@ -453,3 +457,5 @@ TEST_CASE("workload validation: a choice of workers or priority without values i
   j["workload"]["classes"][0]["priority"] = {{"shares", {1, 1}}};
   CHECK(errors_of(j).find("s.json: workload.classes[0].priority.values: <missing>: required key is missing") == 0);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

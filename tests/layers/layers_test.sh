@@ -2,8 +2,8 @@
 # The layering rule of sim/ (docs/architecture.md "Layers"), checked by tools/check_layers.py:
 # 1. the source tree passes;
 # 2. a copy of it with one planted upward include (sim/engine/ including a sim/cli/ header)
-#    fails, naming the file and the include; so do a 1000-line source file and a source file
-#    planted directly in sim/.
+#    fails, naming the file and the include; so do a 1000-line source file, a source file
+#    planted directly in sim/ and a test file without its namespace SCHEDSIM_UNITY_ID.
 # Usage: layers_test.sh SOURCE_DIR
 set -euo pipefail
 src="${1:?usage: layers_test.sh SOURCE_DIR}"
@@ -34,4 +34,12 @@ if python3 "$check" "$tmp" >/dev/null 2>&1; then
   echo "layers test: FAILED: a file directly in sim/ was not reported"
   exit 1
 fi
-echo "layers test: passed (the tree holds the rules; a planted upward include, a 1000-line file and a file outside the layers are reported)"
+rm "$tmp/sim/planted.cpp"
+mkdir -p "$tmp/tests/sim"
+printf '#include <catch2/catch.hpp>\nnamespace {\nint helper() { return 1; }\n}\nTEST_CASE("x") { REQUIRE(helper() == 1); }\n' > "$tmp/tests/sim/planted_test.cpp"
+if out="$(python3 "$check" "$tmp" 2>/dev/null)"; then
+  echo "layers test: FAILED: a test file without namespace SCHEDSIM_UNITY_ID was not reported"
+  exit 1
+fi
+grep -q "tests/sim/planted_test.cpp:1: does not wrap" <<<"$out" || { echo "layers test: FAILED: unexpected report: $out"; exit 1; }
+echo "layers test: passed (the tree holds the rules; a planted upward include, a 1000-line file, a file outside the layers and a test file without its unity namespace are reported)"

@@ -12,6 +12,10 @@
 #include "sim/io/traces.hpp"
 #include "sim/engine/simulator.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace {
 
 struct Openb {
@@ -79,3 +83,5 @@ TEST_CASE("fill reference: gpu-packing within 1 pp of the FGD paper on openb def
 }
 TEST_CASE("fill reference: best-fit within 1 pp of the FGD paper on openb default", "[fill][real]") { check_policy("best-fit", 93.08, 6.85); }
 TEST_CASE("fill reference: fgd within 1 pp of the FGD paper on openb default", "[fill][real]") { check_policy("fgd", 95.39, 4.57); }
+
+}  // namespace SCHEDSIM_UNITY_ID

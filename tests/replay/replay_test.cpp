@@ -17,6 +17,10 @@
 #include "sim/io/traces.hpp"
 #include "sim/engine/simulator.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace {
 
 bool have(const std::string& rel) {
@@ -119,3 +123,5 @@ TEST_CASE("KTH-SP2 in Batsim's setting: mean wait within 1 % of Batsim's EASY ba
   CHECK(std::abs(mean_wait - 5464.2) <= 0.01 * 5464.2);
   CHECK(std::abs(summary["makespan_s"].get<double>() - 28763777.0) <= 1.0);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -9,6 +9,10 @@
 
 #include "sim/engine/event_queue.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using sim::BasicEventQueue;
 
 TEST_CASE("events come out in time order and FIFO among equal times") {
@@ -152,3 +156,5 @@ TEST_CASE("pending flags agree with a set of pending handles under random schedu
     }
   }
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

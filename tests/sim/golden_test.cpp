@@ -3,6 +3,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace simtest;
 using Rows = std::vector<std::string>;
 
@@ -326,3 +330,5 @@ TEST_CASE("a task that can never fit stays queued with the scheduler's explanati
   REQUIRE(r[0].rfind("big,1,Queued,0,,,,,", 0) == 0);
   REQUIRE(r[0].size() > std::string("big,1,Queued,0,,,,,").size());
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -6,6 +6,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace simtest;
 using Rows = std::vector<std::string>;
 
@@ -134,3 +138,5 @@ TEST_CASE("an owner's task reclaims idle capacity from a borrower only with a st
                             });
   }
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -27,6 +27,10 @@
 #include "sim/engine/simulator.hpp"
 #include "sim/engine/snapshot_log.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace simtest;
 namespace fs = std::filesystem;
 
@@ -325,3 +329,5 @@ TEST_CASE("the change log gives back every state change exactly, in order and by
     REQUIRE(same(log[at], want[at]));
   }
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -22,6 +22,10 @@
 #include "sim/io/scenario_json.hpp"
 #include "sim/cli/run_cli.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace simtest;
 namespace fs = std::filesystem;
 
@@ -205,10 +209,10 @@ TEST_CASE("groups per user, tenant, pool, GPU model and capacity class hold hand
   // groups.csv: the same numbers, long format, sorted.
   std::string csv = s.groups_csv();
   CHECK(csv.rfind("group_by,group,tasks,succeeded,failed,unfinished,never_started,mean_wait_s,p95_wait_s,mean_jct_s,"
-                  "mean_slowdown,mean_bounded_slowdown,gpu_seconds,vcpu_seconds\n",
+                  "mean_slowdown,mean_bounded_slowdown,gpu_seconds,vcpu_seconds,cost\n",
                   0) == 0);
-  CHECK(csv.find("\nuser,alice,3,3,0,0,0,300,900,1133.333,1.6,1.6,20000,240000\n") != std::string::npos);
-  CHECK(csv.find("\nuser,bob,1,1,0,0,0,1000,1000,3000,1.5,1.5,16000,192000\n") != std::string::npos);
+  CHECK(csv.find("\nuser,alice,3,3,0,0,0,300,900,1133.333,1.6,1.6,20000,240000,0\n") != std::string::npos);
+  CHECK(csv.find("\nuser,bob,1,1,0,0,0,1000,1000,3000,1.5,1.5,16000,192000,0\n") != std::string::npos);
   CHECK(csv.find("\ntenant,team-a,") < csv.find("\ntenant,team-b,"));
   CHECK(csv.find("\nuser,bob,") < csv.find("\ntenant,team-a,"));
 }
@@ -278,10 +282,10 @@ TEST_CASE("tasks.csv appends the task columns after the contract and existing co
                        "task", "attempt", "state", "submit_s", "start_s", "end_s", "spec", "nodes", "reason",
                        "capacity", "gpus", "wait_s", "work_s", "lost_work_s", "user", "tenant", "pool", "type",
                        "priority", "replicas", "gpu_milli_per_replica", "runtime_estimate_s", "end_reason", "preemptor",
-                       "task_wait_s", "jct_s", "slowdown", "bounded_slowdown"});
+                       "task_wait_s", "jct_s", "slowdown", "bounded_slowdown", "cost"});
   CHECK(rows[1] == std::vector<std::string>{"a", "1", "Succeeded", "0", "0", "100", "a100.1x", "a100-0;a100-0", "",
                                             "pay_as_you_go", "2", "0", "100", "0", "alice", "team-a", "p", "PyTorchJob",
-                                            "6", "2", "1000", "150", "succeeded", "", "0", "100", "1", "1"});
+                                            "6", "2", "1000", "150", "succeeded", "", "0", "100", "1", "1", "0"});
 }
 
 TEST_CASE("end_reason names each way an attempt ends, all from the documented vocabulary") {
@@ -534,3 +538,5 @@ TEST_CASE("CSV decimals: format_decimal3 prints what fmt's {:.3f} prints for the
   CHECK(sim::format_decimal3(1.2345) == reference(1.2345));
   CHECK(sim::format_decimal3(1e13) == "10000000000000");
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

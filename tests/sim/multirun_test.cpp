@@ -12,6 +12,10 @@
 #include "sim/experiments/multirun.hpp"
 #include "sim/cli/multirun_cli.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 TEST_CASE("student_t_975 matches the tables", "[multirun]") {
   CHECK(sim::student_t_975(1) == Approx(12.706205).epsilon(1e-6));
   CHECK(sim::student_t_975(4) == Approx(2.7764451).epsilon(1e-7));
@@ -145,3 +149,5 @@ TEST_CASE("parse_slo and slo_met: the CI bound on the side of the operator", "[m
   CHECK_FALSE(sim::parse_slo("p95_wait_s<=inf", e));
   CHECK_FALSE(sim::parse_slo("<=3", e));
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

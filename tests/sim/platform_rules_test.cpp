@@ -4,6 +4,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace simtest;
 using Rows = std::vector<std::string>;
 
@@ -191,3 +195,5 @@ TEST_CASE("the simulator wakes up when a node's idle age reaches the task's stab
     REQUIRE(run_rows(sc) == Rows{"o,1,Succeeded,0,0,100,a100.8x,a100-0,", "t,1,Succeeded,50,700,800,a100.8x,a100-0,"});
   }
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -13,6 +13,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace simtest;
 using Rows = std::vector<std::string>;
 namespace fs = std::filesystem;
@@ -134,3 +138,5 @@ TEST_CASE("precheck_cordon_s 0 turns cordons off: the retry may land on the same
                      });
   CHECK(node_records(s).empty());
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

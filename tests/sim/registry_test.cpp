@@ -20,6 +20,10 @@
 #include "sim/io/scenario_json.hpp"
 #include "sim/engine/simulator.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace {
 
 /// Takes the feasible node with the highest id (the opposite of best-fit on an empty cluster).
@@ -151,3 +155,5 @@ TEST_CASE("the scenario's queue_order, victim_order and admission reach the sche
   sc.scheduler.queue_order = "no-such-order";
   CHECK_THROWS_AS(sim::Simulator(sc, sim::SimOptions{}), libsched::UnknownName);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

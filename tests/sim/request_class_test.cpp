@@ -12,6 +12,9 @@
 #include <fmt/format.h>
 
 #include "builders.hpp"
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {
 
 namespace {
 
@@ -110,3 +113,5 @@ TEST_CASE("request classes: random congested greedy simulations write the same o
   }
   CHECK(waited > kScenarios * 9 / 10);  // congested: tasks waited in nearly every scenario
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

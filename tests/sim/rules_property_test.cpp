@@ -21,6 +21,10 @@
 
 #include "builders.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace {
 
 class Gen {
@@ -204,3 +208,5 @@ TEST_CASE("random simulations: no task is evicted by one of equal or lower prior
   WARN(fmt::format("{} evictions, {} on idle capacity ({} borrowers by borrowers), {} spot evictions", evictions, on_idle,
                    borrower_by_borrower, spot));
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

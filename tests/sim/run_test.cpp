@@ -16,6 +16,10 @@
 #include "builders.hpp"
 #include "sim/cli/run_cli.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -141,3 +145,5 @@ TEST_CASE("an --out that cannot receive every file is refused before simulating,
     REQUIRE(sim::run_command(sc, {"", std::nullopt, std::nullopt, false}, out, err) == 2);
   }
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -18,6 +18,10 @@
 #include "sim/outputs/publish.hpp"
 #include "sim/cli/run_cli.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -242,3 +246,5 @@ TEST_CASE("image_pull_retries -1 without until_s stops after the bound on consec
   // The documented default bound.
   CHECK(sim::io::limits::max_pull_failures_without_breaker == 1000000);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

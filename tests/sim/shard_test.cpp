@@ -8,6 +8,10 @@
 
 #include "sim/experiments/shard.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 TEST_CASE("parse_shard accepts I/N with 0 <= I < N <= 10000", "[shard]") {
   std::string e;
   auto s = sim::parse_shard("0/1", e);
@@ -87,3 +91,5 @@ TEST_CASE("shard_command_args: the command's arguments without --out, --emit, --
         std::vector<std::string>{"s.json", "--vary", "a=1,2", "--seeds", "2", "--set", "b=--outside"});
   CHECK(sim::shard_command_args({"schedsim", "fill", "s.json", "--emit", "k8s"}, "fill") == std::vector<std::string>{"s.json"});
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -8,6 +8,10 @@
 #include "sim/engine/simulator.hpp"
 #include "sim/experiments/synthetic.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 TEST_CASE("synthetic: the tasks come from the workload section, deterministically", "[synthetic][workload]") {
   sim::SyntheticOptions o;
   o.nodes = 16;
@@ -42,3 +46,5 @@ TEST_CASE("synthetic: the tasks come from the workload section, deterministicall
   sim::Simulator sim_run(s);
   sim_run.run();
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -8,6 +8,10 @@
 
 #include "sim/cli/multirun_cli.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 TEST_CASE("parse_vary: an integer range past 2^53 gives exactly its values", "[multirun][hardening2]") {
   std::string e;
   const auto r = sim::parse_vary("seed=9007199254740993..9007199254740995", 100, e);
@@ -41,3 +45,5 @@ TEST_CASE("parse_vary: the length of a huge integer range is counted without ove
   CHECK(e == "--vary: a.x=0..100: 101 values; at most 100 are allowed");
   CHECK(sim::parse_vary("a.x=0..99", 100, e));
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

@@ -9,6 +9,10 @@
 #include "sim/cli/run_cli.hpp"
 #include "sim/experiments/synthetic.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using simtest::cluster;
 using simtest::task;
 
@@ -232,3 +236,5 @@ TEST_CASE("the wait buckets sum to each task's queued time (default scenario, sy
     CHECK(check_buckets_sum(s) > 0);
   }
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

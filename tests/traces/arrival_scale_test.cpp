@@ -4,6 +4,10 @@
 #include "sim/io/traces.hpp"
 #include "trace_test_util.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace sim::io;
 using trace_test::TempDir;
 
@@ -53,3 +57,5 @@ TEST_CASE("arrival_scale 0 or negative is refused by load_trace", "[traces][arri
     CHECK_THROWS_WITH(load_trace(cfg), Catch::Contains("arrival_scale must be > 0"));
   }
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

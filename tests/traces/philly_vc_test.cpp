@@ -10,6 +10,10 @@
 #include "sim/io/traces.hpp"
 #include "trace_test_util.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace sim::io;
 using trace_test::EnvGuard;
 using trace_test::error_of;
@@ -194,3 +198,5 @@ TEST_CASE("philly VCs on the real Helios VC file: 11 VC pools, every job reserve
     if (task.resource_type != "reserved" || task.pool.rfind("vc-", 0) != 0) FAIL(task.name << " not mapped");
   }
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

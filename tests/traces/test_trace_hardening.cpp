@@ -12,6 +12,10 @@
 #include "sim/io/traces.hpp"
 #include "trace_test_util.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace sim::io;
 using trace_test::error_of;
 using trace_test::TempDir;
@@ -176,3 +180,5 @@ TEST_CASE("trace text that is not UTF-8 (or holds control characters) is a row e
   CHECK(read_philly_machines(m, skip, &skipped).empty());
   CHECK(skipped == 1);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

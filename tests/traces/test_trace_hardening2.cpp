@@ -10,6 +10,10 @@
 #include "sim/io/traces.hpp"
 #include "trace_test_util.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace sim::io;
 using trace_test::error_of;
 using trace_test::TempDir;
@@ -184,3 +188,5 @@ TEST_CASE("a trace that brings a 65th GPU model is refused when it loads", "[tra
         "trace 0 ('" + pp + "'): cluster.pools[0].nodes[64].gpu_model: \"T2\": a GPU model past the first 64: a scenario has at most "
         "64 distinct GPU models (instance specs, node groups, nodes and tasks' gpu_models together)");
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

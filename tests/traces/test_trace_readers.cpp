@@ -6,6 +6,10 @@
 #include "sim/io/traces.hpp"
 #include "trace_test_util.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace sim::io;
 using trace_test::EnvGuard;
 using trace_test::error_of;
@@ -567,3 +571,5 @@ TEST_CASE("trace rebase_time shifts submit times so that the first is 0", "[trac
   CHECK(load.tasks[0].submit_s == 50.0);
   CHECK(load.tasks[1].submit_s == 0.0);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID

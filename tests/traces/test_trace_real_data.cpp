@@ -7,6 +7,10 @@
 
 #include "sim/io/traces.hpp"
 
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
 using namespace sim::io;
 
 namespace {
@@ -119,3 +123,5 @@ TEST_CASE("real SWF logs (gzip): KTH-SP2 loads; NASA-iPSC's jobs of run time 0 a
   for (const auto& t : load.tasks) instant += t.duration_s == 0.001;
   CHECK(instant == 173);
 }
+
+}  // namespace SCHEDSIM_UNITY_ID
