@@ -26,7 +26,9 @@ esac
 # What `cmake --build build --target schedsim` and `schedsim run` need.
 PACKAGES=(
   cmake g++ make
-  libboost-dev libboost-graph-dev libboost-iostreams-dev zlib1g-dev
+  # Boost headers only (Boost.Graph's adjacency_list and BFS are header-only: placement/topology.hpp);
+  # zlib inflates gzip traces
+  libboost-dev zlib1g-dev
   libeigen3-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   # tcmalloc (gperftools' tcmalloc_minimal): the allocator schedsim and the benchmarks link
   # (CMake option LIBSCHED_TCMALLOC; docs/benchmarks.md)

@@ -2,11 +2,6 @@
 #include "sim/io/traces.hpp"
 
 #include <algorithm>
-
-#include <boost/iostreams/copy.hpp>
-#include <boost/iostreams/filter/gzip.hpp>
-#include <boost/iostreams/filtering_streambuf.hpp>
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -20,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "sim/io/diagnostics.hpp"
+#include "sim/io/gzip.hpp"
 #include "sim/io/traces_detail.hpp"
 
 #ifndef SCHEDSIM_SOURCE_DIR
@@ -122,30 +118,7 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes) {
     raw.append(buf.data(), got);
   }
   if (in.bad()) throw TraceError("trace: cannot read '" + path + "'");
-  if (raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
-      static_cast<unsigned char>(raw[1]) == 0x8b) {
-    std::string out;
-    try {
-      std::istringstream src(std::move(raw), std::ios::binary);
-      boost::iostreams::filtering_istreambuf gz;
-      gz.push(boost::iostreams::gzip_decompressor());
-      gz.push(src);
-      std::istream z(&gz);
-      while (z) {
-        z.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-        const auto got = static_cast<std::size_t>(z.gcount());
-        if (got == 0) break;
-        if (out.size() + got > max_bytes) throw too_large("decompresses to");
-        out.append(buf.data(), got);
-      }
-      if (z.bad()) throw TraceError("trace: '" + path + "': bad gzip stream");
-    } catch (const TraceError&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw TraceError("trace: '" + path + "': bad gzip stream: " + e.what());
-    }
-    return out;
-  }
+  if (is_gzip(raw)) return gunzip(raw, max_bytes, path);
   return raw;
 }
 
