@@ -413,3 +413,28 @@ def test_a_str_override_is_the_string_itself_never_re_encoded():
         schedsim.run(small_scenario(), set={"tasks[job-0].duration_s": float("nan")})
     with pytest.raises(schedsim.ScenarioError):
         schedsim.run(small_scenario(), set={"name": ["\udcff"]})
+
+
+def test_prices_give_costs_in_summary_tasks_and_groups():
+    # 3 one-node jobs of 8 A100 GPUs for 100 s each at 3.6 USD per GPU-hour:
+    # 8 x 100 / 3600 x 3.6 = 0.8 USD each, 2.4 USD in all (docs/outputs.md "Costs").
+    sc = small_scenario(count=2, tasks=3)
+    sc["prices"] = {"currency": "USD", "gpu_models": {"A100": {"pay_as_you_go": 3.6}}}
+    r = schedsim.run(sc)
+    assert r.summary["currency"] == "USD"
+    assert r.summary["cost_total"] == pytest.approx(2.4)
+    assert r.summary["cost_pay_as_you_go"] == pytest.approx(2.4)
+    assert r.summary["cost_reserved"] == 0
+    assert list(r.tasks.cost) == pytest.approx([0.8, 0.8, 0.8])
+    users = r.groups[r.groups.group_by == "user"]
+    assert list(users.cost) == pytest.approx([2.4])
+    # Without prices every cost is 0 and the currency empty.
+    plain = schedsim.run(small_scenario(count=2, tasks=3))
+    assert plain.summary["currency"] == "" and plain.summary["cost_total"] == 0
+
+
+def test_a_bad_price_raises_scenario_error_naming_the_path():
+    sc = small_scenario()
+    sc["prices"] = {"gpu_models": {"A100": {"pay_as_you_go": -1}}}
+    with pytest.raises(schedsim.ScenarioError, match=r"prices\.gpu_models\.A100\.pay_as_you_go"):
+        schedsim.run(sc)
