@@ -162,6 +162,22 @@ inline void simulate_and_check(const sim::io::Scenario& sc, std::optional<double
                                       " milli-GPU allocated > " + std::to_string(cluster_milli) + " in the cluster");
     check(snap.gpu_up <= cluster_milli, "gpu_up > cluster GPUs");
   }
+  // Costs (docs/outputs.md "Costs"): finite, non-negative, the parts add up to the total, and
+  // what was lost or left unused is part of what was paid or committed.
+  const sim::CostSummary cost = s->cost_summary();
+  double parts = 0;
+  for (double c : cost.by_class) {
+    check(std::isfinite(c) && c >= 0, "a cost class is negative or not finite");
+    parts += c;
+  }
+  check(std::abs(parts - cost.total) <= 1e-9 * std::max(1.0, cost.total), "the cost classes do not add up to cost_total");
+  check(cost.reserved_unused >= 0 && cost.reserved_unused <= cost.by_class[0] * (1 + 1e-9) + 1e-9,
+        "cost_reserved_unused outside [0, cost_reserved]");
+  check(cost.lost_work >= 0 && cost.lost_work <= cost.total * (1 + 1e-9) + 1e-9, "cost_lost_work outside [0, cost_total]");
+  for (const sim::AttemptRecord* a : s->attempts()) {
+    const double c = sim::Simulator::billed_cost(*a);
+    check(std::isfinite(c) && c >= 0, "an attempt's cost is negative or not finite");
+  }
   const std::string summary = s->summary_json();
   check(nlohmann::json::accept(summary), "summary_json() is not valid JSON");
   const std::string csv = s->tasks_csv();

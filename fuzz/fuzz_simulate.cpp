@@ -47,6 +47,9 @@ const std::vector<std::string> kRetry = {"transient", "node_failure", "preemptio
                                          "precheck_failure", "image_pull_failure", "image_unavailable",
                                          "bad_command", "invalid_data_path", "gpu_oom"};
 
+/// Does `v`'s JSON text mention `word` (a GPU model in use)?
+bool text_has(const json& v, const std::string& word) { return v.dump().find('"' + word + '"') != std::string::npos; }
+
 json make_scenario(FuzzedDataProvider& p) {
   json j;
   j["schema"] = "schedsim/v1";
@@ -270,6 +273,32 @@ json make_scenario(FuzzedDataProvider& p) {
   // At least 30 s: the run may last 300000 s, and each snapshot row is checked (a 1 s interval
   // made one input take 36 s under ASan on a loaded machine).
   if (p.ConsumeProbability<float>() < 0.2f) j["timeseries_interval_s"] = seconds(p, 30, 3600);
+  // ---- prices (docs/scenario-format.md "Prices"), last so that older corpus inputs decode the
+  // same scenario as before: GPU-hour prices of the models in use, some instance-hour and
+  // vCPU-hour prices, from 0 to very large; sometimes a price the rules refuse.
+  if (p.ConsumeProbability<float>() < 0.4f) {
+    const std::vector<double> kPrices = {0, 0.01, 1.6, 2.5, 4.0, 1e6};
+    auto row = [&](bool reserved) {
+      json r = json::object();
+      for (const auto& k : kTypes)
+        if ((reserved || k != "reserved") && p.ConsumeBool()) r[k] = pick(p, kPrices);
+      return r;
+    };
+    json prices = {{"currency", "USD"}};
+    json models = json::object();
+    for (const char* m : {"A100", "H800"})
+      if (text_has(j["cluster"], m) && p.ConsumeBool()) models[m] = row(true);
+    prices["gpu_models"] = models;
+    if (p.ConsumeBool()) {
+      json by_spec = json::object();
+      for (const auto& s : specs)
+        if (p.ConsumeBool()) by_spec[s["name"].get<std::string>()] = row(false);
+      prices["instance_specs"] = by_spec;
+    }
+    if (p.ConsumeBool()) prices["cpu_vcpu"] = row(false);
+    if (p.ConsumeProbability<float>() < 0.05f) prices["gpu_models"]["A100"] = {{"spot", -1}};  // refused
+    j["prices"] = prices;
+  }
   return j;
 }
 

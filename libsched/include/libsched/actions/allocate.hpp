@@ -133,7 +133,8 @@ inline bool allocate_by_class(Session& S, ScheduleResult& out) {
   // a member after the tasks that started ahead of it in queue order: once one of them is a
   // victim the member could take (fails_with_fresh_victims, the same for every member), that
   // member and the ones behind it are not memoised and the next pass retries everything.
-  for (const auto& [c, f, k] : retired) {
+  for (const auto& [c, failed, k] : retired) {
+    const TaskId f = failed;  // (a structured binding is not captured by clang 14's lambdas)
     auto v = std::find_if(out.started.begin() + std::ptrdiff_t(k), out.started.end(),
                           [&](TaskId x) { return S.may_yield_any(S.spec(f), false) && S.preemption_kind(f, x, false).has_value(); });
     if (v == out.started.end()) {
