@@ -21,11 +21,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testutil::slurp;
 
-testutil::CommandResult schedsim(const std::string& args) {
+static testutil::CommandResult schedsim(const std::string& args) {
   return testutil::run_command(std::string(SCHEDSIM_BINARY) + " " + args, "spot-reclaim");
 }
 
-fs::path work_dir(const std::string& name) {
+static fs::path work_dir(const std::string& name) {
   fs::path d = testutil::fresh_dir("spot-reclaim-" + name);
   fs::create_directories(d);
   return d;
@@ -34,7 +34,7 @@ fs::path work_dir(const std::string& name) {
 /// A pay-as-you-go task t0 (900 s) and a spot task t1 (1800 s, checkpoint every 600 s, one
 /// resubmission) on two 8-GPU A100 nodes; spot at 1.6 per GPU-hour; a `spot_reclaim` event on
 /// both nodes at 1000 s with 120 s of notice; `spot_reclaim` (JSON text) as the section.
-std::string scenario_with(const std::string& spot_reclaim, bool on_notice) {
+static std::string scenario_with(const std::string& spot_reclaim, bool on_notice) {
   return R"({
   "schema": "schedsim/v1", "name": "spot", "seed": 7,
   "cluster": {"name": "c", "region": "r",
@@ -54,14 +54,14 @@ std::string scenario_with(const std::string& spot_reclaim, bool on_notice) {
   "spot_reclaim": )" + spot_reclaim + "}\n";
 }
 
-fs::path write_scenario(const fs::path& dir, const std::string& text) {
+static fs::path write_scenario(const fs::path& dir, const std::string& text) {
   const fs::path p = dir / "s.json";
   std::ofstream(p) << text;
   return p;
 }
 
 /// `validate` and `run` both exit 2 with exactly the one stderr line `FILE: PATH: VALUE: RULE`.
-void both_refuse(const std::string& name, const std::string& section, const std::string& line) {
+static void both_refuse(const std::string& name, const std::string& section, const std::string& line) {
   const fs::path w = work_dir(name);
   const fs::path s = write_scenario(w, scenario_with(section, false));
   for (const std::string& cmd : {"validate " + s.string(), "run " + s.string() + " --no-progress --out " + (w / "o").string()}) {
@@ -98,7 +98,7 @@ TEST_CASE("spot reclaim e2e: an unknown pool exits 2") {
 }
 
 /// The fields of one CSV line (quoted fields may hold commas; `""` is a quote).
-std::vector<std::string> csv_fields(const std::string& line) {
+static std::vector<std::string> csv_fields(const std::string& line) {
   std::vector<std::string> out(1);
   bool quoted = false;
   for (std::size_t i = 0; i < line.size(); ++i) {
@@ -112,7 +112,7 @@ std::vector<std::string> csv_fields(const std::string& line) {
 }
 
 /// tasks.csv rows of task `task` as column -> value.
-std::vector<std::map<std::string, std::string>> task_rows(const std::string& csv, const std::string& task) {
+static std::vector<std::map<std::string, std::string>> task_rows(const std::string& csv, const std::string& task) {
   std::istringstream in(csv);
   std::string line;
   std::getline(in, line);

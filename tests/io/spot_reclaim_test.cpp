@@ -21,7 +21,7 @@ using sim::io::test::parse_json;
 using sim::io::test::valid_scenario;
 
 /// The base scenario with a reclaim model for A100 and one for the pool `ded`.
-json with_reclaims() {
+static json with_reclaims() {
   json j = valid_scenario();
   j["spot_reclaim"] = json::parse(R"({"gpu_models": {"A100": {"rate_per_node_h": 0.05, "notice_s": 30}},
                                       "pools": {"ded": {"rate_per_node_h": 0.5}}})");
@@ -29,7 +29,7 @@ json with_reclaims() {
 }
 
 /// Parse errors and check_spot_reclaim diagnostics of `j` together.
-std::vector<sim::io::Diagnostic> reclaim_diagnostics(const json& j) {
+static std::vector<sim::io::Diagnostic> reclaim_diagnostics(const json& j) {
   auto r = parse_json(j);
   std::vector<sim::io::Diagnostic> d = r.diagnostics;
   if (r.ok()) sim::io::check_spot_reclaim(*r.scenario, d);
@@ -37,7 +37,7 @@ std::vector<sim::io::Diagnostic> reclaim_diagnostics(const json& j) {
 }
 
 /// The diagnostic at `path` as `PATH: VALUE: RULE` ("" when none).
-std::string at(const std::vector<sim::io::Diagnostic>& d, const std::string& path) {
+static std::string at(const std::vector<sim::io::Diagnostic>& d, const std::string& path) {
   for (const auto& x : d)
     if (x.path == path) return x.path + ": " + x.value + ": " + x.rule;
   return "";

@@ -31,7 +31,7 @@ constexpr double k_spot_price = 1.6;  // USD per A100 GPU-hour
 
 /// One 8-GPU node; one spot task `s` of 1 GPU running `duration_s` from 0 with a checkpoint every
 /// `checkpoint_s` (0: none) and `resubmissions` resubmissions; spot priced at 1.6 per GPU-hour.
-sim::io::Scenario spot_scenario(double duration_s, double checkpoint_s, bool on_notice, int resubmissions = 1) {
+static sim::io::Scenario spot_scenario(double duration_s, double checkpoint_s, bool on_notice, int resubmissions = 1) {
   auto sc = cluster(1);
   auto t = task("s", 0, duration_s, 0, "a100.1x");
   t.resource_type = "spot";
@@ -47,7 +47,7 @@ sim::io::Scenario spot_scenario(double duration_s, double checkpoint_s, bool on_
 }
 
 /// A `spot_reclaim` event on a100-0 at `at_s` with `notice_s` of notice.
-sim::io::EventCfg reclaim(double at_s, std::optional<double> notice_s) {
+static sim::io::EventCfg reclaim(double at_s, std::optional<double> notice_s) {
   sim::io::EventCfg e;
   e.at_s = at_s;
   e.kind = "spot_reclaim";
@@ -57,21 +57,21 @@ sim::io::EventCfg reclaim(double at_s, std::optional<double> notice_s) {
 }
 
 /// The stochastic model: every A100 node reclaimed at `rate` per node-hour with `notice_s` of notice.
-void reclaim_a100(sim::io::Scenario& sc, double rate, double notice_s) {
+static void reclaim_a100(sim::io::Scenario& sc, double rate, double notice_s) {
   sim::io::SpotReclaimCfg c;
   c.gpu_models["A100"] = {rate, notice_s};
   sc.spot_reclaim = c;
 }
 
 /// The first reclaim time (ms) of the first node a model covers, drawn as the simulator draws it.
-Time first_reclaim_ms(std::uint64_t seed, double rate_per_node_h) {
+static Time first_reclaim_ms(std::uint64_t seed, double rate_per_node_h) {
   boost::random::mt19937_64 rng(sim::FaultModel::reclaim_stream_seed(seed));
   boost::random::exponential_distribution<double> d(rate_per_node_h / 3600.0);
   return from_seconds(d(rng));
 }
 
 /// Currency of one GPU held `ms` at the spot price.
-double spot_cost(Time ms) { return k_spot_price * double(ms) / 3.6e6; }
+static double spot_cost(Time ms) { return k_spot_price * double(ms) / 3.6e6; }
 
 TEST_CASE("spot reclaim: after a notice the attempt is evicted and loses the work since its last checkpoint") {
   auto sc = spot_scenario(3600, 600, false);
@@ -246,7 +246,7 @@ TEST_CASE("spot reclaim: a pool's entry replaces its GPU model's") {
 
 /// Four nodes, rate 1 per node-hour: spot, pay-as-you-go, reserved and reserved + guarantee tasks
 /// of 1 GPU each, long enough to be hit.
-sim::io::Scenario mixed(std::uint64_t seed) {
+static sim::io::Scenario mixed(std::uint64_t seed) {
   auto sc = cluster(4);
   sc.seed = seed;
   sc.quotas.push_back({"alice", "reserved", "p", 16, 192, 1920});
