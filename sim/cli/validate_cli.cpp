@@ -2,6 +2,7 @@
 
 #include "sim/io/prices.hpp"
 #include "sim/io/scenario_json.hpp"
+#include "sim/io/spot_reclaim.hpp"
 #include "sim/io/traces.hpp"
 #include "sim/io/workload.hpp"
 
@@ -36,6 +37,7 @@ int validate_command(const std::string& path, std::ostream& out, std::ostream& e
   // The prices need every node and task (sim/io/prices.hpp).
   std::vector<Diagnostic> price_diagnostics;
   check_prices(*r.scenario, price_diagnostics);
+  check_spot_reclaim(*r.scenario, price_diagnostics);  // its names need the trace nodes too
   for (const auto& d : price_diagnostics) err << d.str() << '\n';
   if (count_errors(price_diagnostics) > 0) return exit_invalid_input;
   out << path << ": ok (" << r.scenario->tasks.size() << " tasks, " << expanded_node_names(r.scenario->cluster).size()

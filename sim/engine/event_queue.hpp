@@ -58,6 +58,10 @@ struct TaskFaultEv { int task = 0; int event = 0; };
 /// Injected spot reclaim of the node indices the simulator keeps at position `nodes`
 /// (Simulator::reclaim_nodes_).
 struct SpotReclaimEv { int nodes = 0; };
+/// Stochastic spot reclaim of a node (scenario `spot_reclaim`): its spot replicas get the notice.
+struct SpotNoticeEv { int node = 0; };
+/// The notice of a spot reclaim on `node` ends: the task's attempt `attempt` (if still current) is evicted.
+struct SpotEvictEv { int task = 0; int attempt = 0; int node = 0; };
 /// A node policy (index among the scheduler's) is created or expires: only makes the
 /// scheduler run at that instant.
 struct PolicyTickEv { int policy = 0; };
@@ -75,7 +79,8 @@ struct UncordonEv { int node = 0; };
 
 /// 16 bytes: the events hold indices only (a heap item is 32 bytes), so the heap moves little.
 using Event = std::variant<SubmitEv, StartupEv, FinishEv, TransientEv, NodeDownEv, NodeUpEv, TaskFaultEv,
-                           SpotReclaimEv, PolicyTickEv, DebugReleaseEv, DemandEv, ScaleInEv, WakeEv, UncordonEv>;
+                           SpotReclaimEv, PolicyTickEv, DebugReleaseEv, DemandEv, ScaleInEv, WakeEv, UncordonEv,
+                           SpotNoticeEv, SpotEvictEv>;
 static_assert(sizeof(Event) <= 16);
 
 /// Priority queue of timed events of type `E`; see the file comment for the ordering,

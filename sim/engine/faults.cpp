@@ -34,6 +34,14 @@ FaultModel::FaultModel(std::uint64_t seed) {
   precheck_rng_.seed(splitmix(seed ^ 0x2222));
   pull_rng_.seed(splitmix(seed ^ 0x3333));
   transient_rng_.seed(splitmix(seed ^ 0x4444));
+  reclaim_rng_.seed(reclaim_stream_seed(seed));
+}
+
+std::uint64_t FaultModel::reclaim_stream_seed(std::uint64_t run_seed) { return splitmix(run_seed ^ 0x5555); }
+
+double FaultModel::reclaim_after_s(double rate_per_node_h) {
+  boost::random::exponential_distribution<double> d(rate_per_node_h / 3600.0);
+  return d(reclaim_rng_);
 }
 
 std::optional<double> FaultModel::first_failure_s(std::size_t n) {

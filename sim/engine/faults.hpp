@@ -4,7 +4,9 @@
 //     (mean mttr_s) per node, drawn in node order at the start and then at each change;
 //   * precheck: each node of an attempt is unhealthy with its group's unhealthy_prob;
 //   * image pull: each pull fails with the task's image_pull_failure_prob;
-//   * transient failures: exponential time to failure at the task's rate per hour.
+//   * transient failures: exponential time to failure at the task's rate per hour;
+//   * spot reclaims: exponential times between reclaims of a node's spot capacity at its
+//     `spot_reclaim` rate per node-hour, drawn in node order at the start and then at each reclaim.
 // Streams are independent (Boost.Random mt19937_64 seeded from the run seed), so adding draws
 // to one model never shifts another's: same scenario and seed, same failures.
 #pragma once
@@ -58,6 +60,12 @@ class FaultModel {
   bool pull_fails(double prob);
   /// Time (s) to a transient failure at `rate_per_h` failures per hour (transient stream).
   double transient_failure_after_s(double rate_per_h);
+  /// Time (s) to the next spot reclaim of a node at `rate_per_node_h` reclaims per node-hour
+  /// (> 0; reclaim stream).
+  double reclaim_after_s(double rate_per_node_h);
+  /// The seed of the reclaim stream of a run with seed `run_seed` (the stream is a
+  /// boost::random::mt19937_64 seeded with it; tests derive the expected reclaim times from it).
+  static std::uint64_t reclaim_stream_seed(std::uint64_t run_seed);
 
  private:
   std::vector<NodeParams> nodes_;
@@ -65,6 +73,7 @@ class FaultModel {
   boost::random::mt19937_64 precheck_rng_;   // per-node health draws
   boost::random::mt19937_64 pull_rng_;       // image pull failures
   boost::random::mt19937_64 transient_rng_;  // per-attempt transient failure times
+  boost::random::mt19937_64 reclaim_rng_;    // spot reclaim times per node
 };
 
 }  // namespace sim

@@ -193,10 +193,20 @@ void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string
   const auto& t = cfg(std::size_t(ti));
   cancel_attempt_events(ti);
   Time kept_until = st == AttemptState::failed ? a.start : now;  // what a failure loses (costs)
+  // A spot reclaim notice this attempt got (docs/outputs.md "Timing semantics"): with
+  // checkpoint_on_notice the work up to the notice is saved.
+  Time notice_at = -1;
+  if (!notice_at_.empty()) {
+    if (auto it = notice_at_.find(ti); it != notice_at_.end()) {
+      if (t.checkpoint_on_notice) notice_at = it->second;
+      notice_at_.erase(it);
+    }
+  }
   if (r.phase == TaskRun::running) {
     Time e = now - a.run_start;
     Time c = sched_->task(r.id).checkpoint_interval;
     Time saved = st == AttemptState::succeeded ? e : (c > 0 ? (e / c) * c : 0);
+    if (notice_at >= a.run_start) saved = std::max(saved, std::min(e, notice_at - a.run_start));
     a.work_done = e;
     a.lost_work = e - saved;
     r.remaining -= saved;

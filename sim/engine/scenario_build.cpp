@@ -360,6 +360,7 @@ void Simulator::build() {
       for (const auto& n : e.nodes) nodes.push_back(node_idx(n));
       q_.schedule(at, SpotReclaimEv{int(reclaim_nodes_.size())});
       reclaim_nodes_.push_back(std::move(nodes));
+      reclaim_notice_.push_back(e.notice_s ? from_seconds(*e.notice_s) : 0);
     } else {
       throw std::invalid_argument("unknown event kind " + e.kind);
     }
@@ -384,6 +385,7 @@ void Simulator::build() {
     auto at = faults_->first_failure_s(n);
     if (at && *at < to_seconds(kMaxSimTime)) q_.schedule(from_seconds(*at), NodeDownEv{int(n), true});
   }
+  build_spot_reclaims();
   sched_->take_changed_nodes();
   metrics_ = std::make_unique<Metrics>(cl, workload_, runs_.size());
   for (std::size_t i = 0; i < n_tasks; ++i)

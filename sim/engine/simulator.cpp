@@ -192,6 +192,10 @@ void Simulator::handle(Time now, Event& ev) {
           if (current(e.task, e.attempt)) on_scale_in(now, e);
         } else if constexpr (std::is_same_v<T, UncordonEv>) {
           on_uncordon(now, e);
+        } else if constexpr (std::is_same_v<T, SpotNoticeEv>) {
+          on_spot_notice(now, e);
+        } else if constexpr (std::is_same_v<T, SpotEvictEv>) {
+          if (current(e.task, e.attempt)) on_spot_evict(now, e);
         }
       },
       ev);
@@ -291,7 +295,8 @@ void Simulator::stuck_error(Time now, std::uint64_t n, const Event& last) const 
         using T = std::decay_t<decltype(e)>;
         const io::TaskCfg* t = nullptr;
         if constexpr (!std::is_same_v<T, NodeDownEv> && !std::is_same_v<T, NodeUpEv> && !std::is_same_v<T, SpotReclaimEv> &&
-                      !std::is_same_v<T, PolicyTickEv> && !std::is_same_v<T, WakeEv> && !std::is_same_v<T, UncordonEv>)
+                      !std::is_same_v<T, PolicyTickEv> && !std::is_same_v<T, WakeEv> && !std::is_same_v<T, UncordonEv> &&
+                      !std::is_same_v<T, SpotNoticeEv>)
           t = &cfg(std::size_t(e.task));
         if constexpr (std::is_same_v<T, StartupEv>) {
           if (e.phase == 1)

@@ -282,6 +282,17 @@ class Simulator {
   void on_node_down(Time now, const NodeDownEv& e);
   void on_node_up(Time now, const NodeUpEv& e);
   void on_spot_reclaim(Time now, const SpotReclaimEv& e);
+  /// A reclaim of node `n`'s spot capacity at `now` with `notice` ms of notice: every attempt
+  /// running on spot capacity with a replica there is evicted at once (notice <= 0, the reason of
+  /// a `spot_reclaim` event) or gets the notice and is evicted when it ends (SpotEvictEv); an
+  /// attempt that already has a notice keeps its first one.
+  void spot_notice(Time now, libsched::NodeId n, Time notice);
+  /// Stochastic reclaim of a node (scenario `spot_reclaim`): the notice, then the node's next reclaim.
+  void on_spot_notice(Time now, const SpotNoticeEv& e);
+  /// The notice of an attempt ends: it is evicted (kind spot_eviction).
+  void on_spot_evict(Time now, const SpotEvictEv& e);
+  /// Schedules the first stochastic reclaim of every node the scenario's `spot_reclaim` covers.
+  void build_spot_reclaims();
   void on_demand(Time now, const DemandEv& e);
   void on_scale_in(Time now, const ScaleInEv& e);
   /// Cordons node `n` (drained: no new replica) until now + scheduler.precheck_cordon_s after
@@ -362,6 +373,10 @@ class Simulator {
   void note_wait(libsched::TaskId id, int code);  // keeps class_code_ true after a set_wait on one task
   std::vector<Time> policy_ticks_;       // sorted times of the PolicyTickEv events
   std::vector<std::vector<int>> reclaim_nodes_;  // node indices of each spot_reclaim event (SpotReclaimEv::nodes)
+  std::vector<Time> reclaim_notice_;     // notice (ms) of each spot_reclaim event, same index (0: evicted at once)
+  std::vector<io::SpotReclaimRateCfg> reclaim_models_;  // distinct spot_reclaim entries in force
+  std::vector<std::int32_t> reclaim_model_of_node_;     // per node: reclaim_models_ index, -1 none (empty without spot_reclaim)
+  std::map<int, Time> notice_at_;        // task -> when its current attempt got a reclaim notice (rare: a map)
   int live_tasks_ = 0;
   int active_ = 0;                       // attempts holding resources
   int preemptions_ = 0;

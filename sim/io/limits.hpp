@@ -49,6 +49,9 @@ inline constexpr double min_delay_s = 1;
 inline constexpr double min_interval_s = 1;
 /// A price in `prices` (currency per GPU-, instance- or vCPU-hour): 0 to this.
 inline constexpr double max_price_per_h = 1e6;
+/// `spot_reclaim.*.rate_per_node_h`: 0 to this (one reclaim per node-hour on average, as
+/// `min_mtbf_s` bounds failures: 1,000,000 nodes give <= 278 reclaims per simulated second).
+inline constexpr double max_reclaim_rate_per_node_h = 1;
 /// Node group `mtbf_s` is 0 (no random failures) or at least this (one hour).
 inline constexpr double min_mtbf_s = 3600;
 /// `transient_failure_rate_per_h` (3600/h = one failure per second on average).

@@ -175,6 +175,9 @@ struct TaskCfg {
   bool debug = false;                ///< RayJob debug mode
   double debug_retention_s = 600;
   AutoscalingCfg autoscaling;
+  /// extension: at a spot reclaim notice (`spot_reclaim` section, or a `spot_reclaim` event with
+  /// `notice_s` > 0) the attempt saves its work: an eviction loses only what runs after the notice
+  bool checkpoint_on_notice = false;
   /// Field by field (the simulator shares one copy among tasks that differ only in name,
   /// submit_s, duration_s and runtime_estimate_s).
   bool operator==(const TaskCfg&) const = default;
@@ -187,6 +190,8 @@ struct EventCfg {
   std::vector<std::string> nodes;    ///< spot_reclaim
   std::string task;
   std::string error;                 ///< task_fault: transient | image_unavailable | bad_command | invalid_data_path | gpu_oom
+  /// extension, spot_reclaim only: seconds between the notice and the eviction (absent: evicted at once)
+  std::optional<double> notice_s;
 };
 
 /// `traces[i]`: a workload (and optionally the cluster) read from a public trace.
@@ -296,6 +301,21 @@ struct PricesCfg {
   ClassPricesCfg cpu_vcpu;                            ///< per vCPU-hour of a CPU-only replica
 };
 
+/// One entry of `spot_reclaim` (extension, docs/scenario-format.md "Spot reclaims"): the spot
+/// capacity of each matching node is reclaimed at random (a Poisson process per node).
+struct SpotReclaimRateCfg {
+  double rate_per_node_h = 0;        ///< reclaims per node-hour (0 = none)
+  double notice_s = 120;             ///< seconds from the notice to the eviction
+  bool operator==(const SpotReclaimRateCfg&) const = default;
+};
+
+/// `spot_reclaim` (extension): reclaim models by GPU model and by pool; a node's pool entry
+/// replaces its GPU model's.
+struct SpotReclaimCfg {
+  std::map<std::string, SpotReclaimRateCfg> gpu_models;
+  std::map<std::string, SpotReclaimRateCfg> pools;
+};
+
 /// Fill mode (FGD workload inflation), scenario key `fill`.
 struct FillCfg {
   double target_pct = 130;
@@ -318,6 +338,7 @@ struct Scenario {
   std::optional<WorkloadCfg> workload;  ///< extension: generated tasks (sim/io/workload.hpp)
   FillCfg fill;
   std::optional<PricesCfg> prices;   ///< extension: absent = nothing is priced (every cost 0)
+  std::optional<SpotReclaimCfg> spot_reclaim;  ///< extension: absent = spot is reclaimed only by events and host demand
 };
 
 }  // namespace sim::io

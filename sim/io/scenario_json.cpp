@@ -22,7 +22,7 @@ Scenario read_scenario(Sink& sink, const json& j, const libsched::Registry& regi
   Scenario s;
   Obj o(sink, j, "",
         {"schema", "name", "seed", "until_s", "timeseries_interval_s", "cluster", "quotas", "node_policies", "scheduler",
-         "tasks", "events", "traces", "workload", "fill", "prices"});
+         "tasks", "events", "traces", "workload", "fill", "prices", "spot_reclaim"});
   if (!o.valid()) return s;
   if (const json* v = o.get("schema", Req::required)) {
     if (!v->is_string() || v->get_ref<const std::string&>() != "schedsim/v1")
@@ -53,6 +53,7 @@ Scenario read_scenario(Sink& sink, const json& j, const libsched::Registry& regi
     fo.number("target_pct", s.fill.target_pct, Req::optional, above(0));
   }
   if (const json* pr = o.find("prices")) s.prices = read_prices(sink, *pr, "prices");
+  if (const json* sr = o.find("spot_reclaim")) s.spot_reclaim = read_spot_reclaim(sink, *sr, "spot_reclaim");
   return s;
 }
 

@@ -407,5 +407,7 @@ TraceCfg read_trace(Sink& sink, const json& j, const std::string& path);
 WorkloadCfg read_workload(Sink& sink, const json& j, const std::string& path);
 // scenario_read_prices.cpp
 PricesCfg read_prices(Sink& sink, const json& j, const std::string& path);
+// spot_reclaim.cpp
+SpotReclaimCfg read_spot_reclaim(Sink& sink, const json& j, const std::string& path);
 
 }  // namespace sim::io::detail

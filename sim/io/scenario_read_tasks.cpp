@@ -69,7 +69,8 @@ TaskCfg read_task(Sink& sink, const json& j, const std::string& path) {
          "transient_failure_rate_per_h",
          "debug",
          "debug_retention_s",
-         "autoscaling"});
+         "autoscaling",
+         "checkpoint_on_notice"});
   if (!o.valid()) return t;
   o.str("name", t.name, Req::required, true);
   o.str("user", t.user, Req::required, true);
@@ -115,6 +116,7 @@ TaskCfg read_task(Sink& sink, const json& j, const std::string& path) {
   o.number("debug_retention_s", t.debug_retention_s, Req::optional, between(0, k_max_time_s));
   o.str("head_spec", t.head_spec);
   if (const json* as = o.find("autoscaling")) t.autoscaling = read_autoscaling(sink, *as, o.path("autoscaling"));
+  o.boolean("checkpoint_on_notice", t.checkpoint_on_notice);
 
   // Presence rules (they need to know which keys the file set, not just their values).
   if (rt_ok && t.resource_type == "idle") {
@@ -141,7 +143,7 @@ TaskCfg read_task(Sink& sink, const json& j, const std::string& path) {
 
 EventCfg read_event(Sink& sink, const json& j, const std::string& path) {
   EventCfg e;
-  Obj o(sink, j, path, {"at_s", "kind", "node", "nodes", "task", "error"});
+  Obj o(sink, j, path, {"at_s", "kind", "node", "nodes", "task", "error", "notice_s"});
   if (!o.valid()) return e;
   o.number("at_s", e.at_s, Req::required, between(0, k_max_time_s));
   const bool kind_ok = o.enumeration("kind", e.kind, k_event_kinds, Req::required);
@@ -152,6 +154,10 @@ EventCfg read_event(Sink& sink, const json& j, const std::string& path) {
   o.str_list("nodes", e.nodes, reclaim ? Req::required : Req::optional);
   o.str("task", e.task, fault ? Req::required : Req::optional, true);
   o.enumeration("error", e.error, k_fault_errors, fault ? Req::required : Req::optional);
+  if (o.has("notice_s") && kind_ok && !reclaim)
+    o.error("notice_s", fmt::format("only a spot_reclaim event takes notice_s (kind is {})", e.kind));
+  else
+    o.number("notice_s", e.notice_s, between(0, k_max_time_s));
   return e;
 }
 

@@ -55,6 +55,7 @@ json task_json(const TaskCfg& t) {
   j["image_pull_s"] = t.image_pull_s;
   j["image_pull_failure_prob"] = t.image_pull_failure_prob;
   j["transient_failure_rate_per_h"] = t.transient_failure_rate_per_h;
+  if (t.checkpoint_on_notice) j["checkpoint_on_notice"] = true;  // absent = false (older files stay byte-identical)
   if (t.type == "RayJob") {
     if (!t.head_spec.empty()) j["head_spec"] = t.head_spec;
     j["debug"] = t.debug;
@@ -230,6 +231,7 @@ json scenario_to_json(const Scenario& s) {
     if (!e.nodes.empty()) ev["nodes"] = e.nodes;
     if (!e.task.empty()) ev["task"] = e.task;
     if (!e.error.empty()) ev["error"] = e.error;
+    if (e.notice_s) ev["notice_s"] = *e.notice_s;
     events.push_back(std::move(ev));
   }
   j["events"] = events;
@@ -256,6 +258,14 @@ json scenario_to_json(const Scenario& s) {
     pr["instance_specs"] = specs;
     pr["cpu_vcpu"] = classes(s.prices->cpu_vcpu);
     j["prices"] = pr;
+  }
+  if (s.spot_reclaim) {
+    auto table = [](const std::map<std::string, SpotReclaimRateCfg>& m) {
+      json o = json::object();
+      for (const auto& [name, r] : m) o[name] = {{"rate_per_node_h", r.rate_per_node_h}, {"notice_s", r.notice_s}};
+      return o;
+    };
+    j["spot_reclaim"] = {{"gpu_models", table(s.spot_reclaim->gpu_models)}, {"pools", table(s.spot_reclaim->pools)}};
   }
   return j;
 }
