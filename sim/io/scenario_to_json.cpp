@@ -136,6 +136,8 @@ json workload_json(const WorkloadCfg& w) {
       const auto [lo, hi] = *c.runtime_estimate_factor;
       e["runtime_estimate_factor"] = lo == hi ? json(lo) : json{{"min", lo}, {"max", hi}};
     }
+    if (!c.users.empty()) e["users"] = named_shares_json(c.users);
+    if (!c.tenants.empty()) e["tenants"] = named_shares_json(c.tenants);
     classes.push_back(std::move(e));
   }
   j["classes"] = classes;
@@ -257,6 +259,8 @@ json scenario_to_json(const Scenario& s) {
     pr["cpu_vcpu"] = classes(s.prices->cpu_vcpu);
     j["prices"] = pr;
   }
+  if (s.arrival_scale != 1.0) j["arrival_scale"] = s.arrival_scale;
+  if (s.measure) j["measure"] = {{"start_s", s.measure->start_s}, {"end_s", s.measure->end_s}};
   return j;
 }
 
