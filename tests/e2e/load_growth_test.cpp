@@ -18,6 +18,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testutil::slurp;
 
+namespace {
+
 testutil::CommandResult schedsim(const std::string& args) {
   return testutil::run_command(std::string(SCHEDSIM_BINARY) + " " + args, "load-growth");
 }
@@ -65,6 +67,8 @@ void both_refuse(const std::string& name, const std::string& extra, const std::s
   }
   CHECK_FALSE(fs::exists(w / "o"));
 }
+
+}  // namespace
 
 TEST_CASE("load growth e2e: arrival_scale 0 exits 2 naming the path", "[load_growth]") {
   both_refuse("zero", R"(, "arrival_scale": 0)", "arrival_scale");

@@ -22,6 +22,8 @@ namespace SCHEDSIM_UNITY_ID {
 using namespace simtest;
 using nlohmann::json;
 
+namespace {
+
 /// One 8-GPU A100 node in each of pools "p" and "q", specs a100.8x and a100.1x, the `tasks` given (JSON).
 json growth_scenario(const json& tasks) {
   json doc = json::parse(R"({
@@ -65,6 +67,8 @@ std::vector<double> submits(const sim::io::Scenario& s) {
   for (const auto& t : s.tasks) v.push_back(t.submit_s);
   return v;
 }
+
+}  // namespace
 
 // ------------------------------------------------------------------ arrival_scale
 
@@ -116,6 +120,8 @@ TEST_CASE("arrival_scale multiplies with a trace's own arrival_scale", "[load_gr
   CHECK(both.tasks[2].duration_s == 10);
 }
 
+namespace {
+
 /// A generated workload of `n` tasks in two classes (1-GPU class "small", 8-GPU class "big").
 json generated(int n) {
   json doc = growth_scenario(json::array());
@@ -130,6 +136,8 @@ json generated(int n) {
   doc["workload"]["tasks"] = n;
   return doc;
 }
+
+}  // namespace
 
 TEST_CASE("arrival_scale on a generated workload: same tasks, gaps from the first arrival scaled", "[load_growth][arrival_scale][workload]") {
   json doc = generated(40);
@@ -215,6 +223,8 @@ TEST_CASE("per-class priority, resource_type, pool and accept_idle reach every t
 
 // ------------------------------------------------------------------ measurement window
 
+namespace {
+
 /// One 8-GPU node; four 8-GPU pay-as-you-go tasks of 1 h each (alice), submitted at 0, 1800, 6300
 /// and 18000 s: a runs [0, 3600), b waits 1800 s and runs [3600, 7200), c waits 900 s and runs
 /// [7200, 10800), the node idles [10800, 18000), d runs [18000, 21600) = the makespan.
@@ -229,6 +239,8 @@ json summary_of(const sim::io::Scenario& sc) {
   s.run();
   return json::parse(s.summary_json());
 }
+
+}  // namespace
 
 TEST_CASE("measure: without a window the warm-up and the drain count", "[load_growth][measure]") {
   const json j = summary_of(window_scenario());
