@@ -130,7 +130,7 @@ TEST_CASE("measure e2e: run writes the window into summary.json and counts only 
 TEST_CASE("load growth e2e: sweep --vary arrival_scale moves the second arrival", "[load_growth]") {
   const fs::path w = work_dir("sweep");
   const fs::path s = write_scenario(w, scenario_with(""));
-  const auto r = schedsim("sweep " + s.string() + " --vary arrival_scale=1,0.5 --out " + (w / "o").string());
+  const auto r = schedsim("sweep " + s.string() + " --vary arrival_scale=1,0.5 --seeds 1 --out " + (w / "o").string());
   INFO(r.err);
   REQUIRE(r.status == 0);
   const std::string csv = slurp(w / "o" / "sweep.csv");
