@@ -115,6 +115,7 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
         if (opts.until_s) effective.until_s = opts.until_s;
         effective.traces.clear();  // their nodes and tasks are inline now
         effective.workload.reset();  // so are the generated tasks
+        effective.arrival_scale = 1.0;  // and their submit times are scaled already
       }
       write_file_checked((fs::path(outdir->staging()) / "scenario.resolved.json").string(),
                          resolved_scenario.empty() ? resolved_scenario_json(effective) : resolved_scenario);

@@ -30,6 +30,7 @@ int validate_command(const std::string& path, std::ostream& out, std::ostream& e
   // So are the generated tasks (with the scenario's seed): the counts include them.
   try {
     apply_workload(*r.scenario);
+    apply_arrival_scale(*r.scenario);
   } catch (const WorkloadError& e) {
     err << escape_for_diagnostic(path) << ": " << escape_for_diagnostic(e.what()) << '\n';
     return exit_invalid_input;

@@ -2,7 +2,8 @@
 // its rate (currency per hour, summed over its replicas) for every millisecond it holds them,
 // start-up, precheck and debug holding included; a RayJob's rate changes when autoscaling adds or
 // removes workers. Reserved attempts are valued at the reserved price (the commitment covers
-// them: they pay nothing per use); the commitments are charged at the end, over [0, makespan].
+// them: they pay nothing per use); the commitments are charged at the end, over [0, makespan]. With a
+// measurement window (scenario `measure`) the summary counts only the parts inside it.
 #include "sim/engine/cost.hpp"
 
 #include <cmath>
@@ -114,6 +115,17 @@ void Simulator::cost_end(int ti, Time now, Time kept_until) {
       }
     }
   }
+  if (has_window()) {  // the parts inside the measurement window, step by step
+    auto steps = rate_steps_.find(ti);
+    const std::vector<std::pair<Time, double>> one{{c.since, c.rate}};
+    const auto& v = steps == rate_steps_.end() ? one : steps->second;
+    a.window_cost = a.window_lost_cost = 0;
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      const Time from = v[k].first, to = k + 1 < v.size() ? v[k + 1].first : now;
+      a.window_cost += v[k].second * double(window_overlap(from, to)) / kMsPerHour;
+      if (kept_until < now) a.window_lost_cost += v[k].second * double(window_overlap(std::max(from, kept_until), to)) / kMsPerHour;
+    }
+  }
   rate_steps_.erase(ti);
   c = CostRun{};
 }
@@ -129,13 +141,15 @@ CostSummary Simulator::cost_summary() const {
     const io::TaskCfg& t = cfg(ti);
     for (const AttemptRecord& a : runs_[ti].attempts) {
       if (a.start < 0) continue;
-      lost += a.lost_cost;
-      if (a.capacity == "reserved") used[{t.user, t.pool}] += a.cost;
-      else by_class[class_index(a.capacity)] += a.cost;
+      const double cost = has_window() ? a.window_cost : a.cost;
+      lost += has_window() ? a.window_lost_cost : a.lost_cost;
+      if (a.capacity == "reserved") used[{t.user, t.pool}] += cost;
+      else by_class[class_index(a.capacity)] += cost;
     }
   }
-  // The commitments over [0, makespan], one per (user, pool) as the quota book keeps them.
-  const double span_h = double(makespan_) / kMsPerHour;
+  // The commitments over [0, makespan] (with a measurement window: over the window's part of it),
+  // one per (user, pool) as the quota book keeps them.
+  const double span_h = double(window_overlap(0, makespan_)) / kMsPerHour;
   long double committed = 0, unused = 0;
   for (const auto& q : commitments_) {
     CostSummary::Commitment c;

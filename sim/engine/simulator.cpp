@@ -117,6 +117,10 @@ Simulator::Simulator(io::Scenario sc, SimOptions opt)
   seed_ = opt_.seed ? *opt_.seed : sc_.seed;
   auto u = opt_.until_s ? opt_.until_s : sc_.until_s;
   if (u) until_ = from_seconds(*u);
+  if (sc_.measure) {
+    window_lo_ = from_seconds(sc_.measure->start_s);
+    window_hi_ = from_seconds(sc_.measure->end_s);
+  }
   // (An interval so long that interval x rows passes kMaxSimTime never limits anything.)
   if (sc_.timeseries_interval_s > 0 && sc_.timeseries_interval_s * double(kMaxTimeseriesRows - 1) < to_seconds(kMaxSimTime))
     ts_limit_ = std::max<Time>(1, from_seconds(sc_.timeseries_interval_s)) * Time(kMaxTimeseriesRows - 1);

@@ -97,6 +97,10 @@ struct AttemptRecord {
   /// Currency: the part of `cost` held beyond the attempt's last checkpoint when it failed (the
   /// whole attempt when nothing was saved: start-up and failed prechecks included).
   double lost_cost = 0;
+  /// With a measurement window (scenario `measure`): the parts of `cost` and `lost_cost` held inside
+  /// it (currency); 0 without one.
+  double window_cost = 0;
+  double window_lost_cost = 0;
 };
 
 struct SimOptions {
@@ -188,6 +192,18 @@ class Simulator {
   /// The metrics of scenario task `ti` alone (what task_metrics()[ti] holds): O(its attempts).
   /// Its string views point into this Simulator.
   TaskMetrics task_metrics(std::size_t ti) const;
+  /// task_metrics(ti) as the summary counts it in the measurement window (scenario `measure`,
+  /// docs/outputs.md "Measurement window"): `submitted` only when the task was submitted in
+  /// [start, end), GPU/vCPU time and cost only inside the window. task_metrics(ti) without one.
+  TaskMetrics measured_task_metrics(std::size_t ti) const;
+  /// Whether the scenario has a measurement window; its bounds in ms ([0, kTimeNever) without one).
+  bool has_window() const { return sc_.measure.has_value(); }
+  Time window_start() const { return window_lo_; }
+  Time window_end() const { return window_hi_; }
+  /// Milliseconds of [from, to) inside the measurement window (to - from without one; >= 0).
+  Time window_overlap(Time from, Time to) const {
+    return std::max<Time>(0, std::min(to, window_hi_) - std::max(from, window_lo_));
+  }
   /// The libsched task of scenario task `ti` (its options and workers at placement).
   const libsched::TaskSpec& task_spec(std::size_t ti) const;
   /// Where unfinished tasks are censored: until_s when the run has one, else the last instant
@@ -350,6 +366,8 @@ class Simulator {
   std::uint64_t instant_cap_ = 0;        // events_per_instant_cap of the scenario
   std::uint64_t seed_ = 1;
   Time until_ = libsched::kTimeNever;
+  Time window_lo_ = 0;                   // measurement window [window_lo_, window_hi_), ms
+  Time window_hi_ = libsched::kTimeNever;
   Time ts_limit_ = libsched::kTimeNever;  // latest time the time series can cover (kMaxTimeseriesRows)
   std::unique_ptr<libsched::Scheduler> sched_;
   EventQueue q_;

@@ -55,6 +55,24 @@ TaskMetrics Simulator::task_metrics(std::size_t i) const {
   return m;
 }
 
+TaskMetrics Simulator::measured_task_metrics(std::size_t i) const {
+  TaskMetrics m = task_metrics(i);
+  if (!has_window()) return m;
+  const Time submit = from_seconds(ident_[i].submit_s);
+  m.submitted = m.submitted && submit >= window_lo_ && submit < window_hi_;
+  m.gpu_ms = m.cpu_ms = 0;
+  m.cost = 0;
+  const Time tc = censor_time();
+  for (const auto& a : runs_[i].attempts) {
+    if (a.start < 0) continue;
+    const Time held = window_overlap(a.start, a.end >= 0 ? a.end : tc);
+    m.gpu_ms += (long double)a.gpu_milli * (long double)held;
+    m.cpu_ms += (long double)a.cpu_milli * (long double)held;
+    m.cost += a.capacity == "reserved" ? 0.0 : a.window_cost;
+  }
+  return m;
+}
+
 std::string Simulator::requested_model_label(const io::TaskCfg& t) const {
   std::string label = "cpu";
   if (t.replica) {

@@ -62,6 +62,7 @@ std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& src, std:
     // The workload section's tasks, after the inline and trace tasks, from the run's seed.
     try {
       io::apply_workload(out.scenario, io::TraceOptions{src.skip_bad_rows});
+      io::apply_arrival_scale(out.scenario);
     } catch (const io::WorkloadError& e) {
       err << io::escape_for_diagnostic(label) << ": " << io::escape_for_diagnostic(e.what()) << "\n";
       return std::nullopt;

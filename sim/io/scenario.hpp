@@ -264,6 +264,10 @@ struct WorkloadClassCfg {
   std::optional<DurationCfg> duration;      ///< absent: the section's
   /// runtime_estimate_s = duration_s x a factor drawn uniformly from [min, max] (absent: none).
   std::optional<std::pair<double, double>> runtime_estimate_factor;
+  /// The users / tenants this class is drawn for (a team's kind of job), each task's drawn by
+  /// share among them; empty: the section's `users` / `tenants`.
+  std::vector<NamedShareCfg> users;
+  std::vector<NamedShareCfg> tenants;
 };
 
 /// `workload`: tasks drawn from distributions, appended after the inline and trace tasks when the
@@ -316,6 +320,13 @@ struct SpotReclaimCfg {
   std::map<std::string, SpotReclaimRateCfg> pools;
 };
 
+/// `measure` (extension, docs/outputs.md "Measurement window"): the window [start_s, end_s) the
+/// summary's wait, JCT, allocation and cost metrics count (the simulation still runs from 0).
+struct MeasureCfg {
+  double start_s = 0;                ///< seconds, >= 0
+  double end_s = 0;                  ///< seconds, > start_s
+};
+
 /// Fill mode (FGD workload inflation), scenario key `fill`.
 struct FillCfg {
   double target_pct = 130;
@@ -339,6 +350,10 @@ struct Scenario {
   FillCfg fill;
   std::optional<PricesCfg> prices;   ///< extension: absent = nothing is priced (every cost 0)
   std::optional<SpotReclaimCfg> spot_reclaim;  ///< extension: absent = spot is reclaimed only by events and host demand
+  /// extension: the gaps between all arrivals (inline, trace and generated tasks) x this, from the
+  /// earliest submit_s (sim/io/workload.hpp apply_arrival_scale); durations kept. In (0, 1000].
+  double arrival_scale = 1.0;
+  std::optional<MeasureCfg> measure; ///< extension: absent = the whole run is measured
 };
 
 }  // namespace sim::io

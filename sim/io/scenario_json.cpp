@@ -22,7 +22,8 @@ Scenario read_scenario(Sink& sink, const json& j, const libsched::Registry& regi
   Scenario s;
   Obj o(sink, j, "",
         {"schema", "name", "seed", "until_s", "timeseries_interval_s", "cluster", "quotas", "node_policies", "scheduler",
-         "tasks", "events", "traces", "workload", "fill", "prices", "spot_reclaim"});
+         "tasks", "events", "traces", "workload", "fill", "prices", "spot_reclaim", "arrival_scale",
+         "measure"});
   if (!o.valid()) return s;
   if (const json* v = o.get("schema", Req::required)) {
     if (!v->is_string() || v->get_ref<const std::string&>() != "schedsim/v1")
@@ -54,6 +55,15 @@ Scenario read_scenario(Sink& sink, const json& j, const libsched::Registry& regi
   }
   if (const json* pr = o.find("prices")) s.prices = read_prices(sink, *pr, "prices");
   if (const json* sr = o.find("spot_reclaim")) s.spot_reclaim = read_spot_reclaim(sink, *sr, "spot_reclaim");
+  o.number("arrival_scale", s.arrival_scale, Req::optional, Range{0, false, limits::max_arrival_scale, true});
+  if (const json* m = o.find("measure")) {
+    Obj mo(sink, *m, "measure", {"start_s", "end_s"}, /*strict=*/true);
+    MeasureCfg mc;
+    const bool a = mo.number("start_s", mc.start_s, Req::required, between(0, k_max_time_s));
+    const bool b = mo.number("end_s", mc.end_s, Req::required, Range{0, false, k_max_time_s, true});
+    if (a && b && !(mc.end_s > mc.start_s)) mo.error("end_s", fmt::format("must be > start_s ({})", num_text(mc.start_s)));
+    else if (a && b && mo.valid()) s.measure = mc;
+  }
   return s;
 }
 

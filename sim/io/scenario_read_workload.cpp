@@ -174,7 +174,7 @@ std::vector<NamedShareCfg> read_named_shares(Sink& sink, const Obj& parent, std:
 const std::vector<std::string_view> k_class_generated = {"user", "tenant", "submit_s", "duration_s"};
 /// Keys of a class that are not task keys.
 const std::vector<std::string_view> k_class_own = {"name", "share", "workers", "priority", "duration",
-                                                   "runtime_estimate_factor"};
+                                                   "runtime_estimate_factor", "users", "tenants"};
 
 WorkloadClassCfg read_class(Sink& sink, const json& j, const std::string& path) {
   WorkloadClassCfg c;
@@ -228,6 +228,8 @@ WorkloadClassCfg read_class(Sink& sink, const json& j, const std::string& path) 
   c.task.workers = *std::max_element(c.workers.values.begin(), c.workers.values.end());
   c.task.name.clear();
   if (const json* d = o.find("duration")) c.duration = read_duration(sink, *d, o.path("duration"));
+  c.users = read_named_shares(sink, o, "users");
+  c.tenants = read_named_shares(sink, o, "tenants");
   if (const json* f = o.find("runtime_estimate_factor")) {
     const Range fr{0, false, limits::max_estimate_factor, true};
     if (f->is_number()) {

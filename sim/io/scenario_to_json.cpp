@@ -137,6 +137,8 @@ json workload_json(const WorkloadCfg& w) {
       const auto [lo, hi] = *c.runtime_estimate_factor;
       e["runtime_estimate_factor"] = lo == hi ? json(lo) : json{{"min", lo}, {"max", hi}};
     }
+    if (!c.users.empty()) e["users"] = named_shares_json(c.users);
+    if (!c.tenants.empty()) e["tenants"] = named_shares_json(c.tenants);
     classes.push_back(std::move(e));
   }
   j["classes"] = classes;
@@ -267,6 +269,8 @@ json scenario_to_json(const Scenario& s) {
     };
     j["spot_reclaim"] = {{"gpu_models", table(s.spot_reclaim->gpu_models)}, {"pools", table(s.spot_reclaim->pools)}};
   }
+  if (s.arrival_scale != 1.0) j["arrival_scale"] = s.arrival_scale;
+  if (s.measure) j["measure"] = {{"start_s", s.measure->start_s}, {"end_s", s.measure->end_s}};
   return j;
 }
 

@@ -395,8 +395,18 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
   if (s.workload) {
     // A class's task keys obey the task rules (unknown spec, pool or policy, quota, fits), checked
     // with its largest gang; users are drawn, so the quota warning is left to the generated tasks.
+    // A class that names its users is checked against each one's quota (a warning: the gang of
+    // its largest workers choice can never be admitted for that user).
     for (std::size_t i = 0; i < s.workload->classes.size(); ++i) {
-      check_task(s.workload->classes[i].task, index_path("workload.classes", i), false);
+      const WorkloadClassCfg& c = s.workload->classes[i];
+      const std::size_t before = diagnostics.size();
+      check_task(c.task, index_path("workload.classes", i), false);
+      if (diagnostics.size() != before) continue;
+      for (std::size_t k = 0; k < c.users.size(); ++k) {
+        TaskCfg as_user = c.task;
+        as_user.user = c.users[k].name;
+        check_quota_admits(sink, s, as_user, index_path(index_path("workload.classes", i) + ".users", k), spec_by_name);
+      }
     }
   }
 

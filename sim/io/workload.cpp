@@ -125,6 +125,14 @@ std::vector<TaskCfg> generate_workload(const Scenario& s, const std::vector<std:
   std::vector<NamedShareCfg> tenants = w.tenants.empty() ? std::vector<NamedShareCfg>{{"default", 1}} : w.tenants;
   auto user_dist = weights_of(users);
   auto tenant_dist = weights_of(tenants);
+  // A class that names its users / tenants draws among them instead (one draw either way, so a
+  // workload without class users or tenants draws exactly what it did before they existed).
+  std::vector<std::optional<boost::random::discrete_distribution<std::size_t>>> class_user_dist(w.classes.size()),
+      class_tenant_dist(w.classes.size());
+  for (std::size_t i = 0; i < w.classes.size(); ++i) {
+    if (!w.classes[i].users.empty()) class_user_dist[i] = weights_of(w.classes[i].users);
+    if (!w.classes[i].tenants.empty()) class_tenant_dist[i] = weights_of(w.classes[i].tenants);
+  }
 
   Rng arrivals = stream(s.seed, 1);
   Rng attrs = stream(s.seed, 2);
@@ -175,8 +183,8 @@ std::vector<TaskCfg> generate_workload(const Scenario& s, const std::vector<std:
       for (int k = 2; !names.insert(name).second; ++k) name = fmt::format("{}-{}", base, k);
     }
     task.name = std::move(name);
-    task.user = users[user_dist(attrs)].name;
-    task.tenant = tenants[tenant_dist(attrs)].name;
+    task.user = class_user_dist[ci] ? c.users[(*class_user_dist[ci])(attrs)].name : users[user_dist(attrs)].name;
+    task.tenant = class_tenant_dist[ci] ? c.tenants[(*class_tenant_dist[ci])(attrs)].name : tenants[tenant_dist(attrs)].name;
     task.submit_s = submit;
     task.workers = draw(c.workers, workers_dist[ci], attrs);
     if (c.priority) {
@@ -216,6 +224,20 @@ std::size_t apply_workload(Scenario& s, const TraceOptions& opts) {
     throw WorkloadError(fmt::format("workload: with the {} generated tasks, {}: {}: {}", n, field, value, rule));
   });
   return n;
+}
+
+void apply_arrival_scale(Scenario& s) {
+  if (s.arrival_scale == 1.0 || s.tasks.empty()) return;
+  if (!(s.arrival_scale > 0 && s.arrival_scale <= limits::max_arrival_scale))
+    throw WorkloadError(fmt::format("arrival_scale: {}: must be > 0 and <= {}", s.arrival_scale, limits::max_arrival_scale));
+  double first = s.tasks.front().submit_s;
+  for (const auto& t : s.tasks) first = std::min(first, t.submit_s);
+  for (auto& t : s.tasks) {
+    t.submit_s = first + (t.submit_s - first) * s.arrival_scale;
+    if (t.submit_s > limits::max_time_s)
+      throw WorkloadError(fmt::format("arrival_scale: {}: task `{}`: submit_s {} must be <= {} after scaling", s.arrival_scale,
+                                      t.name, t.submit_s, limits::max_time_s));
+  }
 }
 
 }  // namespace sim::io

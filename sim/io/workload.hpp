@@ -39,4 +39,13 @@ std::vector<TaskCfg> generate_workload(const Scenario& scenario, const std::vect
 /// number of generated tasks. Throws WorkloadError.
 std::size_t apply_workload(Scenario& scenario, const TraceOptions& opts = {});
 
+/// The scenario's top-level `arrival_scale` (docs/scenario-format.md "Load growth") applied to every
+/// task already in `scenario.tasks` (inline, trace and generated: call it after apply_traces and
+/// apply_workload): submit_s' = first + (submit_s - first) x arrival_scale, `first` the earliest
+/// submit_s of all the tasks, so every gap between two arrivals is multiplied by it (a trace's own
+/// arrival_scale, applied when it was loaded, multiplies with it); durations, events and until_s
+/// are kept. Nothing changes at 1. Throws WorkloadError when the scale is not in (0, 1000] or a
+/// scaled submit_s exceeds 1e9 s (message `arrival_scale: VALUE: RULE`).
+void apply_arrival_scale(Scenario& scenario);
+
 }  // namespace sim::io

@@ -471,7 +471,7 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
   // the other means doubles summed in task order).
   GroupAcc all;
   auto by = group_tables([this](std::size_t i) -> const io::TaskCfg& { return cfg(i); },
-                         [this](std::size_t i) { return task_metrics(i); }, task_stats(), all);
+                         [this](std::size_t i) { return measured_task_metrics(i); }, task_stats(), all);
   const CostSummary costs = cost_summary();
   add_commitments(by, costs);
   if (groups_text) *groups_text = groups_csv_text(by);
@@ -483,6 +483,10 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
   for (std::size_t i = 0; i < task_stats().size(); ++i) {
     const auto& s = task_stats()[i];
     if (runs_[i].attempts.empty()) ++not_submitted;  // TaskMetrics::submitted
+    if (has_window()) {  // the wait split counts the tasks submitted in the window
+      const Time submit = from_seconds(ident_[i].submit_s);
+      if (submit < window_start() || submit >= window_end()) continue;
+    }
     resub += s.resubmissions;
     lost += s.lost_work;
     wq += s.wait_quota;
@@ -493,13 +497,14 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
     wis += s.wait_idle_stability;
     wpre += s.wait_preemption;
   }
-  // GPU- and vCPU-seconds allocated over those available (up nodes) over [0, makespan].
+  // GPU- and vCPU-seconds allocated over those available (up nodes) over [0, makespan] (with a
+  // measurement window: over its part of [0, makespan]).
   long double alloc = 0, avail = 0, calloc = 0, cavail = 0;
   for (auto it = snapshots().begin(), end = snapshots().end(); it != end;) {
     const Snapshot s = *it;  // a copy: the iterator decodes the next one in place
-    Time t0 = s.time;
+    Time t0 = std::max(s.time, window_start());
     Time t1 = ++it != end ? it->time : makespan_;
-    t1 = std::min(t1, makespan_);
+    t1 = std::min({t1, makespan_, window_end()});
     if (t1 <= t0) continue;
     std::int64_t a = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
     alloc += (long double)a * (long double)(t1 - t0);
@@ -538,6 +543,10 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
   j["not_submitted"] = not_submitted;
   j["makespan_s"] = seconds_json(makespan_);
   j["censor_s"] = seconds_json(censor_time());
+  if (has_window())  // the measurement window (docs/outputs.md "Measurement window")
+    j["measure"] = {{"start_s", seconds_json(window_start())},
+                    {"end_s", seconds_json(window_end())},
+                    {"tasks_measured", all.submitted}};
   j["mean_wait_s"] = round3(all.mean_wait_s);
   j["p95_wait_s"] = round3(all.p95_wait_s);
   j["mean_jct_s"] = round3(all.mean_jct_s());
