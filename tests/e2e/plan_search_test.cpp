@@ -229,4 +229,30 @@ TEST_CASE("plan --search exhaustive finds the smallest meeting value that the bi
   fs::remove_all(w);
 }
 
+TEST_CASE("docs/planning.md walk-through: the cheapest mix of reserved quota and spot or idle meeting p95 wait <= 1 h",
+          "[plan-search]") {
+  const fs::path w = work_dir("walkthrough");
+  const auto r = schedsim(fmt::format("plan {}/scenarios/team-quota.json --vary 'quotas[user=vision].gpus=0..32:8' "
+                                      "--vary 'workload.classes[batch].resource_type=spot,idle' --slo 'p95_wait_s<=3600' "
+                                      "--minimize cost_total --seeds 3 --no-progress --out {}",
+                                      SCHEDSIM_SOURCE_DIR, (w / "team-plan").string()));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  CHECK(text_lines(r.out).back() ==
+        "answer: quotas[user=vision].gpus=24, workload.classes[batch].resource_type=idle (cost_total mean 1117.57)");
+  const auto j = nlohmann::json::parse(testutil::slurp(w / "team-plan" / "plan.json"));
+  CHECK(j["answer"]["quotas[user=vision].gpus"] == 24);
+  CHECK(j["answer"]["workload.classes[batch].resource_type"] == "idle");
+  CHECK(j["answer_mean"] == 1117.568);
+  REQUIRE(j["points"].size() == 10);
+  for (std::size_t p = 0; p < 10; ++p) CHECK(j["points"][p]["met"] == (p >= 6));  // 24 and 32 GPUs, spot or idle
+  CHECK(testutil::slurp(w / "team-plan" / "pareto.csv") ==
+        "quotas[user=vision].gpus,workload.classes[batch].resource_type,cost_total,p95_wait_s,met,answer\n"
+        "0,idle,688.5033333333333,6092.937666666667,false,false\n"
+        "8,idle,817.1036666666666,2484.657,false,false\n"
+        "16,idle,959.8623333333334,1600.0046666666667,false,false\n"
+        "24,idle,1117.568,513.309,true,true\n");
+  fs::remove_all(w);
+}
+
 }  // namespace SCHEDSIM_UNITY_ID
