@@ -442,22 +442,32 @@ void add_sweep_command(CLI::App& app, int& exit_code, const libsched::Registry& 
 
 /// `schedsim plan SCENARIO --vary PATH=lo..hi[:step] --slo 'METRIC<=V' ... --out DIR`.
 void add_plan_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
-  auto* cmd = app.add_subcommand("plan", "Smallest value of PATH in [lo, hi] meeting every SLO with 95 % confidence");
-  struct Args { std::string path; MultirunArgs m; OverrideArgs ov; sim::PlanArgs plan; std::string complement; };
+  auto* cmd = app.add_subcommand("plan", "Smallest value of PATH in [lo, hi] meeting every SLO with 95 % confidence "
+                                         "(--minimize METRIC: the grid point with the smallest METRIC meeting them)");
+  struct Args {
+    std::string path; MultirunArgs m; OverrideArgs ov; sim::PlanArgs plan; std::string complement, minimize, search;
+  };
   auto a = std::make_shared<Args>();
   cmd->add_option("SCENARIO", a->path, "Scenario JSON file")->required();
-  cmd->add_option("--vary", a->plan.vary, "PATH=lo..hi[:step] (step default 1)")->required();
+  cmd->add_option("--vary", a->plan.vary, "PATH=lo..hi[:step] (step default 1); with --minimize repeatable, also PATH=v1,v2,...")
+      ->required()
+      ->allow_extra_args(false);
   cmd->add_option("--slo", a->plan.slos, "METRIC<=VALUE (also <, >=, >; repeatable)")->required()->allow_extra_args(false);
-  auto* comp = cmd->add_option("--complement", a->complement, "PATH2=TOTAL: set PATH2 to TOTAL - value at every point");
+  auto* comp = cmd->add_option("--complement", a->complement, "PATH2=TOTAL: set PATH2 to TOTAL - the sum of the varied values");
+  auto* mini = cmd->add_option("--minimize", a->minimize, "METRIC: evaluate the whole grid, answer the point meeting every SLO "
+                                                          "with the smallest mean METRIC; writes pareto.csv too");
+  auto* search = cmd->add_option("--search", a->search, "bisection (default) or exhaustive (evaluate every value)");
   a->m.add_to(cmd, "Seeds s..s+K-1 per evaluated value (default 1)");
   a->ov.add_to(cmd, true);
-  cmd->callback([a, comp, &exit_code, &registry] {
+  cmd->callback([a, comp, mini, search, &exit_code, &registry] {
     const auto overrides = a->ov.get();
     if (!overrides) {
       exit_code = sim::io::exit_invalid_input;
       return;
     }
     if (*comp) a->plan.complement = a->complement;
+    if (*mini) a->plan.minimize = a->minimize;
+    if (*search) a->plan.search = a->search;
     exit_code = sim::plan_command(a->m.source(a->path, *overrides, registry), a->plan, a->m.run, std::cout, std::cerr);
   });
 }

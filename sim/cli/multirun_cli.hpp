@@ -99,15 +99,24 @@ int sweep_merge(const std::vector<ShardFile>& shards, const std::string& out_dir
 
 /// Arguments of `schedsim plan` besides the shared ones.
 struct PlanArgs {
-  std::string vary;                       ///< --vary PATH=lo..hi[:step]
+  /// --vary PATH=lo..hi[:step]: exactly one without --minimize; with --minimize one or more,
+  /// also PATH=v1,v2,... lists (the cartesian grid, first = slowest, as sweep).
+  std::vector<std::string> vary;
   std::vector<std::string> slos;          ///< --slo METRIC<=VALUE (repeatable, at least one)
-  std::optional<std::string> complement;  ///< --complement PATH2=TOTAL
+  std::optional<std::string> complement;  ///< --complement PATH2=TOTAL: PATH2 = TOTAL - the sum of the varied values
+  std::optional<std::string> minimize;    ///< --minimize METRIC: a scalar metric (summary_metric_names())
+  std::optional<std::string> search;      ///< --search bisection|exhaustive (default bisection)
 };
 
-/// `schedsim plan`: the smallest grid value of the --vary PATH meeting every SLO with 95 %
-/// confidence (bisection, then the two grid values below the answer are checked). Writes
+/// `schedsim plan`. Without --minimize: the smallest grid value of the --vary PATH meeting every
+/// SLO with 95 % confidence: bisection, then the two grid values below the answer are checked;
+/// when the evaluated values are not monotone every value below the answer is evaluated and the
+/// answer is the smallest value meeting the SLOs; `--search exhaustive` evaluates every value.
+/// With --minimize METRIC: every point of the grid, the answer is the point with the smallest
+/// mean METRIC meeting every SLO, and DIR/pareto.csv holds the Pareto front. Writes
 /// DIR/plan.json, prints the evaluated points and the answer as the last line. Exit codes as
-/// seeds_command (an unmet plan is exit 0 with `"met": false`).
+/// seeds_command (an unmet plan is exit 0 with `"met": false`; an unknown --minimize metric, a
+/// bad --search: 2).
 int plan_command(const ScenarioSource& source, const PlanArgs& args, const MultirunOptions& opts, std::ostream& out,
                  std::ostream& err);
 

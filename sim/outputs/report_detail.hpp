@@ -134,5 +134,8 @@ void seeds_page(const fs::path& dir, Page& page);
 void compare_page(const fs::path& dir, Page& page);
 void sweep_page(const fs::path& dir, Page& page);
 void plan_page(const fs::path& dir, Page& page);
+/// The page of a `plan --minimize` folder (plan.json with `minimize`; report_front.cpp): one chart
+/// per SLO metric against the minimized metric, the Pareto front, the SLO line, the answer.
+void plan_front_page(const fs::path& dir, const ojson& plan, Page& page);
 
 }  // namespace sim::report_detail

@@ -240,6 +240,7 @@ void plan_page(const fs::path& dir, Page& page) {
   const fs::path f = dir / "plan.json";
   const ojson plan = read_json(f);
   if (!plan.is_object()) fail_json(f, "(top level)", &plan, "must be an object (plan.json of schedsim plan)");
+  if (plan.contains("minimize")) return plan_front_page(dir, plan, page);
   const ojson& path = member(f, plan, "", "path");
   if (!path.is_string()) fail_json(f, "path", &path, "must be a string");
   const ojson& answer = member(f, plan, "", "answer");

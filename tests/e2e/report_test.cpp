@@ -310,6 +310,24 @@ TEST_CASE("report of a sweep folder renders one chart per metric, coloured by th
 
 namespace {
 /// Renders the report of fixture folder `kind` and checks every chart was drawn; returns the page.
+/// plan --minimize folder: cost_total against p95_wait_s and gpu_allocation_ratio over 3 points.
+void plan_minimize_fixture(const fs::path& d) {
+  fs::create_directories(d);
+  write(d / "plan.json", R"({"minimize": "cost_total", "search": "exhaustive", "paths": ["q", "m"], "answer": {"q": 0, "m": 2},
+  "answer_mean": 32, "met": true,
+  "slos": [{"metric": "p95_wait_s", "op": "<=", "value": 3600}, {"metric": "gpu_allocation_ratio", "op": ">=", "value": 0.5}],
+  "points": [
+    {"values": {"q": 0, "m": 1}, "met": false, "metrics": {"cost_total": {"mean": 32, "std": 0, "ci95_low": 32, "ci95_high": 32, "n": 2},
+      "p95_wait_s": {"mean": 10800, "std": 0, "ci95_low": 10800, "ci95_high": 10800, "n": 2},
+      "gpu_allocation_ratio": {"mean": 0.9, "std": 0, "ci95_low": 0.9, "ci95_high": 0.9, "n": 2}}},
+    {"values": {"q": 0, "m": 2}, "met": true, "metrics": {"cost_total": {"mean": 32, "std": 0, "ci95_low": 32, "ci95_high": 32, "n": 2},
+      "p95_wait_s": {"mean": 3600, "std": 0, "ci95_low": 3600, "ci95_high": 3600, "n": 2},
+      "gpu_allocation_ratio": {"mean": 0.9, "std": 0, "ci95_low": 0.9, "ci95_high": 0.9, "n": 2}}},
+    {"values": {"q": 16, "m": 2}, "met": true, "metrics": {"cost_total": {"mean": 56, "std": 0, "ci95_low": 56, "ci95_high": 56, "n": 2},
+      "p95_wait_s": {"mean": 0, "std": 0, "ci95_low": 0, "ci95_high": 0, "n": 2},
+      "gpu_allocation_ratio": {"mean": 0.6, "std": 0, "ci95_low": 0.6, "ci95_high": 0.6, "n": 2}}}]})");
+}
+
 std::string render_fixture(const std::string& kind, void (*make)(const fs::path&)) {
   std::string why;
   if (!have_runtimes(why) || !have_chromium(why)) {
@@ -340,6 +358,18 @@ TEST_CASE("report of a plan folder renders its charts with the SLO threshold and
   if (plan.empty()) return;  // skipped
   CHECK(plan.find("SLO p95_wait_s \\u003c= 100") != std::string::npos);  // in the chart data
   CHECK(plan.find("answer 4") != std::string::npos);
+}
+
+TEST_CASE("report of a plan --minimize folder draws the front: one chart per SLO metric, the SLO line, the answer marked") {
+  const std::string plan = render_fixture("plan-minimize", plan_minimize_fixture);
+  if (plan.empty()) return;  // skipped
+  CHECK(plan.find("SLO p95_wait_s \\u003c= 3600") != std::string::npos);
+  CHECK(plan.find("SLO gpu_allocation_ratio >= 0.5") != std::string::npos);  // `<` is escaped in the page, `>` is not
+  CHECK(plan.find("answer q=0, m=2") != std::string::npos);
+  // (0, 1) costs what (0, 2) costs with a longer wait: the only point off the front.
+  CHECK(plan.find("on the front, meets the SLOs") != std::string::npos);
+  CHECK(plan.find("\"series\":\"misses the SLOs\"") != std::string::npos);
+  CHECK(plan.find("on the front, misses") == std::string::npos);
 }
 
 TEST_CASE("report detects the folder kind by the files present") {
