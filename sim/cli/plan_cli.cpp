@@ -28,23 +28,30 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
                  std::ostream& err) {
   bool bad = false;
   std::string e;
-  auto axis = parse_vary(args.vary, kMaxPlanValues, e);
-  if (!axis) {
-    err << e << "\n";
-    bad = true;
-  } else if (!axis->range) {
-    err << diag_line("--vary", args.vary, "plan needs a numeric range PATH=lo..hi[:step]") << "\n";
-    bad = true;
-  } else if (axis->path == "seed") {
-    err << diag_line("--vary", args.vary, kSeedOverrideRule) << "\n";
-    bad = true;
+  std::optional<VaryAxis> axis;
+  {
+    std::vector<GridOption> grid{{args.vary, false}};
+    for (const auto& z : args.zip) grid.push_back({z, true});
+    std::vector<VaryAxis> axes;
+    if (!parse_grid(grid, kMaxPlanValues, axes, err)) bad = true;
+    if (!axes.empty()) {  // only a --vary that parsed makes an axis
+      axis = std::move(axes.front());
+      if (!axis->range) {
+        err << diag_line("--vary", args.vary, "plan needs a numeric range PATH=lo..hi[:step]") << "\n";
+        bad = true;
+      }
+    }
   }
   std::set<std::string> seen;
   if (refuse_seed_overrides(source.overrides, seen, err)) bad = true;
+  std::vector<NamedMetric> group_metrics;
+  if (!parse_metric_options(opts.metrics, group_metrics, err)) bad = true;
   std::vector<Slo> slos;
   for (const auto& s : args.slos) {
-    if (auto slo = parse_slo(s, e)) slos.push_back(std::move(*slo));
-    else {
+    if (auto slo = parse_slo(s, e)) {
+      if (!slo->ref.group_by.empty()) group_metrics.push_back(NamedMetric{"--slo", s, slo->ref});
+      slos.push_back(std::move(*slo));
+    } else {
       err << e << "\n";
       bad = true;
     }
@@ -67,8 +74,12 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
       comp_path = std::string(c.substr(0, eq));
       comp_total = *total;
       comp_decimals = decimals_of(c.substr(eq + 1));
+      const bool zipped = axis && std::any_of(axis->zipped.begin(), axis->zipped.end(), [&](const VaryAxis& z) { return z.path == comp_path; });
       if (axis && comp_path == axis->path) {
         err << diag_line("--complement", c, "PATH2 is the --vary PATH") << "\n";
+        bad = true;
+      } else if (zipped) {
+        err << diag_line("--complement", c, "PATH2 is a --zip PATH") << "\n";
         bad = true;
       } else if (comp_path == "seed") {
         err << diag_line("--complement", c, kSeedOverrideRule) << "\n";
@@ -102,6 +113,7 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
   }
   for (std::size_t i = 0; i < n; ++i) {
     srcs[i].overrides.push_back(io::make_override("--vary", axis->path, axis->values[i]));
+    for (const auto& z : axis->zipped) srcs[i].overrides.push_back(io::make_override("--zip", z.path, z.values[i]));
     if (comp_int) {
       srcs[i].overrides.push_back(io::make_override("--complement", comp_path, std::to_string(*comp_int - axis->integers[i])));
     } else if (!comp_path.empty()) {
@@ -128,6 +140,14 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
     bool met = false;
   };
   std::map<std::size_t, Eval> evals;  // grid index -> evaluation
+  std::map<std::string, std::set<std::string>> group_keys;  // the groups of every run so far
+  // "PATH=V" and, with --zip, " (PATH2=W, ...)": grid value i as the printed lines show it.
+  auto point_text = [&](std::size_t i) {
+    std::string t = axis->path + "=" + axis->values[i];
+    for (std::size_t z = 0; z < axis->zipped.size(); ++z)
+      t += fmt::format("{}{}={}{}", z ? ", " : " (", axis->zipped[z].path, axis->zipped[z].values[i], z + 1 == axis->zipped.size() ? ")" : "");
+    return t;
+  };
   const bool tty = opts.progress && ::isatty(STDERR_FILENO) == 1;
   out << fmt::format("schedsim plan: {} in [{}, {}] ({} values), {} seed{} ({} .. {}) per value\n", axis->path, axis->values.front(),
                      axis->values.back(), n, k, k == 1 ? "" : "s", *s0, *s0 + k - 1);
@@ -145,11 +165,13 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
     const auto rc = run_all("plan", runs, res, opts.jobs, progress.callback(), err);
     progress.end();
     if (rc) return rc;
+    collect_group_keys(res, group_keys);
+    append_group_metrics(res, group_metrics);
     for (std::size_t j = 0; j < want.size(); ++j) {
       Eval ev;
       ev.met = true;
       for (const auto& m : metric_order(res)) ev.metrics.emplace_back(m, summarize(column(res, j * k, j * k + k, m)));
-      std::string line = fmt::format("  {}={}:", axis->path, axis->values[want[j]]);
+      std::string line = fmt::format("  {}:", point_text(want[j]));
       for (const auto& slo : slos) {
         bool ok = false;
         for (const auto& [m, s] : ev.metrics)
@@ -197,6 +219,7 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
     if (int_grid) return std::int64_t(axis->numbers[i]);
     return axis->numbers[i];
   };
+  if (!check_group_keys(group_keys, group_metrics, err)) return io::exit_invalid_input;
   ojson plan;
   plan["path"] = axis->path;
   plan["answer"] = answer ? value_json(*answer) : ojson(nullptr);
@@ -209,6 +232,10 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
   for (const auto& [i, ev] : evals) {
     ojson p;
     p["value"] = value_json(i);
+    for (const auto& z : axis->zipped) {  // only with --zip: the zipped paths' values at this point
+      const ojson v = ojson::parse(z.values[i], nullptr, false);
+      p["zip"][z.path] = v.is_discarded() ? ojson(z.values[i]) : v;
+    }
     p["met"] = ev.met;
     ojson ms = ojson::object();
     for (const auto& [m, s] : ev.metrics) ms[m] = stats_json(s);
@@ -229,7 +256,7 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
   }
   out << fmt::format("  outputs in {}\n", opts.out_dir);
   if (answer)
-    out << fmt::format("answer: {}={}\n", axis->path, axis->values[*answer]);
+    out << fmt::format("answer: {}\n", point_text(*answer));
   else
     out << fmt::format("answer: not met: no value of {} in [{}, {}] meets every SLO\n", axis->path, axis->values.front(),
                        axis->values.back());

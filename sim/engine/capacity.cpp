@@ -81,6 +81,7 @@ void Simulator::on_spot_reclaim(Time now, const SpotReclaimEv& e) {
       const Placement* p = sched_->placement_of(id);
       if (!p || p->capacity != ResourceType::spot) continue;
       ++preemptions_;
+      ++metrics_->stats(std::size_t(task_of_id_[id.index()])).preemptions;
       kill(task_of_id_[id.index()], now,
            fmt::format("spot eviction: was preempted by another task (spot capacity reclaimed on {})", cl.node(n).name),
            "spot_eviction");
