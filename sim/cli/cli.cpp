@@ -246,6 +246,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
     int seeds = 1;
     unsigned jobs = 1;
     std::string outputs;
+    std::vector<std::string> metrics;
     OverrideArgs ov;
   };
   auto a = std::make_shared<Args>();
@@ -260,6 +261,8 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
   cmd->add_option("--seeds", a->seeds, "Run K seeds s..s+K-1 (s = --seed or the scenario's) and write seeds_summary.json, seeds.csv")
       ->check(k_seeds_check);
   cmd->add_option("--jobs", a->jobs, "With --seeds: simulations run in parallel (default 1)")->check(k_jobs_check);
+  cmd->add_option("--metric", a->metrics, "With --seeds: a group metric DIMENSION[KEY].METRIC as a further column (repeatable)")
+      ->allow_extra_args(false);
   auto* outputs = cmd->add_option("--outputs", a->outputs,
                                   "Files to write, comma-separated: tasks, summary, groups, events, timeseries, metrics, "
                                   "resolved, timeline, or all (default: all but timeline)");
@@ -278,6 +281,11 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
       a->run.outputs = *sel;
     }
     const auto overrides = a->ov.get();
+    if (!a->metrics.empty() && a->seeds <= 1) {
+      std::cerr << "--metric: " << a->metrics.front() << ": needs --seeds K with K > 1 (a single run writes every group to groups.csv)\n";
+      exit_code = sim::io::exit_invalid_input;
+      return;
+    }
     if (overrides && a->seeds > 1) {  // K runs summarised (sim/multirun_cli.hpp); K = 1: a plain run
       sim::ScenarioSource src;
       src.path = a->path;
@@ -286,7 +294,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
       src.until_s = a->run.until_s;
       src.skip_bad_rows = a->skip_bad_rows;
       src.registry = &registry;
-      const sim::MultirunOptions mo{a->run.out_dir, a->seeds, a->jobs, a->run.progress, {}, {}};
+      const sim::MultirunOptions mo{a->run.out_dir, a->seeds, a->jobs, a->run.progress, {}, {}, a->metrics};
       exit_code = sim::seeds_command(src, mo, std::cout, std::cerr);
       return;
     }
@@ -421,22 +429,33 @@ void add_compare_command(CLI::App& app, int& exit_code, const libsched::Registry
 /// `schedsim sweep SCENARIO --vary PATH=VALUES [--vary ...] --seeds K --out DIR [--set ...]`.
 void add_sweep_command(CLI::App& app, int& exit_code, const libsched::Registry& registry, const std::vector<std::string>& argv) {
   auto* cmd = app.add_subcommand("sweep", "Run a grid of overrides (--vary), K seeds each: sweep.csv and sweep_summary.csv");
-  struct Args { std::string path; MultirunArgs m; OverrideArgs ov; std::vector<std::string> vary; ShardArgs sh; };
+  struct Args { std::string path; MultirunArgs m; OverrideArgs ov; std::vector<std::string> vary, zip; ShardArgs sh; };
   auto a = std::make_shared<Args>();
   cmd->add_option("SCENARIO", a->path, "Scenario JSON file")->required();
-  cmd->add_option("--vary", a->vary, "PATH=v1,v2,... or PATH=lo..hi[:step] (repeatable: the cartesian grid)")
-      ->required()
+  auto* vary = cmd->add_option("--vary", a->vary, "PATH=v1,v2,... or PATH=lo..hi[:step] (repeatable: the cartesian grid)")
+                   ->required()
+                   ->allow_extra_args(false);
+  auto* zip = cmd->add_option("--zip", a->zip, "PATH=VALUES moving with the preceding --vary (as many values; repeatable)")
+                  ->allow_extra_args(false);
+  cmd->add_option("--metric", a->m.run.metrics, "A group metric DIMENSION[KEY].METRIC as a further column (repeatable)")
       ->allow_extra_args(false);
   a->m.add_to(cmd, "Seeds s..s+K-1 per grid point", true);
   a->ov.add_to(cmd, true);
   a->sh.add_to(cmd, "grid points");
-  cmd->callback([a, &exit_code, &registry, &argv] {
+  cmd->callback([a, cmd, vary, zip, &exit_code, &registry, &argv] {
     const auto overrides = a->ov.get();
     if (!overrides || !a->sh.get("sweep", argv, a->m.run.shard, a->m.run.emit)) {
       exit_code = sim::io::exit_invalid_input;
       return;
     }
-    exit_code = sim::sweep_command(a->m.source(a->path, *overrides, registry), a->vary, a->m.run, std::cout, std::cerr);
+    // --vary and --zip in command-line order: a --zip belongs to the --vary before it.
+    std::vector<sim::GridOption> grid;
+    std::size_t nv = 0, nz = 0;
+    for (const CLI::Option* o : cmd->parse_order()) {
+      if (o == vary && nv < a->vary.size()) grid.push_back({a->vary[nv++], false});
+      else if (o == zip && nz < a->zip.size()) grid.push_back({a->zip[nz++], true});
+    }
+    exit_code = sim::sweep_command(a->m.source(a->path, *overrides, registry), grid, a->m.run, std::cout, std::cerr);
   });
 }
 
@@ -449,21 +468,31 @@ void add_plan_command(CLI::App& app, int& exit_code, const libsched::Registry& r
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("SCENARIO", a->path, "Scenario JSON file")->required();
-  cmd->add_option("--vary", a->plan.vary, "PATH=lo..hi[:step] (step default 1); with --minimize repeatable, also PATH=v1,v2,...")
-      ->required()
-      ->allow_extra_args(false);
+  auto* vary = cmd->add_option("--vary", a->plan.vary, "PATH=lo..hi[:step] (step default 1); with --minimize repeatable, also PATH=v1,v2,...")
+                   ->required()
+                   ->allow_extra_args(false);
   cmd->add_option("--slo", a->plan.slos, "METRIC<=VALUE (also <, >=, >; repeatable)")->required()->allow_extra_args(false);
   auto* comp = cmd->add_option("--complement", a->complement, "PATH2=TOTAL: set PATH2 to TOTAL - the sum of the varied values");
   auto* mini = cmd->add_option("--minimize", a->minimize, "METRIC: evaluate the whole grid, answer the point meeting every SLO "
                                                           "with the smallest mean METRIC; writes pareto.csv too");
   auto* search = cmd->add_option("--search", a->search, "bisection (default) or exhaustive (evaluate every value)");
+  auto* zip = cmd->add_option("--zip", a->plan.zip, "PATH2=VALUES moving with the preceding --vary (as many values; repeatable)")
+                  ->allow_extra_args(false);
+  cmd->add_option("--metric", a->m.run.metrics, "A group metric DIMENSION[KEY].METRIC as a further entry of every point (repeatable)")
+      ->allow_extra_args(false);
   a->m.add_to(cmd, "Seeds s..s+K-1 per evaluated value (default 1)");
   a->ov.add_to(cmd, true);
-  cmd->callback([a, comp, mini, search, &exit_code, &registry] {
+  cmd->callback([a, cmd, vary, zip, comp, mini, search, &exit_code, &registry] {
     const auto overrides = a->ov.get();
     if (!overrides) {
       exit_code = sim::io::exit_invalid_input;
       return;
+    }
+    // --vary and --zip in command-line order: a --zip belongs to the --vary before it.
+    std::size_t nv = 0, nz = 0;
+    for (const CLI::Option* o : cmd->parse_order()) {
+      if (o == vary && nv < a->plan.vary.size()) a->plan.grid.push_back({a->plan.vary[nv++], false});
+      else if (o == zip && nz < a->plan.zip.size()) a->plan.grid.push_back({a->plan.zip[nz++], true});
     }
     if (*comp) a->plan.complement = a->complement;
     if (*mini) a->plan.minimize = a->minimize;

@@ -197,6 +197,8 @@ std::string scenario_label(const ScenarioSource& src, const ResolvedScenario& r)
 // ------------------------------------------------------------------ run --seeds
 
 int seeds_command(const ScenarioSource& source, const MultirunOptions& opts, std::ostream& out, std::ostream& err) {
+  std::vector<NamedMetric> group_metrics;
+  if (!parse_metric_options(opts.metrics, group_metrics, err)) return io::exit_invalid_input;
   const auto base = resolve_scenario(source, err);
   if (!base) return io::exit_invalid_input;
   const auto s0 = first_seed(source.seed, base->scenario.seed, opts.seeds, err);
@@ -213,6 +215,10 @@ int seeds_command(const ScenarioSource& source, const MultirunOptions& opts, std
   const auto rc = run_all("run", runs, res, opts.jobs, progress.callback(), err);
   progress.end();
   if (rc) return *rc;
+  std::map<std::string, std::set<std::string>> keys;
+  collect_group_keys(res, keys);
+  if (!check_group_keys(keys, group_metrics, err)) return io::exit_invalid_input;
+  append_group_metrics(res, group_metrics);
 
   const auto names = metric_order(res);
   ojson summary = ojson::object();
@@ -294,7 +300,7 @@ int compare_command(const ScenarioSource& a, const ScenarioSource& b, const Mult
   }
   // Per-group paired differences; a group absent from a run has no task there: every metric 0.
   std::string groups = "group_by,group,metric,a,b,diff,ci95_low,ci95_high\n";
-  for (const char* by : {"tenant", "pool"}) {
+  for (const auto& by : group_by_names()) {
     std::set<std::string> keys;
     for (const auto& r : res)
       if (auto it = r.groups.find(by); it != r.groups.end())

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/cli/run_cli.hpp"
+#include "sim/experiments/multirun.hpp"
 #include "sim/experiments/shard.hpp"
 
 namespace sim {
@@ -31,6 +32,9 @@ struct MultirunOptions {
   /// sweep --emit slurm|k8s: validate, run the first point once (memory estimate) and write the
   /// job scripts of a sharded sweep into DIR instead of running it (emit_jobs).
   std::optional<EmitOptions> emit;
+  /// --metric NAME (repeatable; run --seeds, sweep, plan): a group metric `DIMENSION[KEY].METRIC`
+  /// becomes a column / entry after the summary metrics; a summary metric is one already.
+  std::vector<std::string> metrics;
 };
 
 /// Most simulations one sweep (points x seeds) may ask for (more: exit 2).
@@ -47,6 +51,15 @@ struct VaryAxis {
   std::vector<double> numbers;      ///< range only: the values as numbers
   /// Range of integers only (lo, hi and step written as integers): the values exactly.
   std::vector<std::int64_t> integers;
+  /// The --zip options after this --vary: each moves with it (value i with value i; as many values).
+  std::vector<VaryAxis> zipped;
+};
+
+/// One --vary or --zip argument of sweep or plan, in command-line order (a --zip belongs to the
+/// --vary before it).
+struct GridOption {
+  std::string text;  ///< PATH=VALUES
+  bool zip = false;  ///< --zip (else --vary)
 };
 
 /// Parses `PATH=v1,v2,...` (commas inside [], {} or "..." do not split) or `PATH=lo..hi[:step]`
@@ -56,16 +69,35 @@ struct VaryAxis {
 /// `--vary: ARG: RULE`.
 std::optional<VaryAxis> parse_vary(std::string_view arg, std::uint64_t max_values, std::string& error);
 
-/// One --slo: `METRIC<=VALUE` (also `<`, `>=`, `>`); METRIC one of summary_metric_names().
+/// A metric named in --slo or --metric: a summary metric (`p95_wait_s`, one of
+/// summary_metric_names()) or a group metric `DIMENSION[KEY].METRIC` (`tenant[vision].p95_wait_s`:
+/// DIMENSION one of group_by_names(), METRIC one of group_metric_names(), KEY any non-empty text
+/// without `]`). In a run where the group has no task every group metric is 0.
+struct MetricRef {
+  std::string text;      ///< as written (the column / entry name in the outputs)
+  std::string group_by;  ///< "" for a summary metric
+  std::string group;     ///< KEY
+  std::string metric;    ///< the summary or group metric name
+};
+
+/// Parses a metric name. On error returns nullopt and sets `rule` to why (unknown dimension or
+/// metric, listing the valid ones; malformed `DIMENSION[KEY].METRIC`).
+std::optional<MetricRef> parse_metric_ref(std::string_view text, std::string& rule);
+
+/// The value of `ref` in run `r` (0 when the run has no such metric or group).
+double metric_value(const RunMetrics& r, const MetricRef& ref);
+
+/// One --slo: `METRIC<=VALUE` (also `<`, `>=`, `>`); METRIC a MetricRef.
 struct Slo {
-  std::string metric;
+  std::string metric;  ///< METRIC as written (MetricRef::text)
   std::string op;  ///< "<=", "<", ">=" or ">"
   double value = 0;
   std::string text;  ///< as given
+  MetricRef ref;     ///< METRIC parsed
 };
 
 /// Parses a --slo argument. On error returns nullopt and sets `error` to `--slo: ARG: RULE`
-/// (unknown metric, missing or bad operator, a value that is not a finite number).
+/// (unknown metric or dimension, missing or bad operator, a value that is not a finite number).
 std::optional<Slo> parse_slo(std::string_view arg, std::string& error);
 
 /// Whether an SLO holds "with 95 % confidence": for `<=` / `<` the CI upper bound must satisfy
@@ -84,11 +116,13 @@ int seeds_command(const ScenarioSource& source, const MultirunOptions& opts, std
 int compare_command(const ScenarioSource& a, const ScenarioSource& b, const MultirunOptions& opts, std::ostream& out,
                     std::ostream& err);
 
-/// `schedsim sweep`: the cartesian grid of `vary` (--vary arguments, first = slowest), K seeds
-/// each; every point is validated before any simulation. Writes DIR/sweep.csv and
+/// `schedsim sweep`: the cartesian grid of the --vary options of `grid` (first = slowest), each
+/// --zip moving with the --vary before it (one dimension, one column per PATH), K seeds each;
+/// every point is validated before any simulation. Writes DIR/sweep.csv and
 /// DIR/sweep_summary.csv; with opts.shard DIR/shard.json; with opts.emit the job scripts
-/// (docs/sharding.md). Exit codes as seeds_command.
-int sweep_command(const ScenarioSource& source, const std::vector<std::string>& vary, const MultirunOptions& opts,
+/// (docs/sharding.md). A --zip with another count of values than its --vary, or none before
+/// it, exits 2. Exit codes as seeds_command.
+int sweep_command(const ScenarioSource& source, const std::vector<GridOption>& grid, const MultirunOptions& opts,
                   std::ostream& out, std::ostream& err);
 
 /// `schedsim merge` of sweep shards (read_shards checked them): the runs of every shard put back
@@ -106,6 +140,10 @@ struct PlanArgs {
   std::optional<std::string> complement;  ///< --complement PATH2=TOTAL: PATH2 = TOTAL - the sum of the varied values
   std::optional<std::string> minimize;    ///< --minimize METRIC: a scalar metric (summary_metric_names())
   std::optional<std::string> search;      ///< --search bisection|exhaustive (default bisection)
+  std::vector<std::string> zip;           ///< --zip PATH2=VALUES: as many values as the --vary before it, moving with it
+  /// --vary and --zip in command-line order (a --zip joins the --vary before it); when empty,
+  /// `vary` then `zip` (every --zip joins the last --vary).
+  std::vector<GridOption> grid;
 };
 
 /// `schedsim plan`. Without --minimize: the smallest grid value of the --vary PATH meeting every

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -67,6 +68,34 @@ inline constexpr const char* kSeedOverrideRule =
 /// Prints one line per override of the path `seed` in `overrides` (each origin once, also
 /// across calls through `seen`); returns true when there was one.
 bool refuse_seed_overrides(const std::vector<io::Override>& overrides, std::set<std::string>& seen, std::ostream& err);
+
+/// A group metric named by an option: OPTION (`--slo`, `--metric`), its argument as given, the metric.
+struct NamedMetric {
+  std::string option, arg;
+  MetricRef ref;
+};
+
+/// Parses the --metric arguments; the group metrics among them are appended to `refs`. Prints
+/// `--metric: NAME: RULE` for an unknown metric or dimension and a name given twice; returns
+/// false then.
+bool parse_metric_options(const std::vector<std::string>& args, std::vector<NamedMetric>& refs, std::ostream& err);
+
+/// Appends to every run's scalars (text, metric_value) of each ref not there yet, so the
+/// formatters of the summary metrics write them as further columns.
+void append_group_metrics(std::vector<RunMetrics>& runs, const std::vector<NamedMetric>& refs);
+
+/// Adds the group keys of `runs` (by dimension) to `keys`.
+void collect_group_keys(const std::vector<RunMetrics>& runs, std::map<std::string, std::set<std::string>>& keys);
+
+/// Checks that every ref's KEY is among `keys` of its dimension; prints `OPTION: ARG: unknown
+/// DIMENSION `KEY`: ...` listing the keys seen and returns false when one is not.
+bool check_group_keys(const std::map<std::string, std::set<std::string>>& keys, const std::vector<NamedMetric>& refs,
+                      std::ostream& err);
+
+/// Parses --vary / --zip options (command-line order) into `axes`: each --zip joins the axis of
+/// the --vary before it. Prints every problem (bad syntax, `seed`, a path given twice, a --zip
+/// without a --vary before it or with another count of values); returns false then.
+bool parse_grid(const std::vector<GridOption>& grid, std::uint64_t max_values, std::vector<VaryAxis>& axes, std::ostream& err);
 
 // ------------------------------------------------------------------ running and publishing (multirun_cli.cpp)
 

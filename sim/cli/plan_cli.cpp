@@ -35,7 +35,13 @@ double PlanEval::mean(const std::string& metric) const {
 
 std::string PlanGrid::label(std::size_t p) const {
   std::string s;
-  for (std::size_t a = 0; a < axes.size(); ++a) s += fmt::format("{}{}={}", a ? ", " : "", axes[a].path, axes[a].values[index[p][a]]);
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    const std::size_t i = index[p][a];
+    s += fmt::format("{}{}={}", a ? ", " : "", axes[a].path, axes[a].values[i]);
+    const auto& zipped = axes[a].zipped;
+    for (std::size_t z = 0; z < zipped.size(); ++z)
+      s += fmt::format("{}{}={}{}", z ? ", " : " (", zipped[z].path, zipped[z].values[i], z + 1 == zipped.size() ? ")" : "");
+  }
   return s;
 }
 
@@ -55,6 +61,8 @@ std::optional<int> evaluate_points(PlanGrid& g, std::vector<std::size_t> want, c
   const auto rc = run_all("plan", runs, res, opts.jobs, progress.callback(), err);
   progress.end();
   if (rc) return rc;
+  collect_group_keys(res, g.group_keys);
+  append_group_metrics(res, g.group_metrics);
   for (std::size_t j = 0; j < want.size(); ++j) {
     PlanEval ev;
     ev.met = true;
@@ -85,6 +93,15 @@ ojson plan_value_json(const VaryAxis& ax, std::size_t i) {
   }
   ojson v = ojson::parse(ax.values[i], nullptr, false);
   return v.is_discarded() ? ojson(ax.values[i]) : v;
+}
+
+void plan_zip_json(const PlanGrid& g, std::size_t p, ojson& point) {
+  for (std::size_t a = 0; a < g.axes.size(); ++a)
+    for (const auto& z : g.axes[a].zipped) {
+      const std::string& text = z.values[g.index[p][a]];
+      const ojson v = ojson::parse(text, nullptr, false);
+      point["zip"][z.path] = v.is_discarded() ? ojson(text) : v;
+    }
 }
 
 ojson plan_slos_json(const std::vector<Slo>& slos) {
@@ -228,6 +245,7 @@ int plan_smallest(PlanGrid& g, bool exhaustive, std::optional<OutputDir>& od, co
   std::size_t unevaluated = 0;
   for (std::size_t i = 0; i < (answer ? *answer : n); ++i) unevaluated += g.evals.count(i) == 0;
 
+  if (!check_group_keys(g.group_keys, g.group_metrics, err)) return io::exit_invalid_input;
   ojson plan;
   plan["path"] = axis.path;
   plan["answer"] = answer ? plan_value_json(axis, *answer) : ojson(nullptr);
@@ -241,6 +259,7 @@ int plan_smallest(PlanGrid& g, bool exhaustive, std::optional<OutputDir>& od, co
   for (const auto& [i, ev] : g.evals) {
     ojson p;
     p["value"] = plan_value_json(axis, i);
+    plan_zip_json(g, i, p);
     p["met"] = ev.met;
     ojson ms = ojson::object();
     for (const auto& [m, s] : ev.metrics) ms[m] = stats_json(s);
@@ -268,7 +287,7 @@ int plan_smallest(PlanGrid& g, bool exhaustive, std::optional<OutputDir>& od, co
                        unevaluated == 1 ? "was" : "were", answer ? "they fail, as the values it saw" : "they fail, as the largest did");
   out << fmt::format("  outputs in {}\n", opts.out_dir);
   if (answer)
-    out << fmt::format("answer: {}={}\n", axis.path, axis.values[*answer]);
+    out << fmt::format("answer: {}\n", g.label(*answer));
   else
     out << fmt::format("answer: not met: no value of {} in [{}, {}] meets every SLO\n", axis.path, axis.values.front(),
                        axis.values.back());
@@ -285,26 +304,26 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
   std::string e;
   PlanGrid g;
   const bool minimize = args.minimize.has_value();
-  for (const auto& v : args.vary) {
-    auto ax = parse_vary(v, kMaxPlanValues, e);
-    if (!ax) {
-      err << e << "\n";
-      bad = true;
-      continue;
+  {
+    // --vary and --zip (parse_grid: syntax, `seed`, a path given twice, a --zip's count).
+    std::vector<GridOption> grid = args.grid;
+    if (grid.empty()) {
+      for (const auto& v : args.vary) grid.push_back({v, false});
+      for (const auto& z : args.zip) grid.push_back({z, true});
     }
-    if (!minimize && !ax->range) {
-      err << diag_line("--vary", v, "plan needs a numeric range PATH=lo..hi[:step]") << "\n";
-      bad = true;
-    } else if (ax->path == "seed") {
-      err << diag_line("--vary", v, kSeedOverrideRule) << "\n";
-      bad = true;
-    }
-    for (const auto& other : g.axes)
-      if (other.path == ax->path) {
-        err << diag_line("--vary", v, fmt::format("PATH `{}` is varied twice", ax->path)) << "\n";
-        bad = true;
+    if (!parse_grid(grid, kMaxPlanValues, g.axes, err)) bad = true;
+    std::size_t a = 0;
+    for (const auto& o : grid) {
+      if (o.zip) continue;
+      // (an axis for each --vary that parsed, in order)
+      if (a < g.axes.size() && o.text.substr(0, g.axes[a].path.size()) == g.axes[a].path) {
+        if (!minimize && !g.axes[a].range) {
+          err << diag_line("--vary", o.text, "plan needs a numeric range PATH=lo..hi[:step]") << "\n";
+          bad = true;
+        }
+        ++a;
       }
-    g.axes.push_back(std::move(*ax));
+    }
   }
   if (args.vary.empty()) {
     err << "--vary: at least one --vary PATH=lo..hi[:step] is required\n";
@@ -336,9 +355,12 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
   }
   std::set<std::string> seen;
   if (refuse_seed_overrides(source.overrides, seen, err)) bad = true;
+  if (!parse_metric_options(opts.metrics, g.group_metrics, err)) bad = true;
   for (const auto& s : args.slos) {
-    if (auto slo = parse_slo(s, e)) g.slos.push_back(std::move(*slo));
-    else {
+    if (auto slo = parse_slo(s, e)) {
+      if (!slo->ref.group_by.empty()) g.group_metrics.push_back(NamedMetric{"--slo", s, slo->ref});
+      g.slos.push_back(std::move(*slo));
+    } else {
       err << e << "\n";
       bad = true;
     }
@@ -356,11 +378,17 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
       bad = true;
     } else {
       const std::string comp_path(c.substr(0, eq));
-      for (const auto& ax : g.axes)
+      for (const auto& ax : g.axes) {
         if (comp_path == ax.path) {
           err << diag_line("--complement", c, "PATH2 is a --vary PATH") << "\n";
           bad = true;
         }
+        for (const auto& z : ax.zipped)
+          if (comp_path == z.path) {
+            err << diag_line("--complement", c, "PATH2 is a --zip PATH") << "\n";
+            bad = true;
+          }
+      }
       if (comp_path == "seed") {
         err << diag_line("--complement", c, kSeedOverrideRule) << "\n";
         bad = true;
@@ -389,8 +417,10 @@ int plan_command(const ScenarioSource& source, const PlanArgs& args, const Multi
       idx[a] = rest % g.axes[a].values.size();
       rest /= g.axes[a].values.size();
     }
-    for (std::size_t a = 0; a < g.axes.size(); ++a)
+    for (std::size_t a = 0; a < g.axes.size(); ++a) {
       g.srcs[p].overrides.push_back(io::make_override("--vary", g.axes[a].path, g.axes[a].values[idx[a]]));
+      for (const auto& z : g.axes[a].zipped) g.srcs[p].overrides.push_back(io::make_override("--zip", z.path, z.values[idx[a]]));
+    }
   }
   if (args.complement && !plan_add_complement(g, *args.complement, err)) return io::exit_invalid_input;
   std::optional<std::uint64_t> point0_seed;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/cli/multirun_cli.hpp"
+#include "sim/cli/multirun_detail.hpp"
 #include "sim/experiments/multirun.hpp"
 #include "sim/outputs/publish.hpp"
 
@@ -41,8 +43,12 @@ struct PlanGrid {
   std::uint64_t s0 = 0;                         ///< first seed
   std::size_t k = 1;                            ///< seeds per point
   std::map<std::size_t, PlanEval> evals;        ///< point -> evaluation (each point run once)
+  /// Group metrics (DIMENSION[KEY].METRIC) of --slo and --metric: appended to every run's
+  /// metrics; their KEYs are checked against `group_keys` (the groups of every run so far).
+  std::vector<multirun_detail::NamedMetric> group_metrics;
+  std::map<std::string, std::set<std::string>> group_keys;
 
-  /// `PATH=VALUE` of each axis at point p, joined by ", ".
+  /// `PATH=VALUE` of each axis at point p (with --zip: ` (PATH2=W, ...)` after it), joined by ", ".
   std::string label(std::size_t p) const;
 };
 
@@ -55,6 +61,9 @@ std::optional<int> evaluate_points(PlanGrid& g, std::vector<std::size_t> want, c
 /// The value of axis `ax` at index i as plan.json writes it: an integer on an integer grid, a
 /// number on a range, else the value read like a --set VALUE (JSON when valid, else a string).
 ojson plan_value_json(const VaryAxis& ax, std::size_t i);
+
+/// plan.json point entry `zip` (only with --zip): each zipped path's value at point p.
+void plan_zip_json(const PlanGrid& g, std::size_t p, ojson& point);
 
 /// plan.json `slos`: [{"metric", "op", "value"}, ...].
 ojson plan_slos_json(const std::vector<Slo>& slos);

@@ -82,6 +82,7 @@ int plan_minimize(PlanGrid& g, const std::string& metric, std::optional<OutputDi
   for (const auto& [p, ev] : g.evals)
     if (ev.met && (!answer || ev.mean(metric) < g.evals.at(*answer).mean(metric))) answer = p;
 
+  if (!multirun_detail::check_group_keys(g.group_keys, g.group_metrics, err)) return io::exit_invalid_input;
   ojson plan;
   plan["minimize"] = metric;
   plan["search"] = "exhaustive";
@@ -101,6 +102,7 @@ int plan_minimize(PlanGrid& g, const std::string& metric, std::optional<OutputDi
   for (const auto& [p, ev] : g.evals) {
     ojson jp;
     jp["values"] = values_json(p);
+    plan_zip_json(g, p, jp);
     jp["met"] = ev.met;
     ojson ms = ojson::object();
     for (const auto& [m, s] : ev.metrics) ms[m] = stats_json(s);

@@ -1,6 +1,7 @@
 // `schedsim sweep` (also --shard, --emit) and the merge of sweep shards: the grid, sweep.csv, sweep_summary.csv.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -49,7 +50,10 @@ SweepText sweep_text(const std::vector<VaryAxis>& axes, std::size_t points, std:
                      const std::vector<RunMetrics>& res) {
   const auto names = metric_order(res);
   std::string paths;
-  for (const auto& ax : axes) (paths += ',') += csv_cell(ax.path);  // not "," + s: GCC 12 -Wrestrict false positive
+  for (const auto& ax : axes) {
+    (paths += ',') += csv_cell(ax.path);  // not "," + s: GCC 12 -Wrestrict false positive
+    for (const auto& z : ax.zipped) (paths += ',') += csv_cell(z.path);
+  }
   SweepText t;
   std::string& csv = t.csv;
   std::string& summary = t.summary;
@@ -66,7 +70,10 @@ SweepText sweep_text(const std::vector<VaryAxis>& axes, std::size_t points, std:
   for (std::size_t p = 0; p < points; ++p) {
     const auto idx = axis_indices(p, axes);
     std::string vals;
-    for (std::size_t a = 0; a < axes.size(); ++a) (vals += ',') += csv_cell(axes[a].values[idx[a]]);  // not "," + s: GCC 12 -Wrestrict false positive
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      (vals += ',') += csv_cell(axes[a].values[idx[a]]);  // not "," + s: GCC 12 -Wrestrict false positive
+      for (const auto& z : axes[a].zipped) (vals += ',') += csv_cell(z.values[idx[a]]);
+    }
     for (std::size_t i = 0; i < k; ++i) {
       const auto& r = res[p * k + i];
       csv += fmt::format("{},{}{}", p, r.seed, vals);
@@ -89,7 +96,11 @@ SweepText sweep_text(const std::vector<VaryAxis>& axes, std::size_t points, std:
 /// shard.json `grid` of a sweep: what merge needs to write the outputs (and what identifies it).
 ojson sweep_grid_json(const std::vector<VaryAxis>& axes, std::size_t points, std::size_t k, std::uint64_t s0) {
   ojson jaxes = ojson::array();
-  for (const auto& ax : axes) jaxes.push_back(ojson{{"path", ax.path}, {"values", ax.values}});
+  for (const auto& ax : axes) {
+    ojson j{{"path", ax.path}, {"values", ax.values}};
+    for (const auto& z : ax.zipped) j["zip"].push_back(ojson{{"path", z.path}, {"values", z.values}});  // only when zipped
+    jaxes.push_back(std::move(j));
+  }
   ojson g;
   g["axes"] = jaxes;
   g["points"] = points;
@@ -100,27 +111,17 @@ ojson sweep_grid_json(const std::vector<VaryAxis>& axes, std::size_t points, std
 
 }  // namespace
 
-int sweep_command(const ScenarioSource& source, const std::vector<std::string>& vary, const MultirunOptions& opts,
+int sweep_command(const ScenarioSource& source, const std::vector<GridOption>& grid_options, const MultirunOptions& opts,
                   std::ostream& out, std::ostream& err) {
   std::vector<VaryAxis> axes;
-  bool bad = false;
-  for (const auto& v : vary) {
-    std::string e;
-    if (auto ax = parse_vary(v, kMaxSweepRuns, e)) {
-      if (ax->path == "seed") {
-        err << diag_line("--vary", v, kSeedOverrideRule) << "\n";
-        bad = true;
-      }
-      for (const auto& other : axes)
-        if (other.path == ax->path) {
-          err << diag_line("--vary", v, fmt::format("PATH `{}` is varied twice", ax->path)) << "\n";
-          bad = true;
-        }
-      axes.push_back(std::move(*ax));
-    } else {
-      err << e << "\n";
-      bad = true;
-    }
+  bool bad = !parse_grid(grid_options, kMaxSweepRuns, axes, err);
+  std::vector<NamedMetric> group_metrics;
+  if (!parse_metric_options(opts.metrics, group_metrics, err)) bad = true;
+  if (!group_metrics.empty() && (opts.shard || opts.emit)) {
+    err << diag_line("--metric", group_metrics.front().arg,
+                     "a group metric cannot be a column of a sharded sweep (--shard, --emit): shards carry the summary metrics only")
+        << "\n";
+    bad = true;
   }
   if (axes.empty() && !bad) {
     err << "--vary: at least one --vary PATH=VALUES is required\n";
@@ -145,8 +146,10 @@ int sweep_command(const ScenarioSource& source, const std::vector<std::string>& 
   std::vector<ScenarioSource> srcs(points, source);
   for (std::size_t p = 0; p < points; ++p) {
     const auto idx = axis_indices(p, axes);
-    for (std::size_t a = 0; a < axes.size(); ++a)
+    for (std::size_t a = 0; a < axes.size(); ++a) {
       srcs[p].overrides.push_back(io::make_override("--vary", axes[a].path, axes[a].values[idx[a]]));
+      for (const auto& z : axes[a].zipped) srcs[p].overrides.push_back(io::make_override("--zip", z.path, z.values[idx[a]]));
+    }
   }
   std::optional<std::uint64_t> point0_seed;
   std::string fingerprint_text;
@@ -196,6 +199,10 @@ int sweep_command(const ScenarioSource& source, const std::vector<std::string>& 
                        opts.shard->index, opts.shard->count, mine.size(), points, k, *s0, *s0 + k - 1, opts.out_dir);
     return 0;
   }
+  std::map<std::string, std::set<std::string>> keys;
+  collect_group_keys(res, keys);
+  if (!check_group_keys(keys, group_metrics, err)) return io::exit_invalid_input;
+  append_group_metrics(res, group_metrics);
   const SweepText t = sweep_text(axes, points, k, *s0, res);
   if (int prc = publish_files("sweep", od, {{"sweep.csv", t.csv}, {"sweep_summary.csv", t.summary}}, err)) return prc;
   out << t.table << fmt::format("  outputs in {}\n", opts.out_dir);
@@ -214,6 +221,14 @@ int sweep_merge(const std::vector<ShardFile>& shards, const std::string& out_dir
       ax.path = ja.at("path").get<std::string>();
       ax.values = ja.at("values").get<std::vector<std::string>>();
       if (ax.values.empty()) throw std::invalid_argument("an axis without values");
+      if (const auto z = ja.find("zip"); z != ja.end())
+        for (const auto& jz : *z) {
+          VaryAxis zx;
+          zx.path = jz.at("path").get<std::string>();
+          zx.values = jz.at("values").get<std::vector<std::string>>();
+          if (zx.values.size() != ax.values.size()) throw std::invalid_argument("a zipped path without one value per value of its axis");
+          ax.zipped.push_back(std::move(zx));
+        }
       axes.push_back(std::move(ax));
     }
     points = shard_uint(g.at("points"), kMaxSweepRuns);

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -232,6 +234,157 @@ std::optional<VaryAxis> parse_vary(std::string_view arg, std::uint64_t max_value
   return ax;
 }
 
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+std::optional<MetricRef> parse_metric_ref(std::string_view text, std::string& rule) {
+  MetricRef r;
+  r.text = std::string(text);
+  const auto open = text.find('[');
+  if (open == std::string_view::npos) {
+    const auto& names = summary_metric_names();
+    if (std::find(names.begin(), names.end(), text) == names.end()) {
+      rule = fmt::format("unknown metric `{}` (metrics: {}; or a group metric DIMENSION[KEY].METRIC, DIMENSION one of {})", text,
+                         joined(names), joined(group_by_names()));
+      return std::nullopt;
+    }
+    r.metric = r.text;
+    return r;
+  }
+  const auto close = text.find(']', open);
+  r.group_by = std::string(text.substr(0, open));
+  const auto& dims = group_by_names();
+  if (std::find(dims.begin(), dims.end(), r.group_by) == dims.end()) {
+    rule = fmt::format("unknown dimension `{}` (dimensions: {})", r.group_by, joined(dims));
+    return std::nullopt;
+  }
+  if (close == std::string_view::npos || close == open + 1 || close + 1 >= text.size() || text[close + 1] != '.') {
+    rule = "expected DIMENSION[KEY].METRIC, e.g. tenant[vision].p95_wait_s";
+    return std::nullopt;
+  }
+  r.group = std::string(text.substr(open + 1, close - open - 1));
+  r.metric = std::string(text.substr(close + 2));
+  const auto& gm = group_metric_names();
+  if (std::find(gm.begin(), gm.end(), r.metric) == gm.end()) {
+    rule = fmt::format("unknown group metric `{}` (group metrics: {})", r.metric, joined(gm));
+    return std::nullopt;
+  }
+  return r;
+}
+
+double metric_value(const RunMetrics& r, const MetricRef& ref) {
+  if (ref.group_by.empty()) return multirun_detail::value_of(r.scalars, ref.metric);
+  const auto d = r.groups.find(ref.group_by);
+  if (d == r.groups.end()) return 0.0;
+  const auto g = d->second.find(ref.group);
+  return g == d->second.end() ? 0.0 : multirun_detail::value_of(g->second, ref.metric);
+}
+
+namespace multirun_detail {
+
+bool parse_metric_options(const std::vector<std::string>& args, std::vector<NamedMetric>& refs, std::ostream& err) {
+  bool ok = true;
+  std::set<std::string> seen;
+  for (const auto& a : args) {
+    std::string rule;
+    auto r = parse_metric_ref(a, rule);
+    if (!r) {
+      err << diag_line("--metric", a, rule) << "\n";
+      ok = false;
+    } else if (!seen.insert(a).second) {
+      err << diag_line("--metric", a, "named twice") << "\n";
+      ok = false;
+    } else if (!r->group_by.empty()) {
+      refs.push_back(NamedMetric{"--metric", a, std::move(*r)});
+    }
+  }
+  return ok;
+}
+
+void append_group_metrics(std::vector<RunMetrics>& runs, const std::vector<NamedMetric>& refs) {
+  for (auto& r : runs)
+    for (const auto& n : refs)
+      if (std::none_of(r.scalars.begin(), r.scalars.end(), [&](const auto& kv) { return kv.first == n.ref.text; }))
+        r.scalars.emplace_back(n.ref.text, metric_value(r, n.ref));
+}
+
+void collect_group_keys(const std::vector<RunMetrics>& runs, std::map<std::string, std::set<std::string>>& keys) {
+  for (const auto& r : runs)
+    for (const auto& [by, groups] : r.groups)
+      for (const auto& [g, ml] : groups) keys[by].insert(g);
+}
+
+bool check_group_keys(const std::map<std::string, std::set<std::string>>& keys, const std::vector<NamedMetric>& refs,
+                      std::ostream& err) {
+  bool ok = true;
+  std::set<std::string> said;
+  for (const auto& n : refs) {
+    const auto it = keys.find(n.ref.group_by);
+    if (it != keys.end() && it->second.count(n.ref.group)) continue;
+    if (!said.insert(n.option + n.arg).second) continue;
+    std::vector<std::string> seen;
+    if (it != keys.end()) seen.assign(it->second.begin(), it->second.end());
+    err << diag_line(n.option, n.arg,
+                     fmt::format("unknown {} `{}`: no run has that group ({} keys seen in the runs: {})", n.ref.group_by, n.ref.group,
+                                 n.ref.group_by, seen.empty() ? std::string("none") : joined(seen)))
+        << "\n";
+    ok = false;
+  }
+  return ok;
+}
+
+bool parse_grid(const std::vector<GridOption>& grid, std::uint64_t max_values, std::vector<VaryAxis>& axes, std::ostream& err) {
+  bool bad = false;
+  std::set<std::string> paths;
+  for (const auto& g : grid) {
+    const char* option = g.zip ? "--zip" : "--vary";
+    std::string e;
+    auto ax = parse_vary(g.text, max_values, e);
+    if (!ax) {
+      if (g.zip && e.rfind("--vary: ", 0) == 0) e = "--zip: " + e.substr(8);
+      err << e << "\n";
+      bad = true;
+      continue;
+    }
+    if (ax->path == "seed") {
+      err << diag_line(option, g.text, kSeedOverrideRule) << "\n";
+      bad = true;
+    }
+    if (!paths.insert(ax->path).second) {
+      err << diag_line(option, g.text, fmt::format("PATH `{}` is varied twice", ax->path)) << "\n";
+      bad = true;
+    }
+    if (!g.zip) {
+      axes.push_back(std::move(*ax));
+      continue;
+    }
+    if (axes.empty()) {
+      err << diag_line("--zip", g.text, "no --vary before it: a --zip pairs its values one for one with the preceding --vary")
+          << "\n";
+      bad = true;
+    } else if (ax->values.size() != axes.back().values.size()) {
+      err << diag_line("--zip", g.text,
+                       fmt::format("{} value{}; the preceding --vary {} has {} (a --zip pairs its values one for one with it)",
+                                   ax->values.size(), ax->values.size() == 1 ? "" : "s", axes.back().path,
+                                   axes.back().values.size()))
+          << "\n";
+      bad = true;
+    } else {
+      axes.back().zipped.push_back(std::move(*ax));
+    }
+  }
+  return !bad;
+}
+
+}  // namespace multirun_detail
+
 std::optional<Slo> parse_slo(std::string_view arg, std::string& error) {
   const auto fail = [&](const std::string& rule) {
     error = diag_line("--slo", arg, rule);
@@ -249,11 +402,11 @@ std::optional<Slo> parse_slo(std::string_view arg, std::string& error) {
     ++vstart;
   }
   if (s.metric.empty()) return fail("no METRIC before `" + s.op + "`: expected METRIC<=VALUE");
-  const auto& names = summary_metric_names();
-  if (std::find(names.begin(), names.end(), s.metric) == names.end()) {
-    std::string known;
-    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-    return fail(fmt::format("unknown metric `{}` (metrics: {})", s.metric, known));
+  {
+    std::string rule;
+    auto ref = parse_metric_ref(s.metric, rule);
+    if (!ref) return fail(rule);
+    s.ref = std::move(*ref);
   }
   const std::string_view vt = trim(arg.substr(vstart));
   const auto v = parse_number(vt);

@@ -88,6 +88,7 @@ void Simulator::spot_notice(Time now, NodeId n, Time notice) {
     const int ti = task_of_id_[id.index()];
     if (notice <= 0) {  // no notice: evicted now, as a spot_reclaim event always did
       ++preemptions_;
+      ++metrics_->stats(std::size_t(ti)).preemptions;
       kill(ti, now, fmt::format("spot eviction: was preempted by another task (spot capacity reclaimed on {})", cl.node(n).name),
            "spot_eviction");
       continue;
@@ -110,6 +111,7 @@ void Simulator::on_spot_evict(Time now, const SpotEvictEv& e) {
   const auto it = notice_at_.find(e.task);
   const Time at = it == notice_at_.end() ? now : it->second;
   ++preemptions_;
+  ++metrics_->stats(std::size_t(e.task)).preemptions;  // (the group metric `preemptions`, as victim)
   kill(e.task, now,
        fmt::format("spot eviction: spot capacity reclaimed on {} (notice at {} s, {} s before the eviction{})",
                    sched_->cluster().node(NodeId(e.node)).name, format_seconds(at), format_seconds(now - at),

@@ -37,6 +37,7 @@ struct TaskStats {
   Time wait_preemption = 0;       ///< fits_after_preemption
   Time lost_work = 0;             ///< sum of attempts' lost work
   int resubmissions = 0;
+  int preemptions = 0;            ///< attempts ended as a preemption victim (priority, idle reclaim, spot eviction)
   bool finished = false;          ///< reached a final state (Succeeded or Failed)
   bool succeeded = false;
   Time end = -1;                  ///< final end

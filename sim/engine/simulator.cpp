@@ -212,6 +212,7 @@ void Simulator::instant_end(Time now) {
     for (const auto& p : res.preemptions) {
       ++preemptions_;
       int ti = task_of_id_[p.victim.index()];
+      ++metrics_->stats(std::size_t(ti)).preemptions;
       auto& r = runs_[std::size_t(ti)];
       if (r.phase == TaskRun::debug) {
         r.phase = TaskRun::none;

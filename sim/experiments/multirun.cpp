@@ -88,7 +88,13 @@ const std::vector<std::string>& group_metric_names() {
   static const std::vector<std::string> names = {"tasks",       "succeeded",  "failed",        "unfinished",
                                                  "never_started", "mean_wait_s", "p95_wait_s",   "mean_jct_s",
                                                  "mean_slowdown", "mean_bounded_slowdown", "gpu_seconds", "vcpu_seconds",
-                                                 "cost"};
+                                                 "cost", "preemptions", "resubmissions", "lost_work_s",
+                                                 "gpu_allocation_share"};
+  return names;
+}
+
+const std::vector<std::string>& group_by_names() {
+  static const std::vector<std::string> names = {"user", "tenant", "pool", "gpu_model", "capacity"};
   return names;
 }
 
@@ -106,7 +112,7 @@ RunMetrics metrics_from_summary(const nlohmann::json& summary) {
     m.scalars.emplace_back(it.key(), it.value().get<double>());
   }
   if (auto g = summary.find("groups"); g != summary.end() && g->is_object()) {
-    for (const char* by : {"tenant", "pool"}) {
+    for (const auto& by : group_by_names()) {
       const auto dim = g->find(by);
       if (dim == g->end() || !dim->is_object()) continue;
       auto& out = m.groups[by];

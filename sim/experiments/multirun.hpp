@@ -67,19 +67,24 @@ const std::vector<std::string>& summary_metric_names();
 
 /// The metrics of one group (summary.json `groups`, groups.csv columns), in this order: tasks,
 /// succeeded, failed, unfinished, never_started, mean_wait_s, p95_wait_s, mean_jct_s,
-/// mean_slowdown, mean_bounded_slowdown, gpu_seconds, vcpu_seconds, cost.
+/// mean_slowdown, mean_bounded_slowdown, gpu_seconds, vcpu_seconds, cost, preemptions,
+/// resubmissions, lost_work_s, gpu_allocation_share.
 const std::vector<std::string>& group_metric_names();
+
+/// The group-by dimensions of summary.json `groups`, in output order: user, tenant, pool,
+/// gpu_model, capacity.
+const std::vector<std::string>& group_by_names();
 
 /// What one simulation measured.
 struct RunMetrics {
   std::uint64_t seed = 0;
   MetricList scalars;  ///< summary_metric_names() order
-  /// groups[group_by][group] = metrics in group_metric_names() order, for group_by tenant and
-  /// pool (the groups compare reports); keys sorted in byte order.
+  /// groups[group_by][group] = metrics in group_metric_names() order, for every group_by of
+  /// group_by_names(); keys sorted in byte order.
   std::map<std::string, std::map<std::string, MetricList>> groups;
 };
 
-/// Reads the scalar and (tenant, pool) group metrics out of a summary.json object.
+/// Reads the scalar and group metrics (every dimension) out of a summary.json object.
 RunMetrics metrics_from_summary(const nlohmann::json& summary);
 
 // ------------------------------------------------------------------ running

@@ -1,7 +1,10 @@
 #include "sim/io/overrides.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 #include <variant>
 
 #include <fmt/format.h>
@@ -21,6 +24,8 @@ struct Step {
   std::string key;            ///< object key; for a KEY=VALUE selector the element key ("name" for `[NAME]`)
   std::optional<std::size_t> index;  ///< `[i]`
   std::string match;          ///< selector value to match
+  /// `[K1=V1,K2=V2,...]`: every (key, value) must match (key/match above hold the first).
+  std::vector<std::pair<std::string, std::string>> all;
   std::string text;           ///< the step as written (`.key` or `[...]`)
 };
 
@@ -51,12 +56,33 @@ std::variant<std::vector<Step>, std::string> parse_path(std::string_view path) {
         if (sel.size() > 18) return fmt::format("index `{}` is too large", sel);
         s.index = std::stoull(std::string(sel));
       } else if (const auto eq = sel.find('='); eq != std::string_view::npos) {
-        s.key = std::string(sel.substr(0, eq));
-        s.match = std::string(sel.substr(eq + 1));
-        if (s.key.empty()) return fmt::format("selector `{}` has no key before `=`", s.text);
+        // Several keys `[K1=V1,K2=V2]` when every comma-separated part is KEY=VALUE; else one
+        // KEY=VALUE whose value may hold commas.
+        std::vector<std::string_view> parts;
+        for (std::size_t from = 0;;) {
+          const auto comma = sel.find(',', from);
+          parts.push_back(sel.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from));
+          if (comma == std::string_view::npos) break;
+          from = comma + 1;
+        }
+        const bool several = parts.size() > 1 && std::all_of(parts.begin(), parts.end(), [](std::string_view p) {
+                               const auto e = p.find('=');
+                               return e != std::string_view::npos && e > 0;
+                             });
+        if (!several) parts.assign(1, sel);
+        for (const auto part : parts) {
+          const auto e = part.find('=');
+          s.all.emplace_back(std::string(part.substr(0, e)), std::string(part.substr(e + 1)));
+          if (s.all.back().first.empty()) return fmt::format("selector `{}` has no key before `=`", s.text);
+          for (std::size_t q = 0; q + 1 < s.all.size(); ++q)
+            if (s.all[q].first == s.all.back().first) return fmt::format("selector `{}` names key `{}` twice", s.text, s.all.back().first);
+        }
+        s.key = s.all.front().first;
+        s.match = s.all.front().second;
       } else {
         s.key = "name";
         s.match = std::string(sel);
+        s.all.emplace_back(s.key, s.match);
       }
       steps.push_back(std::move(s));
       i = close + 1;
@@ -158,7 +184,13 @@ std::optional<std::string> apply_one(json& doc, const Override& o, std::string& 
       } else {
         std::vector<std::size_t> hits;
         for (std::size_t i = 0; i < cur->size(); ++i)
-          if (selected((*cur)[i], s.key, s.match)) hits.push_back(i);
+          if (std::all_of(s.all.begin(), s.all.end(), [&](const auto& km) { return selected((*cur)[i], km.first, km.second); }))
+            hits.push_back(i);
+        if (hits.empty() && s.all.size() > 1) {
+          std::string want;
+          for (const auto& [k2, v2] : s.all) want += fmt::format("{}{} \"{}\"", want.empty() ? "" : " and ", k2, v2);
+          return fail(fmt::format("{}: no such element (no element of {} has {})", here, written, want));
+        }
         if (hits.empty()) {
           const auto known = known_values(*cur, s.key);
           return fail(fmt::format("{}: no such element (no element of {} has {} \"{}\"{})", here, written, s.key, s.match,

@@ -20,8 +20,10 @@ namespace sim::io {
 /// `path` uses the form validation diagnostics print: keys separated by dots, array elements
 /// selected by `[i]` (0-based index), `[NAME]` (the element whose `name` is NAME, when NAME is
 /// not a decimal number) or `[KEY=VALUE]` (the element whose KEY is VALUE, e.g.
-/// `[prefix=h800-]`, `[user=alice]`); a selector must match exactly one element. Example:
-/// `cluster.pools[a100-pool].node_groups[0].count`.
+/// `[prefix=h800-]`, `[user=alice]`) or `[K1=V1,K2=V2,...]` (the element matching every
+/// KEY=VALUE, e.g. `quotas[user=alice,pool=p]`; when a comma-separated part is not KEY=VALUE
+/// the whole text after the first `=` is one value); a selector must match exactly one
+/// element. Example: `cluster.pools[a100-pool].node_groups[0].count`.
 struct Override {
   std::string option;      ///< what gave it: "--set", "--placement", "--queueing", "--trace" (fill), "set" (Python) (FILE part of its diagnostics)
   std::string path;        ///< as written by the user

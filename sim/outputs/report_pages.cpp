@@ -115,7 +115,7 @@ void compare_page(const fs::path& dir, Page& page) {
       if (gt.size() < k_max_table_rows) gt.push_back(g.rows[r]);
     }
     page.blocks.push_back(chart("Per-group differences B - A",
-                                "compare_groups.csv: per tenant and pool, the difference of each group metric with its 95 % CI.",
+                                "compare_groups.csv: per group (user, tenant, pool, GPU model, capacity class), the difference of each group metric with its 95 % CI.",
                                 errorbar_facet(gv, "diff", "lo", "hi", "B - A", "group", true)));
     page.blocks.push_back(html_block("Per-group differences", fmt::format("compare_groups.csv (first {} rows).", gt.size()), table(g.header, gt)));
   }

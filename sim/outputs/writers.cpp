@@ -204,9 +204,14 @@ struct GroupAcc {
   long double jct_sum = 0, slowdown_sum = 0, bounded_sum = 0;
   long double gpu_ms = 0, cpu_ms = 0;
   long double cost = 0;  ///< currency: the tasks' attempts, plus the reserved commitments attributed to the group
+  int preemptions = 0, resubmissions = 0;  ///< attempts ended as a preemption victim; resubmissions
+  Time lost_work = 0;                      ///< ms: work lost by the tasks' ended attempts
 
   void add(const TaskMetrics& m, const TaskStats& s) {
     ++tasks;
+    preemptions += s.preemptions;
+    resubmissions += s.resubmissions;
+    lost_work += s.lost_work;
     if (s.finished && s.succeeded) ++succeeded;
     else if (s.finished) ++failed;
     else ++unfinished;
@@ -229,6 +234,10 @@ struct GroupAcc {
   double mean_jct_s() const { return submitted == 0 ? 0.0 : double(jct_sum / (long double)submitted) / 1000.0; }
   double mean_slowdown() const { return submitted == 0 ? 0.0 : double(slowdown_sum / (long double)submitted); }
   double mean_bounded_slowdown() const { return submitted == 0 ? 0.0 : double(bounded_sum / (long double)submitted); }
+  /// Its GPU-seconds over `total_gpu_ms` (every task's), rounded to 6 decimals; 0 when the total is 0.
+  double gpu_allocation_share(long double total_gpu_ms) const {
+    return total_gpu_ms > 0 ? std::round(double(gpu_ms / total_gpu_ms) * 1e6) / 1e6 : 0.0;
+  }
 };
 
 /// The group-by dimensions, in output order, and each task's key in them.
@@ -444,16 +453,17 @@ void add_commitments(std::vector<GroupTable>& by, const CostSummary& costs) {
   }
 }
 
-std::string groups_csv_text(std::vector<GroupTable>& by) {
+std::string groups_csv_text(std::vector<GroupTable>& by, long double total_gpu_ms) {
   std::string o =
       "group_by,group,tasks,succeeded,failed,unfinished,never_started,mean_wait_s,p95_wait_s,mean_jct_s,mean_slowdown,"
-      "mean_bounded_slowdown,gpu_seconds,vcpu_seconds,cost\n";
+      "mean_bounded_slowdown,gpu_seconds,vcpu_seconds,cost,preemptions,resubmissions,lost_work_s,gpu_allocation_share\n";
   for (int d = 0; d < int(std::size(k_group_by)); ++d) {
     for (auto& [key, g] : by[std::size_t(d)])
-      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(std::string(key)), g.tasks, g.succeeded,
-                       g.failed, g.unfinished, g.never_started, format_decimal3(g.mean_wait_s), format_decimal3(g.p95_wait_s), format_decimal3(g.mean_jct_s()),
-                       format_decimal3(g.mean_slowdown()), format_decimal3(g.mean_bounded_slowdown()), format_decimal3(double(g.gpu_ms / 1e6L)),
-                       format_decimal3(double(g.cpu_ms / 1e6L)), format_decimal3(double(g.cost)));
+      o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k_group_by[d], csv_field(std::string(key)), g.tasks,
+                       g.succeeded, g.failed, g.unfinished, g.never_started, format_decimal3(g.mean_wait_s), format_decimal3(g.p95_wait_s),
+                       format_decimal3(g.mean_jct_s()), format_decimal3(g.mean_slowdown()), format_decimal3(g.mean_bounded_slowdown()),
+                       format_decimal3(double(g.gpu_ms / 1e6L)), format_decimal3(double(g.cpu_ms / 1e6L)), format_decimal3(double(g.cost)),
+                       g.preemptions, g.resubmissions, format_seconds(g.lost_work), g.gpu_allocation_share(total_gpu_ms));
   }
   return o;
 }
@@ -474,7 +484,7 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
                          [this](std::size_t i) { return measured_task_metrics(i); }, task_stats(), all);
   const CostSummary costs = cost_summary();
   add_commitments(by, costs);
-  if (groups_text) *groups_text = groups_csv_text(by);
+  if (groups_text) *groups_text = groups_csv_text(by, all.gpu_ms);
   if (!summary) return;
   nlohmann::ordered_json j;
   int resub = 0, not_submitted = 0;
@@ -513,7 +523,7 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
     cavail += (long double)s.cpu_up * (long double)(t1 - t0);
   }
   auto ratio = [](long double num, long double den) { return den > 0 ? std::round(double(num / den) * 1e6) / 1e6 : 0.0; };
-  auto metrics = [](GroupAcc& g) {
+  auto metrics = [&all](GroupAcc& g) {
     nlohmann::ordered_json o;
     o["tasks"] = g.tasks;
     o["succeeded"] = g.succeeded;
@@ -528,6 +538,10 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
     o["gpu_seconds"] = round3(double(g.gpu_ms / 1e6L));
     o["vcpu_seconds"] = round3(double(g.cpu_ms / 1e6L));
     o["cost"] = round3(double(g.cost));
+    o["preemptions"] = g.preemptions;
+    o["resubmissions"] = g.resubmissions;
+    o["lost_work_s"] = seconds_json(g.lost_work);
+    o["gpu_allocation_share"] = g.gpu_allocation_share(all.gpu_ms);
     return o;
   };
   j["scenario"] = sc_.name;

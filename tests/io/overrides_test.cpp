@@ -244,4 +244,33 @@ TEST_CASE("overrides apply to a scenario file read from disk, which is left unch
   std::remove(path.c_str());
 }
 
+TEST_CASE("a selector with several keys selects the element matching every KEY=VALUE") {
+  json doc;
+  auto r = with_sets({"tasks[user=alice,type=RayJob].priority=3", "quotas[user=alice,pool=shared-a100].gpus=16"}, &doc);
+  REQUIRE(r.ok());
+  CHECK(r.scenario->tasks[2].priority == 3);  // ray-res: alice's RayJob; pretrain (alice's PyTorchJob) keeps 7
+  CHECK(r.scenario->tasks[0].priority == 7);
+  CHECK(r.scenario->quotas[0].gpus == 16);
+}
+
+TEST_CASE("a selector with several keys that no element matches is refused naming every key") {
+  auto r = with_sets({"tasks[user=alice,type=TFJob].priority=3"});
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].str() ==
+        "--set: tasks[user=alice,type=TFJob].priority: 3: tasks[user=alice,type=TFJob]: no such element (no element of tasks has "
+        "user \"alice\" and type \"TFJob\")");
+}
+
+TEST_CASE("a selector with several keys matching several elements is refused") {
+  auto r = with_sets({"tasks[user=alice,resource_type=reserved].priority=3"});
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].rule == "tasks[user=alice,resource_type=reserved]: matches 2 elements (indices 0, 2, ...); select by index");
+}
+
+TEST_CASE("a selector naming one key twice is a malformed path") {
+  auto r = with_sets({"tasks[user=alice,user=bob].priority=3"});
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].rule == "bad path: selector `[user=alice,user=bob]` names key `user` twice");
+}
+
 }  // namespace SCHEDSIM_UNITY_ID

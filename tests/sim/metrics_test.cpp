@@ -209,10 +209,12 @@ TEST_CASE("groups per user, tenant, pool, GPU model and capacity class hold hand
   // groups.csv: the same numbers, long format, sorted.
   std::string csv = s.groups_csv();
   CHECK(csv.rfind("group_by,group,tasks,succeeded,failed,unfinished,never_started,mean_wait_s,p95_wait_s,mean_jct_s,"
-                  "mean_slowdown,mean_bounded_slowdown,gpu_seconds,vcpu_seconds,cost\n",
+                  "mean_slowdown,mean_bounded_slowdown,gpu_seconds,vcpu_seconds,cost,preemptions,resubmissions,lost_work_s,"
+                  "gpu_allocation_share\n",
                   0) == 0);
-  CHECK(csv.find("\nuser,alice,3,3,0,0,0,300,900,1133.333,1.6,1.6,20000,240000,0\n") != std::string::npos);
-  CHECK(csv.find("\nuser,bob,1,1,0,0,0,1000,1000,3000,1.5,1.5,16000,192000,0\n") != std::string::npos);
+  // gpu_allocation_share: 20000 and 16000 of the 36000 GPU-seconds.
+  CHECK(csv.find("\nuser,alice,3,3,0,0,0,300,900,1133.333,1.6,1.6,20000,240000,0,0,0,0,0.555556\n") != std::string::npos);
+  CHECK(csv.find("\nuser,bob,1,1,0,0,0,1000,1000,3000,1.5,1.5,16000,192000,0,0,0,0,0.444444\n") != std::string::npos);
   CHECK(csv.find("\ntenant,team-a,") < csv.find("\ntenant,team-b,"));
   CHECK(csv.find("\nuser,bob,") < csv.find("\ntenant,team-a,"));
 }

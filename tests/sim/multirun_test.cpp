@@ -79,7 +79,9 @@ TEST_CASE("metrics_from_summary: every numeric top-level key but seed, in the do
   CHECK(m.scalars[2].first == "events");
   CHECK(m.scalars[3].first == "new_metric");
   REQUIRE(m.groups.count("tenant") == 1);
-  CHECK(m.groups.count("user") == 0);
+  REQUIRE(m.groups.count("user") == 1);  // every dimension is read (compare_groups.csv, DIMENSION[KEY].METRIC)
+  CHECK(m.groups.at("user").at("u")[0].second == 2);
+  CHECK(m.groups.count("pool") == 0);  // absent from the summary
   const auto& a = m.groups.at("tenant").at("a");
   REQUIRE(a.size() == sim::group_metric_names().size());
   CHECK(a[0].second == 2);
