@@ -247,6 +247,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
     unsigned jobs = 1;
     std::string outputs;
     std::vector<std::string> metrics;
+    std::vector<std::string> slos;
     OverrideArgs ov;
   };
   auto a = std::make_shared<Args>();
@@ -262,6 +263,8 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
       ->check(k_seeds_check);
   cmd->add_option("--jobs", a->jobs, "With --seeds: simulations run in parallel (default 1)")->check(k_jobs_check);
   cmd->add_option("--metric", a->metrics, "With --seeds: a group metric DIMENSION[KEY].METRIC as a further column (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--slo", a->slos, "With --seeds: METRIC<=VALUE (also <, >=, >) checked with 95 % confidence (repeatable)")
       ->allow_extra_args(false);
   auto* outputs = cmd->add_option("--outputs", a->outputs,
                                   "Files to write, comma-separated: tasks, summary, groups, events, timeseries, metrics, "
@@ -286,6 +289,11 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
       exit_code = sim::io::exit_invalid_input;
       return;
     }
+    if (!a->slos.empty() && a->seeds <= 1) {
+      std::cerr << "--slo: " << a->slos.front() << ": needs --seeds K with K > 1 (an SLO is checked on the 95 % interval over seeds)\n";
+      exit_code = sim::io::exit_invalid_input;
+      return;
+    }
     if (overrides && a->seeds > 1) {  // K runs summarised (sim/multirun_cli.hpp); K = 1: a plain run
       sim::ScenarioSource src;
       src.path = a->path;
@@ -294,7 +302,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
       src.until_s = a->run.until_s;
       src.skip_bad_rows = a->skip_bad_rows;
       src.registry = &registry;
-      const sim::MultirunOptions mo{a->run.out_dir, a->seeds, a->jobs, a->run.progress, {}, {}, a->metrics};
+      const sim::MultirunOptions mo{a->run.out_dir, a->seeds, a->jobs, a->run.progress, {}, {}, a->metrics, a->slos};
       exit_code = sim::seeds_command(src, mo, std::cout, std::cerr);
       return;
     }
@@ -395,6 +403,7 @@ void add_compare_command(CLI::App& app, int& exit_code, const libsched::Registry
   cmd->add_option("A", a->a, "Scenario A (JSON file)")->required();
   cmd->add_option("B", a->b, "Scenario B (JSON file; may be A with other --set-b overrides)")->required();
   a->m.add_to(cmd, "Paired runs with seeds s..s+K-1 (default 1)");
+  cmd->add_option("--slo", a->m.run.slos, "METRIC<=VALUE (also <, >=, >) checked on A and on B (repeatable)")->allow_extra_args(false);
   a->ov.add_to(cmd, true);
   cmd->add_option("--set-a", a->set_a, "Override a value of A only: PATH=VALUE (repeatable, after --set)")->allow_extra_args(false);
   cmd->add_option("--set-b", a->set_b, "Override a value of B only: PATH=VALUE (repeatable, after --set)")->allow_extra_args(false);
@@ -438,6 +447,8 @@ void add_sweep_command(CLI::App& app, int& exit_code, const libsched::Registry& 
   auto* zip = cmd->add_option("--zip", a->zip, "PATH=VALUES moving with the preceding --vary (as many values; repeatable)")
                   ->allow_extra_args(false);
   cmd->add_option("--metric", a->m.run.metrics, "A group metric DIMENSION[KEY].METRIC as a further column (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--slo", a->m.run.slos, "METRIC<=VALUE (also <, >=, >) checked at every point: sweep_slo.csv (repeatable)")
       ->allow_extra_args(false);
   a->m.add_to(cmd, "Seeds s..s+K-1 per grid point", true);
   a->ov.add_to(cmd, true);

@@ -198,7 +198,9 @@ std::string scenario_label(const ScenarioSource& src, const ResolvedScenario& r)
 
 int seeds_command(const ScenarioSource& source, const MultirunOptions& opts, std::ostream& out, std::ostream& err) {
   std::vector<NamedMetric> group_metrics;
-  if (!parse_metric_options(opts.metrics, group_metrics, err)) return io::exit_invalid_input;
+  std::vector<Slo> slos;
+  const bool metrics_ok = parse_metric_options(opts.metrics, group_metrics, err);
+  if (!parse_slo_options(opts.slos, slos, group_metrics, err) || !metrics_ok) return io::exit_invalid_input;
   const auto base = resolve_scenario(source, err);
   if (!base) return io::exit_invalid_input;
   const auto s0 = first_seed(source.seed, base->scenario.seed, opts.seeds, err);
@@ -238,6 +240,19 @@ int seeds_command(const ScenarioSource& source, const MultirunOptions& opts, std
     table += fmt::format("  {:<22} {:>12} {:>12} {:>12} {:>12}\n", m, short_num(s.mean), short_num(s.std), short_num(s.ci95_low),
                          short_num(s.ci95_high));
   }
+  if (!slos.empty()) {
+    const auto checks = check_slos(slos, res, 0, k);
+    ojson jslos = ojson::array();
+    bool all = true;
+    for (std::size_t i = 0; i < slos.size(); ++i) {
+      jslos.push_back(slo_check_json(slos[i], checks[i]));
+      table += "  " + slo_check_text(slos[i], checks[i]) + "\n";
+      all = all && checks[i].met;
+    }
+    summary["slos"] = jslos;
+    summary["slos_met"] = all;
+    table += fmt::format("  {}\n", all ? "every SLO met" : "not every SLO met");
+  }
   if (int prc = publish_files("run",
                               od,
                               {{"seeds_summary.json", summary.dump(2) + "\n"}, {"seeds.csv", csv},
@@ -257,6 +272,9 @@ int compare_command(const ScenarioSource& a, const ScenarioSource& b, const Mult
     const bool in_a = refuse_seed_overrides(a.overrides, seen, err);
     if (refuse_seed_overrides(b.overrides, seen, err) || in_a) return io::exit_invalid_input;
   }
+  std::vector<NamedMetric> slo_groups;
+  std::vector<Slo> slos;
+  if (!parse_slo_options(opts.slos, slos, slo_groups, err)) return io::exit_invalid_input;
   const auto ra = resolve_scenario(a, err);
   ScenarioSource bs = b;
   bs.seed = a.seed ? a.seed : ra ? std::optional<std::uint64_t>(ra->scenario.seed) : b.seed;
@@ -280,6 +298,11 @@ int compare_command(const ScenarioSource& a, const ScenarioSource& b, const Mult
   const auto rc = run_all("compare", runs, res, opts.jobs, progress.callback(), err);
   progress.end();
   if (rc) return *rc;
+  {
+    std::map<std::string, std::set<std::string>> keys;
+    collect_group_keys(res, keys);
+    if (!check_group_keys(keys, slo_groups, err)) return io::exit_invalid_input;
+  }
 
   const auto names = metric_order(res);
   ojson cmp = ojson::object();
@@ -319,6 +342,28 @@ int compare_command(const ScenarioSource& a, const ScenarioSource& b, const Mult
                               num(p.ci95_high));
       }
     }
+  }
+  if (!slos.empty()) {  // each SLO checked on A's runs and on B's
+    const auto ca = check_slos(slos, res, 0, k), cb = check_slos(slos, res, k, 2 * k);
+    ojson jslos = ojson::array();
+    bool all_a = true, all_b = true;
+    for (std::size_t i = 0; i < slos.size(); ++i) {
+      ojson ja = slo_check_json(slos[i], ca[i]), jb = slo_check_json(slos[i], cb[i]);
+      ojson j{{"metric", slos[i].metric}, {"op", slos[i].op}, {"value", slos[i].value}};
+      for (const char* key : {"metric", "op", "value"}) {
+        ja.erase(key);
+        jb.erase(key);
+      }
+      j["a"] = std::move(ja);
+      j["b"] = std::move(jb);
+      jslos.push_back(std::move(j));
+      table += "  A " + slo_check_text(slos[i], ca[i]) + "\n  B " + slo_check_text(slos[i], cb[i]) + "\n";
+      all_a = all_a && ca[i].met;
+      all_b = all_b && cb[i].met;
+    }
+    cmp["slos"] = jslos;
+    cmp["slos_met"] = ojson{{"a", all_a}, {"b", all_b}};
+    table += fmt::format("  every SLO met: A {}, B {}\n", all_a ? "yes" : "no", all_b ? "yes" : "no");
   }
   if (int prc = publish_files("compare", od,
                               {{"compare.json", cmp.dump(2) + "\n"},

@@ -35,6 +35,10 @@ struct MultirunOptions {
   /// --metric NAME (repeatable; run --seeds, sweep, plan): a group metric `DIMENSION[KEY].METRIC`
   /// becomes a column / entry after the summary metrics; a summary metric is one already.
   std::vector<std::string> metrics;
+  /// --slo METRIC<=VALUE (repeatable; run --seeds, sweep, compare; plan has its own): each is
+  /// checked with 95 % confidence (slo_met) and reported (seeds_summary.json / compare.json
+  /// `slos`, sweep_slo.csv); the exit status does not depend on it.
+  std::vector<std::string> slos;
 };
 
 /// Most simulations one sweep (points x seeds) may ask for (more: exit 2).

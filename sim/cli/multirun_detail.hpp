@@ -84,6 +84,29 @@ bool parse_metric_options(const std::vector<std::string>& args, std::vector<Name
 /// formatters of the summary metrics write them as further columns.
 void append_group_metrics(std::vector<RunMetrics>& runs, const std::vector<NamedMetric>& refs);
 
+/// Parses the --slo arguments of `run --seeds`, `sweep` and `compare` (an SLO is optional there)
+/// into `slos`; the group metrics among them are appended to `refs` as option `--slo`. Prints
+/// `--slo: ARG: RULE` for each bad one; returns false then.
+bool parse_slo_options(const std::vector<std::string>& args, std::vector<Slo>& slos, std::vector<NamedMetric>& refs,
+                       std::ostream& err);
+
+/// One SLO checked on runs [from, to): the statistics of its metric over those runs (seeds) and
+/// whether it is met with 95 % confidence (slo_met).
+struct SloCheck {
+  Stats stats;
+  bool met = false;
+};
+
+/// Checks every SLO on runs [from, to) (metric_value of each run: a summary or group metric).
+std::vector<SloCheck> check_slos(const std::vector<Slo>& slos, const std::vector<RunMetrics>& runs, std::size_t from,
+                                 std::size_t to);
+
+/// {"metric", "op", "value", "mean", "ci95_low", "ci95_high", "met"} of one checked SLO.
+ojson slo_check_json(const Slo& slo, const SloCheck& c);
+
+/// The printed line of one checked SLO: `SLO p95_wait_s<=3600: mean 1.2e+03 [1.1e+03, 1.3e+03]: met`.
+std::string slo_check_text(const Slo& slo, const SloCheck& c);
+
 /// Adds the group keys of `runs` (by dimension) to `keys`.
 void collect_group_keys(const std::vector<RunMetrics>& runs, std::map<std::string, std::set<std::string>>& keys);
 

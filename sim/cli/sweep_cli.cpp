@@ -44,10 +44,11 @@ std::vector<std::size_t> axis_indices(std::size_t p, const std::vector<VaryAxis>
 /// merged sweep is byte for byte the unsharded one.
 struct SweepText {
   std::string csv, summary, table;
+  std::string slo;  ///< sweep_slo.csv (only with --slo)
 };
 
 SweepText sweep_text(const std::vector<VaryAxis>& axes, std::size_t points, std::size_t k, std::uint64_t s0,
-                     const std::vector<RunMetrics>& res) {
+                     const std::vector<RunMetrics>& res, const std::vector<Slo>& slos) {
   const auto names = metric_order(res);
   std::string paths;
   for (const auto& ax : axes) {
@@ -62,10 +63,12 @@ SweepText sweep_text(const std::vector<VaryAxis>& axes, std::size_t points, std:
   for (const auto& m : names) (csv += ',') += csv_cell(m);
   csv += "\n";
   summary = "point" + paths + ",metric,n,mean,std,ci95_low,ci95_high\n";
+  if (!slos.empty()) t.slo = "point" + paths + ",slo,metric,op,value,mean,ci95_low,ci95_high,met\n";
   table = fmt::format("schedsim sweep: {} points x {} seeds ({} .. {})\n  {:>5}", points, k, s0, s0 + k - 1, "point");
   for (const auto& ax : axes) table += fmt::format(" {:>16}", ax.path.size() > 16 ? "..." + ax.path.substr(ax.path.size() - 13) : ax.path);
   const char* shown[] = {"mean_wait_s", "p95_wait_s", "mean_jct_s", "gpu_allocation_ratio"};
   for (const char* m : shown) table += fmt::format(" {:>20}", m);
+  if (!slos.empty()) table += fmt::format(" {:>9}", "slos_met");
   table += "\n";
   for (std::size_t p = 0; p < points; ++p) {
     const auto idx = axis_indices(p, axes);
@@ -88,13 +91,39 @@ SweepText sweep_text(const std::vector<VaryAxis>& axes, std::size_t points, std:
                              num(s.ci95_high));
     }
     for (const char* m : shown) table += fmt::format(" {:>20}", short_num(summarize(column(res, p * k, p * k + k, m)).mean));
+    if (!slos.empty()) {
+      const auto checks = check_slos(slos, res, p * k, p * k + k);
+      std::size_t met = 0;
+      for (std::size_t i = 0; i < slos.size(); ++i) {
+        const auto& c = checks[i];
+        met += c.met ? 1 : 0;
+        t.slo += fmt::format("{}{},{},{},{},{},{},{},{},{}\n", p, vals, csv_cell(slos[i].text), csv_cell(slos[i].metric), slos[i].op,
+                             num(slos[i].value), num(c.stats.mean), num(c.stats.ci95_low), num(c.stats.ci95_high),
+                             c.met ? "true" : "false");
+      }
+      table += fmt::format(" {:>9}", fmt::format("{}/{}", met, slos.size()));
+    }
     table += "\n";
   }
   return t;
 }
 
+/// The files a sweep (or the merge of its shards) publishes: sweep_slo.csv only with --slo.
+std::vector<std::string> sweep_files(bool with_slos) {
+  std::vector<std::string> f{"sweep.csv", "sweep_summary.csv"};
+  if (with_slos) f.push_back("sweep_slo.csv");
+  return f;
+}
+
+std::vector<std::pair<std::string, std::string>> sweep_outputs(const SweepText& t) {
+  std::vector<std::pair<std::string, std::string>> f{{"sweep.csv", t.csv}, {"sweep_summary.csv", t.summary}};
+  if (!t.slo.empty()) f.emplace_back("sweep_slo.csv", t.slo);
+  return f;
+}
+
 /// shard.json `grid` of a sweep: what merge needs to write the outputs (and what identifies it).
-ojson sweep_grid_json(const std::vector<VaryAxis>& axes, std::size_t points, std::size_t k, std::uint64_t s0) {
+ojson sweep_grid_json(const std::vector<VaryAxis>& axes, std::size_t points, std::size_t k, std::uint64_t s0,
+                      const std::vector<Slo>& slos) {
   ojson jaxes = ojson::array();
   for (const auto& ax : axes) {
     ojson j{{"path", ax.path}, {"values", ax.values}};
@@ -106,6 +135,11 @@ ojson sweep_grid_json(const std::vector<VaryAxis>& axes, std::size_t points, std
   g["points"] = points;
   g["seeds"] = k;
   g["first_seed"] = s0;
+  if (!slos.empty()) {  // only with --slo: the grid of a sweep without one is unchanged
+    ojson js = ojson::array();
+    for (const auto& s : slos) js.push_back(s.text);
+    g["slos"] = js;
+  }
   return g;
 }
 
@@ -117,9 +151,14 @@ int sweep_command(const ScenarioSource& source, const std::vector<GridOption>& g
   bool bad = !parse_grid(grid_options, kMaxSweepRuns, axes, err);
   std::vector<NamedMetric> group_metrics;
   if (!parse_metric_options(opts.metrics, group_metrics, err)) bad = true;
+  std::vector<Slo> slos;
+  if (!parse_slo_options(opts.slos, slos, group_metrics, err)) bad = true;
   if (!group_metrics.empty() && (opts.shard || opts.emit)) {
-    err << diag_line("--metric", group_metrics.front().arg,
-                     "a group metric cannot be a column of a sharded sweep (--shard, --emit): shards carry the summary metrics only")
+    const NamedMetric& g = group_metrics.front();
+    err << diag_line(g.option, g.arg,
+                     g.option == "--slo"
+                         ? "a group metric cannot be checked in a sharded sweep (--shard, --emit): shards carry the summary metrics only"
+                         : "a group metric cannot be a column of a sharded sweep (--shard, --emit): shards carry the summary metrics only")
         << "\n";
     bad = true;
   }
@@ -159,7 +198,7 @@ int sweep_command(const ScenarioSource& source, const std::vector<GridOption>& g
   const std::size_t k = std::size_t(opts.seeds);
   // The fingerprint of shard.json: the command, version, grid, seeds, --skip-bad-rows and every
   // point's resolved scenario (the traces' paths, not their rows).
-  const ojson grid = sweep_grid_json(axes, points, k, *s0);
+  const ojson grid = sweep_grid_json(axes, points, k, *s0, slos);
   const std::string fingerprint = fingerprint_hex(
       fmt::format("sweep\n{}\n{}\nskip_bad_rows={}\n{}", version(), grid.dump(), source.skip_bad_rows, fingerprint_text));
 
@@ -175,7 +214,7 @@ int sweep_command(const ScenarioSource& source, const std::vector<GridOption>& g
 
   std::optional<OutputDir> od;
   const std::vector<std::string> files = opts.shard ? std::vector<std::string>{kShardFileName}
-                                                    : std::vector<std::string>{"sweep.csv", "sweep_summary.csv"};
+                                                    : sweep_files(!slos.empty());
   if (int rc = open_out("sweep", opts.out_dir, files, od, err)) return rc;
   std::vector<std::pair<const ScenarioSource*, std::uint64_t>> runs;
   for (std::size_t p : mine)
@@ -203,14 +242,15 @@ int sweep_command(const ScenarioSource& source, const std::vector<GridOption>& g
   collect_group_keys(res, keys);
   if (!check_group_keys(keys, group_metrics, err)) return io::exit_invalid_input;
   append_group_metrics(res, group_metrics);
-  const SweepText t = sweep_text(axes, points, k, *s0, res);
-  if (int prc = publish_files("sweep", od, {{"sweep.csv", t.csv}, {"sweep_summary.csv", t.summary}}, err)) return prc;
+  const SweepText t = sweep_text(axes, points, k, *s0, res, slos);
+  if (int prc = publish_files("sweep", od, sweep_outputs(t), err)) return prc;
   out << t.table << fmt::format("  outputs in {}\n", opts.out_dir);
   return 0;
 }
 
 int sweep_merge(const std::vector<ShardFile>& shards, const std::string& out_dir, std::ostream& out, std::ostream& err) {
   std::vector<VaryAxis> axes;
+  std::vector<Slo> slos;
   std::size_t points = 0, k = 0;
   std::uint64_t s0 = 0;
   const ShardFile& first = shards.front();
@@ -242,6 +282,14 @@ int sweep_merge(const std::vector<ShardFile>& shards, const std::string& out_dir
     }
     if (axes.empty() || product != points || k < 1 || k > kMaxSweepRuns / points) throw std::invalid_argument("inconsistent sizes");
     if (s0 > std::numeric_limits<std::uint64_t>::max() - (k - 1)) throw std::invalid_argument("first_seed + seeds overflows");
+    if (const auto js = g.find("slos"); js != g.end())
+      for (const auto& text : js->get<std::vector<std::string>>()) {
+        std::string e;
+        auto slo = parse_slo(text, e);
+        if (!slo) throw std::invalid_argument(e);
+        if (!slo->ref.group_by.empty()) throw std::invalid_argument("a group metric SLO in a shard: " + text);
+        slos.push_back(std::move(*slo));
+      }
   } catch (const std::exception& e) {
     err << fmt::format("{}: grid: malformed sweep grid ({})\n", first.file, e.what());
     return io::exit_invalid_input;
@@ -297,11 +345,11 @@ int sweep_merge(const std::vector<ShardFile>& shards, const std::string& out_dir
       }
     }
   }
-  const SweepText t = sweep_text(axes, points, k, s0, res);
+  const SweepText t = sweep_text(axes, points, k, s0, res, slos);
   InterruptGuard interrupts;
   std::optional<OutputDir> od;
-  if (int rc = open_out("merge", out_dir, {"sweep.csv", "sweep_summary.csv"}, od, err)) return rc;
-  if (int prc = publish_files("merge", od, {{"sweep.csv", t.csv}, {"sweep_summary.csv", t.summary}}, err)) return prc;
+  if (int rc = open_out("merge", out_dir, sweep_files(!slos.empty()), od, err)) return rc;
+  if (int prc = publish_files("merge", od, sweep_outputs(t), err)) return prc;
   out << t.table << fmt::format("  merged {} shards; outputs in {}\n", shards.size(), out_dir);
   return 0;
 }

@@ -340,6 +340,48 @@ bool check_group_keys(const std::map<std::string, std::set<std::string>>& keys, 
   return ok;
 }
 
+bool parse_slo_options(const std::vector<std::string>& args, std::vector<Slo>& slos, std::vector<NamedMetric>& refs,
+                       std::ostream& err) {
+  bool ok = true;
+  for (const auto& a : args) {
+    std::string e;
+    auto slo = parse_slo(a, e);
+    if (!slo) {
+      err << e << "\n";
+      ok = false;
+      continue;
+    }
+    if (!slo->ref.group_by.empty()) refs.push_back(NamedMetric{"--slo", a, slo->ref});
+    slos.push_back(std::move(*slo));
+  }
+  return ok;
+}
+
+std::vector<SloCheck> check_slos(const std::vector<Slo>& slos, const std::vector<RunMetrics>& runs, std::size_t from,
+                                 std::size_t to) {
+  std::vector<SloCheck> checks;
+  for (const auto& slo : slos) {
+    std::vector<double> v;
+    for (std::size_t i = from; i < to; ++i) v.push_back(metric_value(runs[i], slo.ref));
+    SloCheck c;
+    c.stats = summarize(v);
+    c.met = slo_met(slo, c.stats.ci95_low, c.stats.ci95_high);
+    checks.push_back(c);
+  }
+  return checks;
+}
+
+ojson slo_check_json(const Slo& slo, const SloCheck& c) {
+  return ojson{{"metric", slo.metric}, {"op", slo.op},           {"value", slo.value},
+               {"mean", c.stats.mean}, {"ci95_low", c.stats.ci95_low}, {"ci95_high", c.stats.ci95_high},
+               {"met", c.met}};
+}
+
+std::string slo_check_text(const Slo& slo, const SloCheck& c) {
+  return fmt::format("SLO {}{}{}: mean {} [{}, {}]: {}", slo.metric, slo.op, short_num(slo.value), short_num(c.stats.mean),
+                     short_num(c.stats.ci95_low), short_num(c.stats.ci95_high), c.met ? "met" : "NOT MET");
+}
+
 bool parse_grid(const std::vector<GridOption>& grid, std::uint64_t max_values, std::vector<VaryAxis>& axes, std::ostream& err) {
   bool bad = false;
   std::set<std::string> paths;

@@ -253,4 +253,112 @@ TEST_CASE("compare_groups.csv covers every group dimension and the new group met
   fs::remove_all(w);
 }
 
+TEST_CASE("run --seeds --slo checks a team's SLO on the interval over seeds and reports it", "[planning][slo]") {
+  const fs::path w = work_dir("slo-seeds");
+  const fs::path s = write_two_teams(w);
+  // Three nodes: b's p95 wait is 600 s (not <= 599); a's is 0 (<= 300). Every seed gives the
+  // same values (no randomness): the interval is the point.
+  const auto r = schedsim("run " + s.string() + " --set '" + k_nodes + "=3' --seeds 2 --slo 'tenant[b].p95_wait_s<=599'" +
+                          " --slo 'tenant[a].p95_wait_s<=300' --no-progress --out " + (w / "o").string());
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(slurp(w / "o" / "seeds_summary.json"));
+  REQUIRE(j["slos"].size() == 2);
+  CHECK(j["slos"][0]["metric"] == "tenant[b].p95_wait_s");
+  CHECK(j["slos"][0]["op"] == "<=");
+  CHECK(j["slos"][0]["value"] == 599);
+  CHECK(j["slos"][0]["mean"] == 600);
+  CHECK(j["slos"][0]["ci95_high"] == 600);
+  CHECK(j["slos"][0]["met"] == false);
+  CHECK(j["slos"][1]["met"] == true);
+  CHECK(j["slos_met"] == false);
+  CHECK(j["tenant[b].p95_wait_s"]["mean"] == 600);  // the SLO's group metric is a column too
+  CHECK(r.out.find("SLO tenant[b].p95_wait_s<=599: mean 600 [600, 600]: NOT MET") != std::string::npos);
+  CHECK(r.out.find("not every SLO met") != std::string::npos);
+  // Four nodes: b's p95 is 599, both met.
+  const auto r4 = schedsim("run " + s.string() + " --set '" + k_nodes + "=4' --seeds 2 --slo 'tenant[b].p95_wait_s<=599'" +
+                           " --no-progress --out " + (w / "o4").string());
+  REQUIRE(r4.status == 0);
+  CHECK(nlohmann::json::parse(slurp(w / "o4" / "seeds_summary.json"))["slos_met"] == true);
+  // An SLO needs seeds; a bad one is refused before any run.
+  const auto one = schedsim("run " + s.string() + " --slo 'p95_wait_s<=1' --no-progress --out " + (w / "o1").string());
+  CHECK(one.status == 2);
+  CHECK(one.err == "--slo: p95_wait_s<=1: needs --seeds K with K > 1 (an SLO is checked on the 95 % interval over seeds)\n");
+  const auto bad = schedsim("run " + s.string() + " --seeds 2 --slo 'tenant[c].p95_wait_s<=1' --no-progress --out " + (w / "o2").string());
+  CHECK(bad.status == 2);
+  CHECK(bad.err == "--slo: tenant[c].p95_wait_s<=1: unknown tenant `c`: no run has that group (tenant keys seen in the runs: a, b)\n");
+  CHECK_FALSE(fs::exists(w / "o1"));
+  CHECK_FALSE(fs::exists(w / "o2" / "seeds_summary.json"));
+  fs::remove_all(w);
+}
+
+TEST_CASE("sweep --slo writes sweep_slo.csv: each SLO at each point, met or not", "[planning][slo]") {
+  const fs::path w = work_dir("slo-sweep");
+  const fs::path s = write_two_teams(w);
+  const auto r = schedsim("sweep " + s.string() + " --vary '" + k_nodes + "=3,4' --slo 'tenant[b].p95_wait_s<=599' --slo 'makespan_s<1201'" +
+                          " --seeds 2 --no-progress --out " + (w / "o").string());
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  // b's p95: 600 at N = 3, 599 at N = 4. The last task ends at 1201 s at N = 3 (b3 waits for
+  // b0's node, free at 601) and at 1200 s at N = 4 (b2, b3 start at 600): `<` is strict.
+  const auto rows = lines_of(slurp(w / "o" / "sweep_slo.csv"));
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0] == "point," + k_nodes + ",slo,metric,op,value,mean,ci95_low,ci95_high,met");
+  CHECK(rows[1] == "0,3,tenant[b].p95_wait_s<=599,tenant[b].p95_wait_s,<=,599,600,600,600,false");
+  CHECK(rows[2] == "0,3,makespan_s<1201,makespan_s,<,1201,1201,1201,1201,false");
+  CHECK(rows[3] == "1,4,tenant[b].p95_wait_s<=599,tenant[b].p95_wait_s,<=,599,599,599,599,true");
+  CHECK(rows[4] == "1,4,makespan_s<1201,makespan_s,<,1201,1200,1200,1200,true");
+  CHECK(r.out.find("slos_met") != std::string::npos);
+  // Without --slo there is no sweep_slo.csv.
+  const auto plain = schedsim("sweep " + s.string() + " --vary '" + k_nodes + "=3,4' --seeds 1 --no-progress --out " + (w / "p").string());
+  REQUIRE(plain.status == 0);
+  CHECK_FALSE(fs::exists(w / "p" / "sweep_slo.csv"));
+  fs::remove_all(w);
+}
+
+TEST_CASE("a sharded sweep with a summary-metric --slo merges to the unsharded sweep_slo.csv", "[planning][slo]") {
+  const fs::path w = work_dir("slo-shards");
+  const fs::path s = write_two_teams(w);
+  const std::string grid = s.string() + " --vary '" + k_nodes + "=2,3,4' --slo 'mean_wait_s<=500' --seeds 2 --no-progress";
+  REQUIRE(schedsim("sweep " + grid + " --out " + (w / "all").string()).status == 0);
+  REQUIRE(schedsim("sweep " + grid + " --shard 0/2 --out " + (w / "s0").string()).status == 0);
+  REQUIRE(schedsim("sweep " + grid + " --shard 1/2 --out " + (w / "s1").string()).status == 0);
+  const auto m = schedsim("merge " + (w / "s0").string() + " " + (w / "s1").string() + " --out " + (w / "m").string());
+  INFO(m.out << m.err);
+  REQUIRE(m.status == 0);
+  CHECK(slurp(w / "m" / "sweep_slo.csv") == slurp(w / "all" / "sweep_slo.csv"));
+  CHECK(lines_of(slurp(w / "m" / "sweep_slo.csv")).size() == 4);
+  // A group metric cannot be checked in shards (they carry the summary metrics only).
+  const auto g = schedsim("sweep " + s.string() + " --vary '" + k_nodes + "=2,3' --slo 'tenant[b].p95_wait_s<=599' --seeds 1 --shard 0/2" +
+                          " --no-progress --out " + (w / "g").string());
+  CHECK(g.status == 2);
+  CHECK(g.err.find("--slo: tenant[b].p95_wait_s<=599: a group metric cannot be checked in a sharded sweep") == 0);
+  fs::remove_all(w);
+}
+
+TEST_CASE("compare --slo checks each SLO on A and on B", "[planning][slo]") {
+  const fs::path w = work_dir("slo-compare");
+  const fs::path s = write_two_teams(w);
+  const auto r = schedsim("compare " + s.string() + " " + s.string() + " --set-a '" + k_nodes + "=3' --set-b '" + k_nodes +
+                          "=4' --seeds 2 --slo 'tenant[b].p95_wait_s<=599' --no-progress --out " + (w / "o").string());
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(slurp(w / "o" / "compare.json"));
+  REQUIRE(j["slos"].size() == 1);
+  CHECK(j["slos"][0]["metric"] == "tenant[b].p95_wait_s");
+  CHECK(j["slos"][0]["a"]["mean"] == 600);
+  CHECK(j["slos"][0]["a"]["met"] == false);
+  CHECK(j["slos"][0]["b"]["mean"] == 599);
+  CHECK(j["slos"][0]["b"]["met"] == true);
+  CHECK(j["slos_met"]["a"] == false);
+  CHECK(j["slos_met"]["b"] == true);
+  CHECK(r.out.find("every SLO met: A no, B yes") != std::string::npos);
+  const auto bad = schedsim("compare " + s.string() + " " + s.string() + " --slo 'team[b].p95_wait_s<=1' --no-progress --out " +
+                            (w / "o2").string());
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--slo: team[b].p95_wait_s<=1: unknown dimension `team`") == 0);
+  CHECK_FALSE(fs::exists(w / "o2"));
+  fs::remove_all(w);
+}
+
 }  // namespace SCHEDSIM_UNITY_ID
