@@ -20,8 +20,11 @@ import tempfile as _tempfile
 
 from ._schedsim import (  # noqa: F401  (re-exported)
     Cluster,
+    Error,
     GangOption,
     IdleStability,
+    InvalidArgument,
+    InvalidState,
     NodeInfo,
     Placement,
     PoolKind,
@@ -37,6 +40,11 @@ from ._schedsim import (  # noqa: F401  (re-exported)
     SchedulerOptions,
     TaskSpec,
     TaskType,
+    TimeWentBackwards,
+    UnknownName,
+    UnknownNode,
+    UnknownPool,
+    UnknownTask,
     WaitCode,
     WaitStatus,
     _run,
@@ -47,7 +55,16 @@ from ._schedsim import (  # noqa: F401  (re-exported)
 __all__ = [
     "run",
     "RunResult",
+    "Error",
     "ScenarioError",
+    "OutputError",
+    "InvalidArgument",
+    "UnknownName",
+    "UnknownTask",
+    "UnknownNode",
+    "UnknownPool",
+    "TimeWentBackwards",
+    "InvalidState",
     "default_scenario",
     "Cluster",
     "GangOption",
@@ -75,7 +92,13 @@ __all__ = [
 __version__ = version()
 
 
-class ScenarioError(ValueError):
+# The error classes (docs/python.md "Errors"): every error the package raises on purpose is a
+# schedsim.Error. The library ones (InvalidArgument, UnknownName, UnknownTask,
+# UnknownNode, UnknownPool, TimeWentBackwards, InvalidState) mirror libsched's C++ errors and come
+# from the extension module; ScenarioError and OutputError are schedsim.run()'s.
+
+
+class ScenarioError(Error, ValueError):
     """The scenario, an override or an argument of :func:`run` is invalid.
 
     ``str(error)`` is every diagnostic, one per line, in the ``FILE: JSON.PATH: VALUE: RULE``
@@ -86,6 +109,12 @@ class ScenarioError(ValueError):
     def __init__(self, diagnostics):
         self.diagnostics = list(diagnostics)
         super().__init__("\n".join(self.diagnostics) or "invalid scenario")
+
+
+class OutputError(Error, OSError):
+    """:func:`run` could not create, write, sync or rename its output (``out`` or the temporary
+    directory): exit status 1 of ``schedsim run``. ``str(error)`` is the message of the
+    command line; also an OSError."""
 
 
 # Columns that are text whatever they look like (a task named "007" stays "007").
@@ -204,8 +233,9 @@ def run(scenario=None, seed=None, set=None, until=None, out=None, skip_bad_rows=
 
     Raises:
         ScenarioError: the scenario, an override or an argument is invalid (exit status 2 of
-            ``schedsim run``); carries the diagnostic lines.
-        OSError: the output directory cannot be written (exit status 1).
+            ``schedsim run``); carries the diagnostic lines. A schedsim.Error and a ValueError.
+        OutputError: the output directory cannot be written (exit status 1). A schedsim.Error
+            and an OSError.
         KeyboardInterrupt: interrupted by SIGINT (nothing is kept).
         TypeError: ``scenario`` or ``set`` has the wrong type.
     """
@@ -237,11 +267,11 @@ def run(scenario=None, seed=None, set=None, until=None, out=None, skip_bad_rows=
         if code == 2:
             raise ScenarioError(lines)
         if code == 1:
-            raise OSError("\n".join(lines))
+            raise OutputError("\n".join(lines))
         if code in (130, 143):
             raise KeyboardInterrupt("\n".join(lines))
         if code != 0:
-            raise RuntimeError("\n".join(lines) or "schedsim run failed with status {}".format(code))
+            raise Error("\n".join(lines) or "schedsim run failed with status {}".format(code))
         return RunResult(directory, table, lines, out)
 
 

@@ -23,6 +23,7 @@
 #include "sim/io/overrides.hpp"
 #include "sim/cli/validate_cli.hpp"
 #include "sim/cli/run_cli.hpp"
+#include "schedsim_errors.hpp"
 
 namespace py = pybind11;
 using namespace libsched;
@@ -62,12 +63,12 @@ NodeInfo node_info(const Cluster& c, NodeId id) {
 }
 
 NodeId checked_node(const Cluster& c, int id) {
-  if (id < 0 || std::size_t(id) >= c.size()) throw py::index_error("no node with id " + std::to_string(id));
+  if (id < 0 || std::size_t(id) >= c.size()) throw UnknownNode("no node with id " + std::to_string(id));
   return NodeId(id);
 }
 
 TaskId checked_task(const Scheduler& s, int id) {
-  if (id < 0 || std::size_t(id) >= s.task_count()) throw py::index_error("no task with id " + std::to_string(id));
+  if (id < 0 || std::size_t(id) >= s.task_count()) throw UnknownTask("no task with id " + std::to_string(id));
   return TaskId(id);
 }
 
@@ -76,12 +77,12 @@ PoolId pool_arg(const Cluster& c, const py::object& pool) {
   if (py::isinstance<py::str>(pool)) {
     const auto name = pool.cast<std::string>();
     PoolId p = c.find_pool(name);
-    if (!p.valid()) throw py::value_error("unknown pool '" + name + "'");
+    if (!p.valid()) throw UnknownPool("unknown pool '" + name + "'");
     return p;
   }
   const int id = pool.cast<int>();
   if (id < 0) return PoolId();
-  if (std::size_t(id) >= c.pools().size()) throw py::value_error("no pool with id " + std::to_string(id));
+  if (std::size_t(id) >= c.pools().size()) throw UnknownPool("no pool with id " + std::to_string(id));
   return PoolId(id);
 }
 
@@ -96,17 +97,17 @@ constexpr Time kMaxTimeMs = Time(lim::max_time_s) * 1000;                      /
 /// `v` in [lo, hi], else ValueError "WHAT: FIELD V: must be between LO and HI".
 void check_range(const std::string& what, const char* field, std::int64_t v, std::int64_t lo, std::int64_t hi) {
   if (v < lo || v > hi)
-    throw py::value_error(what + ": " + field + " " + std::to_string(v) + ": must be between " + std::to_string(lo) + " and " +
+    throw InvalidArgument(what + ": " + field + " " + std::to_string(v) + ": must be between " + std::to_string(lo) + " and " +
                           std::to_string(hi));
 }
 
 /// The preconditions libsched assumes of a replica shape (docs/python.md).
 void check_shape(const ReplicaShape& r, const std::string& what) {
-  if (r.num_gpu < 0 || r.num_gpu > kMaxGpusPerNode) throw py::value_error(what + ": num_gpu must be 0..64");
-  if (r.gpu_milli < 1 || r.gpu_milli > kMilliPerGpu) throw py::value_error(what + ": gpu_milli must be 1..1000");
+  if (r.num_gpu < 0 || r.num_gpu > kMaxGpusPerNode) throw InvalidArgument(what + ": num_gpu must be 0..64");
+  if (r.gpu_milli < 1 || r.gpu_milli > kMilliPerGpu) throw InvalidArgument(what + ": gpu_milli must be 1..1000");
   if (r.gpu_milli < kMilliPerGpu && r.num_gpu > 1)
-    throw py::value_error(what + ": a GPU share (gpu_milli < 1000) needs num_gpu == 1");
-  if (r.cpu_milli < 0 || r.mem_mib < 0) throw py::value_error(what + ": cpu_milli and mem_mib must be >= 0");
+    throw InvalidArgument(what + ": a GPU share (gpu_milli < 1000) needs num_gpu == 1");
+  if (r.cpu_milli < 0 || r.mem_mib < 0) throw InvalidArgument(what + ": cpu_milli and mem_mib must be >= 0");
   check_range(what, "cpu_milli", r.cpu_milli, 0, kMaxCpuMilli);
   check_range(what, "mem_mib", r.mem_mib, 0, kMaxMemMib);
 }
@@ -122,7 +123,7 @@ void check_task_numbers(const TaskSpec& t) {
 }
 
 void check_spec(const TaskSpec& t) {
-  if (t.options.empty()) throw py::value_error("task '" + t.name + "' has no option (add a GangOption)");
+  if (t.options.empty()) throw InvalidArgument("task '" + t.name + "' has no option (add a GangOption)");
   check_task_numbers(t);
   for (const auto& o : t.options) {
     check_shape(o.head, "task '" + t.name + "' option '" + o.label + "' head");
@@ -134,11 +135,11 @@ void check_spec(const TaskSpec& t) {
 /// nodes in the cluster, so the cluster's totals cannot overflow. ValueError.
 void check_node(const Cluster& c, const std::string& name, std::int64_t cpu_milli, std::int64_t mem_mib) {
   const std::string what = "node " + name;
-  if (cpu_milli < 0 || mem_mib < 0) throw py::value_error(what + ": cpu_milli and mem_mib must be >= 0");
+  if (cpu_milli < 0 || mem_mib < 0) throw InvalidArgument(what + ": cpu_milli and mem_mib must be >= 0");
   check_range(what, "cpu_milli", cpu_milli, 0, kMaxCpuMilli);
   check_range(what, "mem_mib", mem_mib, 0, kMaxMemMib);
   if (std::int64_t(c.size()) >= lim::max_total_nodes)
-    throw py::value_error(what + ": the cluster has " + std::to_string(c.size()) + " nodes, the limit (" +
+    throw InvalidArgument(what + ": the cluster has " + std::to_string(c.size()) + " nodes, the limit (" +
                           std::to_string(lim::max_total_nodes) + ")");
 }
 
@@ -210,6 +211,7 @@ std::tuple<int, std::string, std::string> run_scenario(const std::string& path, 
 
 PYBIND11_MODULE(_schedsim, m) {
   m.doc() = "libsched and the schedsim simulator (C++ core of the `schedsim` package; see docs/python.md)";
+  schedsim_py::register_errors(m);
   m.def("version", [] { return std::string(LIBSCHED_VERSION_STRING); }, "libsched's version string.");
 
   // ------------------------------------------------------------------ enums
@@ -265,7 +267,7 @@ PYBIND11_MODULE(_schedsim, m) {
              return r;
            }),
            py::arg("num_gpu") = 0, py::arg("gpu_milli") = 1000, py::arg("cpu_milli") = 0, py::arg("mem_mib") = 0,
-           "Raises ValueError when num_gpu is outside 0..64, gpu_milli outside 1..1000, a share has num_gpu > 1, "
+           "Raises InvalidArgument (a ValueError) when num_gpu is outside 0..64, gpu_milli outside 1..1000, a share has num_gpu > 1, "
            "or cpu_milli/mem_mib is negative.")
       .def_readwrite("num_gpu", &ReplicaShape::num_gpu)
       .def_readwrite("gpu_milli", &ReplicaShape::gpu_milli)
@@ -325,7 +327,7 @@ PYBIND11_MODULE(_schedsim, m) {
            py::arg("idle_stability") = IdleStability::low, py::arg("submit") = 0, py::arg("runtime_estimate") = -1,
            py::arg("checkpoint_interval") = 0,
            "pool: pool id (-1: any eligible pool; required for reserved tasks); submit, runtime_estimate, "
-           "checkpoint_interval: milliseconds (-1: estimate unknown). Raises ValueError when workers is outside "
+           "checkpoint_interval: milliseconds (-1: estimate unknown). Raises InvalidArgument (a ValueError) when workers is outside "
            "0..1000000 or a time outside 0..1e12 ms (the scenario limits).")
       .def_readwrite("name", &TaskSpec::name)
       .def_readwrite("user", &TaskSpec::user)
@@ -398,7 +400,7 @@ PYBIND11_MODULE(_schedsim, m) {
       .def(
           "add_pool", [](Cluster& c, std::string name, PoolKind kind) { return c.add_pool(std::move(name), kind).value; },
           py::arg("name"), py::arg("kind") = PoolKind::shared,
-          "Adds a pool; returns its id. Raises ValueError on a duplicate name.")
+          "Adds a pool; returns its id. Raises InvalidArgument (a ValueError) on a duplicate name.")
       .def(
           "add_node",
           [](Cluster& c, std::string name, const py::object& pool, std::string gpu_model, int gpus,
@@ -407,14 +409,14 @@ PYBIND11_MODULE(_schedsim, m) {
             check_node(c, name, cpu_milli, mem_mib);
             NodeDesc d{std::move(name), pool_arg(c, pool), std::move(gpu_model), gpus, cpu_milli, mem_mib,
                        rack,            switch_id,         std::move(labels)};
-            if (!d.pool.valid()) throw py::value_error("node " + d.name + ": a pool is required");
+            if (!d.pool.valid()) throw InvalidArgument("node " + d.name + ": a pool is required");
             return c.add_node(d).value;
           },
           py::arg("name"), py::arg("pool"), py::arg("gpu_model"), py::arg("gpus"), py::arg("cpu_milli"),
           py::arg("mem_mib"), py::arg("rack") = 0, py::arg("switch_id") = 0,
           py::arg("labels") = std::map<std::string, std::string>{},
           "Adds a node, all free and up; returns its id. pool: id or name; gpu_model '' for a CPU-only node; "
-          "cpu_milli: milli-vCPU (96 vCPU = 96000); mem_mib: MiB. Raises ValueError on a duplicate name, an "
+          "cpu_milli: milli-vCPU (96 vCPU = 96000); mem_mib: MiB. Raises InvalidArgument (a ValueError) on a duplicate name, an "
           "unknown pool, more than 64 GPUs, a negative amount, more than 1e9 vCPU or GiB, a 65th GPU model or a "
           "1000001st node (the scenario limits).")
       .def(
@@ -425,7 +427,7 @@ PYBIND11_MODULE(_schedsim, m) {
           "Node id of `name`, or -1.")
       .def(
           "node", [](const Cluster& c, int id) { return node_info(c, checked_node(c, id)); }, py::arg("id"),
-          "A snapshot of node `id`. Raises IndexError for an unknown id.")
+          "A snapshot of node `id`. Raises UnknownNode (an IndexError) for an unknown id.")
       .def_property_readonly(
           "nodes",
           [](const Cluster& c) {
@@ -520,14 +522,12 @@ PYBIND11_MODULE(_schedsim, m) {
                         "placement_of, explain(task, now), release(task, now). Not thread-safe.")
       .def(py::init([](const Cluster& c, std::optional<SchedulerOptions> o) {
              SchedulerOptions opts = o.value_or(SchedulerOptions{});
-             try {
-               return std::make_unique<Scheduler>(c, std::move(opts));
-             } catch (const std::out_of_range& e) {
-               throw py::value_error(std::string("unknown placement policy '") + opts.placement + "'");
-             }
+             schedsim_py::check_plugin_names(opts);  // before the move: the names are read here
+             return std::make_unique<Scheduler>(c, std::move(opts));
            }),
            py::arg("cluster"), py::arg("options") = py::none(),
-           "Raises ValueError when options.placement names no registered policy.")
+           "Raises UnknownName (a ValueError) naming the value and the registered names when options.placement "
+           "(or another plugin name) is not registered.")
       .def_property_readonly("cluster", &Scheduler::cluster, py::return_value_policy::reference_internal,
                              "The scheduler's cluster (read it; change it only through the scheduler).")
       .def_property_readonly("options", &Scheduler::options)
@@ -551,25 +551,27 @@ PYBIND11_MODULE(_schedsim, m) {
             check_spec(t);
             return s.add_task(t).value;
           },
-          py::arg("spec"), "Registers a task (not queued yet); returns its id. Raises ValueError on an invalid spec.")
+          py::arg("spec"), "Registers a task (not queued yet); returns its id. Raises InvalidArgument (a ValueError) on an invalid spec, UnknownPool for a pool that is not one of the cluster.")
       .def(
           "task", [](const Scheduler& s, int t) { return s.task(checked_task(s, t)); }, py::arg("task"),
           "A copy of the task's spec.")
       .def_property_readonly("task_count", &Scheduler::task_count)
       .def(
           "enqueue", [](Scheduler& s, int t, Time now) { s.enqueue(checked_task(s, t), now); }, py::arg("task"),
-          py::arg("now"), "Puts a registered (or ended) task in the queue. Raises RuntimeError when it is waiting or running.")
+          py::arg("now"), "Puts a registered (or ended) task in the queue. Raises UnknownTask; InvalidState (a RuntimeError) when it is waiting or running.")
       .def(
           "dequeue", [](Scheduler& s, int t) { s.dequeue(checked_task(s, t)); }, py::arg("task"),
           "Removes a waiting task from the queue.")
       .def("schedule", &Scheduler::schedule, py::arg("now"),
            "One scheduling decision at `now` (ms): starts every gang that may start and preempts victims where "
-           "that lets a whole gang start. Returns a ScheduleResult (already applied).")
+           "that lets a whole gang start. Returns a ScheduleResult (already applied). Raises TimeWentBackwards (a "
+           "ValueError) when `now` is earlier than the previous call's.")
       .def(
           "explain", [](Scheduler& s, int t, Time now) { return s.explain(checked_task(s, t), now); }, py::arg("task"),
           py::arg("now"),
           "Why `task` waits at `now` (ms), without changing any state: a WaitStatus (code, blocking, reason). "
-          "Rules: docs/scheduler.md \"Why a task waits\".")
+          "Rules: docs/scheduler.md \"Why a task waits\". Raises UnknownTask; TimeWentBackwards (a ValueError) when "
+          "`now` is earlier than the last schedule().")
       .def(
           "placement_of",
           [](const Scheduler& s, int t) -> std::optional<Placement> {
@@ -580,7 +582,7 @@ PYBIND11_MODULE(_schedsim, m) {
           py::arg("task"), "The placement of a running task, else None.")
       .def(
           "release", [](Scheduler& s, int t, Time now) { s.release(checked_task(s, t), now); }, py::arg("task"),
-          py::arg("now"), "Ends a running task's attempt (frees replicas and quota). Raises RuntimeError if not running.")
+          py::arg("now"), "Ends a running task's attempt (frees replicas and quota). Raises UnknownTask; InvalidState (a RuntimeError) if not running; TimeWentBackwards (a ValueError) when `now` is earlier than the last schedule().")
       .def(
           "is_waiting", [](const Scheduler& s, int t) { return s.is_waiting(checked_task(s, t)); }, py::arg("task"))
       .def(
@@ -596,7 +598,7 @@ PYBIND11_MODULE(_schedsim, m) {
           "set_node_up",
           [](Scheduler& s, int n, bool up, Time now) { s.set_node_up(checked_node(s.cluster(), n), up, now); },
           py::arg("node"), py::arg("up"), py::arg("now"),
-          "Marks a node up or down. Raises RuntimeError when taking down a node tasks still run on.")
+          "Marks a node up or down. Raises UnknownNode; InvalidState (a RuntimeError) when taking down a node tasks still run on; TimeWentBackwards.")
       .def(
           "tasks_on_node", [](const Scheduler& s, int n) { return ids(s.tasks_on_node(checked_node(s.cluster(), n))); },
           py::arg("node"), "Running task ids with a replica on the node.")
@@ -609,24 +611,24 @@ PYBIND11_MODULE(_schedsim, m) {
             check_node(s.cluster(), name, cpu_milli, mem_mib);
             NodeDesc d{std::move(name), pool_arg(s.cluster(), pool), std::move(gpu_model), gpus, cpu_milli, mem_mib,
                        rack,            switch_id,                   std::move(labels)};
-            if (!d.pool.valid()) throw py::value_error("node " + d.name + ": a pool is required");
+            if (!d.pool.valid()) throw InvalidArgument("node " + d.name + ": a pool is required");
             return s.add_node(d).value;
           },
           py::arg("name"), py::arg("pool"), py::arg("gpu_model"), py::arg("gpus"), py::arg("cpu_milli"),
           py::arg("mem_mib"), py::arg("rack") = 0, py::arg("switch_id") = 0,
           py::arg("labels") = std::map<std::string, std::string>{},
           "Adds a node to the running scheduler (arguments as Cluster.add_node); waiting tasks may use it at the "
-          "next schedule(). Returns its id. Raises ValueError as Cluster.add_node.")
+          "next schedule(). Returns its id. Raises as Cluster.add_node.")
       .def(
           "drain_node", [](Scheduler& s, int n) { s.drain_node(checked_node(s.cluster(), n)); }, py::arg("node"),
-          "Cordons the node: no new replica goes there; what runs there continues. Raises RuntimeError for a removed "
+          "Cordons the node: no new replica goes there; what runs there continues. Raises UnknownNode; InvalidState (a RuntimeError) for a removed "
           "node.")
       .def(
           "undrain_node", [](Scheduler& s, int n) { s.undrain_node(checked_node(s.cluster(), n)); }, py::arg("node"),
           "Ends a drain.")
       .def(
           "remove_node", [](Scheduler& s, int n) { s.remove_node(checked_node(s.cluster(), n)); }, py::arg("node"),
-          "Removes the node for good (its id stays, as a tombstone). Raises RuntimeError while a task runs on it.")
+          "Removes the node for good (its id stays, as a tombstone). Raises UnknownNode; InvalidState (a RuntimeError) while a task runs on it.")
       .def(
           "adopt_task",
           [](Scheduler& s, const TaskSpec& t, std::size_t option, ResourceType capacity,
@@ -642,11 +644,11 @@ PYBIND11_MODULE(_schedsim, m) {
           py::arg("spec"), py::arg("option"), py::arg("capacity"), py::arg("replicas"), py::arg("start"),
           "Registers a task that already runs (restored from a snapshot): `replicas` is a list of (node id, "
           "gpu_mask) pairs, head first (gpu_mask 0 lets the node choose the GPUs); `start` in ms. Returns its id. "
-          "Raises ValueError for a mismatch with the spec, RuntimeError when a replica does not fit its node.")
+          "Raises InvalidArgument (a ValueError) for a mismatch with the spec, UnknownNode, InvalidState (a RuntimeError) when a replica does not fit its node.")
       .def(
           "forget_task", [](Scheduler& s, int t) { s.forget_task(checked_task(s, t)); }, py::arg("task"),
           "Forgets a task that neither waits nor runs; its id becomes unknown and is reused by a later add_task. "
-          "Raises RuntimeError when it waits or runs.")
+          "Raises UnknownTask; InvalidState (a RuntimeError) when it waits or runs.")
       .def(
           "knows_task", [](const Scheduler& s, int t) { return t >= 0 && s.knows_task(TaskId(t)); }, py::arg("task"),
           "True when `task` is a task of this scheduler (registered and not forgotten).");

@@ -97,6 +97,7 @@ Time ms(double s) { return libsched::from_seconds(s); }
 struct RunningCfg {
   std::size_t task = 0;
   std::string path;
+  json value;  ///< tasks[i].running as written (the VALUE of a diagnostic about it)
   double start_s = 0;
   std::size_t option = 0;
   libsched::ResourceType capacity = libsched::ResourceType::reserved;
@@ -109,6 +110,7 @@ struct RunningCfg {
 
 struct NodeStateCfg {
   std::string path;
+  json value;  ///< node_state[k] as written
   std::string node;
   std::optional<bool> up, drained;
   std::optional<double> owner_changed_s;
@@ -123,8 +125,9 @@ std::optional<libsched::ResourceType> resource_type(const std::string& s) {
   return std::nullopt;
 }
 
+/// `nodes`: the cluster's node names, or nullptr when the cluster has errors (names unchecked).
 std::optional<RunningCfg> read_running(Report& rep, const json& j, const std::string& path, std::size_t task,
-                                       const io::TaskCfg& t, const std::vector<std::string>& nodes) {
+                                       const io::TaskCfg& t, const std::vector<std::string>* nodes) {
   if (!j.is_object()) {
     rep.error(path, &j, "must be an object");
     return std::nullopt;
@@ -134,6 +137,7 @@ std::optional<RunningCfg> read_running(Report& rep, const json& j, const std::st
   RunningCfg r;
   r.task = task;
   r.path = path;
+  r.value = j;
   if (auto v = rep.number(j, "start_s", path + ".start_s", true, 0, io::limits::max_time_s)) r.start_s = *v;
   if (auto spec = rep.string(j, "spec", path + ".spec", false)) {
     auto it = std::find(t.specs.begin(), t.specs.end(), *spec);
@@ -164,7 +168,8 @@ std::optional<RunningCfg> read_running(Report& rep, const json& j, const std::st
       rep.unknown_keys(e, ep, {"node", "gpus"});
       RunningCfg::Replica out;
       if (auto n = rep.string(e, "node", ep + ".node", true)) {
-        if (std::find(nodes.begin(), nodes.end(), *n) == nodes.end()) rep.error(ep + ".node", &e["node"], "must name a cluster node");
+        if (nodes && std::find(nodes->begin(), nodes->end(), *n) == nodes->end())
+          rep.error(ep + ".node", &e["node"], "must name a cluster node");
         out.node = *n;
       }
       if (auto g = e.find("gpus"); g != e.end()) {
@@ -191,7 +196,8 @@ std::optional<RunningCfg> read_running(Report& rep, const json& j, const std::st
   return r;
 }
 
-std::optional<NodeStateCfg> read_node_state(Report& rep, const json& j, const std::string& path, const std::vector<std::string>& nodes) {
+std::optional<NodeStateCfg> read_node_state(Report& rep, const json& j, const std::string& path,
+                                            const std::vector<std::string>* nodes) {
   if (!j.is_object()) {
     rep.error(path, &j, "must be an object");
     return std::nullopt;
@@ -200,8 +206,10 @@ std::optional<NodeStateCfg> read_node_state(Report& rep, const json& j, const st
   rep.unknown_keys(j, path, {"node", "up", "drained", "owner_changed_s"});
   NodeStateCfg s;
   s.path = path;
+  s.value = j;
   if (auto n = rep.string(j, "node", path + ".node", true)) {
-    if (std::find(nodes.begin(), nodes.end(), *n) == nodes.end()) rep.error(path + ".node", &j["node"], "must name a cluster node");
+    if (nodes && std::find(nodes->begin(), nodes->end(), *n) == nodes->end())
+      rep.error(path + ".node", &j["node"], "must name a cluster node");
     s.node = *n;
   }
   s.up = rep.boolean(j, "up", path + ".up");
@@ -216,6 +224,27 @@ std::vector<int> gpu_list(std::uint64_t mask) {
   for (int i = 0; i < 64; ++i)
     if ((mask >> i) & 1u) v.push_back(i);
   return v;
+}
+
+/// The RULE of a diagnostic from a libsched error message: without the function that threw
+/// ("Scheduler::adopt_task: ", "Cluster::allocate_exact: ") nor "task NAME: " (the path names
+/// the task), e.g. "node a100-0: not enough free GPUs".
+std::string decide_rule(std::string m, const std::string& task) {
+  for (bool again = true; again;) {
+    again = false;
+    const auto colon = m.find(": ");
+    const auto scope = m.find("::");
+    if (scope != std::string::npos && colon != std::string::npos && scope < colon &&
+        m.find_first_of(" \t", 0) > colon) {  // "Type::function: " before any space
+      m.erase(0, colon + 2);
+      again = true;
+    }
+    if (!task.empty() && m.rfind("task " + task + ": ", 0) == 0) {
+      m.erase(0, task.size() + 7);
+      again = true;
+    }
+  }
+  return m;
 }
 
 ojson seconds_json(Time t) {
@@ -287,25 +316,38 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
 
   io::ParseResult pr = io::parse_scenario_document(j, label, registry);
   std::size_t scenario_errors = 0;
+  bool cluster_errors = false;
+  std::vector<bool> task_errors(j["tasks"].is_array() ? j["tasks"].size() : 0, false);
   for (auto& d : pr.diagnostics) {
     if (no_tasks && d.path == "tasks") continue;  // an empty queue is a valid snapshot
-    scenario_errors += d.is_error();
+    if (d.is_error()) {
+      ++scenario_errors;
+      cluster_errors = cluster_errors || d.path.rfind("cluster", 0) == 0;
+      for (std::size_t i = 0; i < task_errors.size(); ++i)
+        if (d.path.rfind(fmt::format("tasks[{}]", i), 0) == 0) task_errors[i] = true;
+    }
     out.diagnostics.push_back(std::move(d));
   }
-  if (!pr.scenario || scenario_errors > 0) return out;
+  if (!pr.scenario) return out;
+  // The snapshot's keys are checked even when the scenario has errors (every problem in one
+  // pass): node names only against a cluster without errors, a task's `running` only when the
+  // task itself has none (its specs are known).
   const io::Scenario& sc = *pr.scenario;
+  const bool tasks_aligned = j["tasks"].is_array() && sc.tasks.size() == j["tasks"].size();
 
   // 2. The snapshot's own keys, against the scenario.
-  const std::vector<std::string> nodes = io::expanded_node_names(sc.cluster);
+  const std::vector<std::string> node_names = io::expanded_node_names(sc.cluster);
+  const std::vector<std::string>* nodes = cluster_errors ? nullptr : &node_names;
   // Every task, waiting or running, was submitted by now_s (a task of the future is not the
   // scheduler's yet).
-  if (now_s)
+  if (now_s && tasks_aligned)
     for (std::size_t i = 0; i < sc.tasks.size(); ++i)
-      if (sc.tasks[i].submit_s > *now_s)  // submit_s was given (its default 0 is never late): its JSON as written
+      if (!task_errors[i] && sc.tasks[i].submit_s > *now_s)  // submit_s was given (its default 0 is never late): its JSON as written
         rep.error(fmt::format("tasks[{}].submit_s", i), &j.at("tasks").at(i).at("submit_s"),
                   fmt::format("must be <= now_s ({}): the task is not submitted yet", *now_s));
   std::vector<RunningCfg> runs;
-  for (const auto& [i, rj] : running)
+  for (const auto& [i, rj] : running) {
+    if (!tasks_aligned || task_errors[i]) continue;
     if (auto r = read_running(rep, rj, fmt::format("tasks[{}].running", i), i, sc.tasks[i], nodes)) {
       if (now_s && r->start_s > *now_s) rep.error(r->path + ".start_s", &rj["start_s"], "must be <= now_s");
       else if (r->start_s < sc.tasks[i].submit_s)
@@ -313,6 +355,7 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
                   fmt::format("must be >= the task's submit_s ({}): an attempt starts after its submission", sc.tasks[i].submit_s));
       runs.push_back(std::move(*r));
     }
+  }
   std::vector<NodeStateCfg> states;
   if (!node_state.is_array()) {
     rep.error("node_state", &node_state, "must be an array");
@@ -328,7 +371,7 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
         states.push_back(std::move(*s));
       }
   }
-  if (rep.errors() > 0 || !now_s) return out;
+  if (rep.errors() > 0 || scenario_errors > 0 || !now_s) return out;
   const Time now = ms(*now_s);
 
   // 3. The library objects exactly as the simulator builds them from a scenario.
@@ -338,7 +381,7 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
     so.registry = &registry;
     built.emplace(sc, so);
   } catch (const std::exception& e) {
-    rep.error("<root>", nullptr, e.what());
+    rep.error("<root>", nullptr, decide_rule(e.what(), ""));
     return out;
   }
   const libsched::Scheduler& model = built->scheduler();
@@ -364,7 +407,8 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
         s.enqueue(ids[i], now);
       }
     } catch (const libsched::Error& e) {
-      rep.error(run_of[i] ? run_of[i]->path : fmt::format("tasks[{}]", i), nullptr, e.what());
+      if (run_of[i]) rep.error(run_of[i]->path, &run_of[i]->value, decide_rule(e.what(), spec.name));
+      else rep.error(fmt::format("tasks[{}]", i), &j.at("tasks").at(i), decide_rule(e.what(), spec.name));
     }
   }
   for (const auto& st : states) {
@@ -374,7 +418,7 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
       if (st.drained.value_or(false)) s.drain_node(n);
       if (st.up && !*st.up) s.set_node_up(n, false, now);
     } catch (const libsched::Error& e) {
-      rep.error(st.path, nullptr, e.what());
+      rep.error(st.path, &st.value, decide_rule(e.what(), ""));
     }
   }
   if (rep.errors() > 0) return out;

@@ -279,6 +279,44 @@ TEST_CASE("decide refuses a running task that does not fit its node, naming its 
   CHECK(r.err.find("<stdin>: tasks[1].running: ") != std::string::npos);
 }
 
+TEST_CASE("decide reports every problem of a snapshot in one pass: a scenario error, a running replica and a node_state entry give 3 lines") {
+  const std::string snap = snapshot(R"(
+  "now_s": 10,
+  "tasks": [
+    {"name": "a", "user": "u", "submit_s": 0, "type": "PyTorchJob", "workers": 0, "specs": ["a100.8x"], "resource_type": "pay_as_you_go",
+     "running": {"start_s": 0, "replicas": [{"node": "nope"}]}},
+    {"name": "b", "user": "u", "submit_s": 0, "type": "PyTorchJob", "workers": 0, "specs": ["a100.8x"], "resource_type": "pay_as_you_go",
+     "priority": 12}
+  ],
+  "node_state": [{"node": "a100-1", "up": "yes"}])");
+  Run r = decide(snap, "three");
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "<stdin>: tasks[1].priority: 12: must be between 1 and 9\n"
+        "<stdin>: tasks[0].running.replicas[0].node: \"nope\": must name a cluster node\n"
+        "<stdin>: node_state[0].up: \"yes\": must be a boolean (true or false)\n");
+}
+
+TEST_CASE("decide words a replica that does not fit in the snapshot's terms: path, the running entry, the node and the rule, no function name") {
+  const std::string snap = snapshot(R"(
+  "now_s": 10,
+  "tasks": [
+    {"name": "a", "user": "u", "submit_s": 0, "type": "PyTorchJob", "workers": 0, "specs": ["a100.8x"], "resource_type": "pay_as_you_go",
+     "running": {"start_s": 0, "replicas": [{"node": "a100-0"}]}},
+    {"name": "b", "user": "u", "submit_s": 0, "type": "PyTorchJob", "workers": 0, "specs": ["a100.1x"], "resource_type": "pay_as_you_go",
+     "running": {"start_s": 0, "replicas": [{"node": "a100-0"}]}},
+    {"name": "c", "user": "u", "submit_s": 0, "type": "PyTorchJob", "workers": 1, "specs": ["a100.1x"], "resource_type": "pay_as_you_go",
+     "running": {"start_s": 0, "replicas": [{"node": "a100-1"}]}}
+  ])");
+  Run r = decide(snap, "words");
+  CHECK(r.status == 2);
+  CHECK(r.err ==
+        "<stdin>: tasks[1].running: {\"replicas\":[{\"node\":\"a100-0\"}],\"start_s\":0}: node a100-0: not enough free GPUs\n"
+        "<stdin>: tasks[2].running: {\"replicas\":[{\"node\":\"a100-1\"}],\"start_s\":0}: 1 replicas given for a gang of 2\n");
+  CHECK(r.err.find("::") == std::string::npos);
+}
+
 TEST_CASE("decide refuses scenario-level errors with the scenario's diagnostics") {
   const std::string snap = snapshot(R"(
   "now_s": 10,

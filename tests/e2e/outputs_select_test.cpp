@@ -205,7 +205,7 @@ TEST_CASE("timeline.json is Chrome trace-event JSON: every event well-formed, me
   fs::remove_all(w);
 }
 
-TEST_CASE("timeline.json: one slice per attempt replica on its node's track, ts/dur = tasks.csv start/end x 1e6, nodes in scenario order") {
+TEST_CASE("timeline.json: one slice per attempt replica on one of its node's tracks, ts/dur = tasks.csv start/end x 1e6, nodes in scenario order") {
   fs::path w = work_dir("content");
   std::ofstream(w / "s.json") << k_two_pools;
   REQUIRE(schedsim("run " + (w / "s.json").string() + " --no-progress --outputs tasks,timeline --out " + (w / "o").string()).status == 0);
@@ -224,14 +224,14 @@ TEST_CASE("timeline.json: one slice per attempt replica on its node's track, ts/
     }
   for (const auto& e : j["traceEvents"])
     if (e["ph"] == "M" && e["name"] == "thread_sort_index") thread_sort[thread.at({e["pid"], e["tid"]})] = e["args"]["sort_index"];
-  REQUIRE(track_of.count("a-0") == 1);
-  REQUIRE(track_of.count("a-1") == 1);
-  REQUIRE(track_of.count("b-0") == 1);
-  CHECK(process.at(track_of["a-0"].first) == "pool a");
-  CHECK(track_of["a-0"].first == track_of["a-1"].first);
-  CHECK(process.at(track_of["b-0"].first) == "pool b");
-  CHECK(thread_sort.at("a-0") < thread_sort.at("a-1"));
-  CHECK(thread_sort.at("a-1") < thread_sort.at("b-0"));
+  REQUIRE(track_of.count("a-0 lane 0") == 1);
+  REQUIRE(track_of.count("a-1 lane 0") == 1);
+  REQUIRE(track_of.count("b-0 lane 0") == 1);
+  CHECK(process.at(track_of["a-0 lane 0"].first) == "pool a");
+  CHECK(track_of["a-0 lane 0"].first == track_of["a-1 lane 0"].first);
+  CHECK(process.at(track_of["b-0 lane 0"].first) == "pool b");
+  CHECK(thread_sort.at("a-0 lane 0") < thread_sort.at("a-1 lane 0"));
+  CHECK(thread_sort.at("a-1 lane 0") < thread_sort.at("b-0 lane 0"));
 
   // Every started attempt of tasks.csv: one slice per node (replica), matching start/end.
   const auto rows = split(slurp(w / "o" / "tasks.csv"), '\n');
@@ -253,7 +253,8 @@ TEST_CASE("timeline.json: one slice per attempt replica on its node's track, ts/
             e["args"]["replica"] != k)
           continue;
         ++found;
-        CHECK(std::make_pair(e["pid"].get<int>(), e["tid"].get<int>()) == track_of.at(nodes[k]));
+        CHECK(thread.at({e["pid"], e["tid"]}).rfind(nodes[k] + " lane ", 0) == 0);
+        CHECK(e["args"]["node"] == nodes[k]);
         CHECK(e["ts"].get<double>() == start * 1e6);
         CHECK(e["dur"].get<double>() == (end - start) * 1e6);
         CHECK(e["args"]["end_reason"] == f[col("end_reason")]);
@@ -272,7 +273,7 @@ TEST_CASE("timeline.json: one slice per attempt replica on its node's track, ts/
   for (const auto& e : j["traceEvents"])
     if (e["ph"] == "X" && e["name"] == "node down") {
       ++down;
-      CHECK(std::make_pair(e["pid"].get<int>(), e["tid"].get<int>()) == track_of.at("b-0"));
+      CHECK(std::make_pair(e["pid"].get<int>(), e["tid"].get<int>()) == track_of.at("b-0 lane 0"));
       CHECK(e["ts"].get<double>() == 500e6);
       CHECK(e["dur"].get<double>() == 400e6);
     }
