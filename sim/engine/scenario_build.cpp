@@ -311,6 +311,7 @@ void Simulator::build() {
     s.name = std::move(names[i]);
     s.submit = from_seconds(ti.submit_s);
     s.runtime_estimate = ti.runtime_estimate_s() ? from_seconds(*ti.runtime_estimate_s()) : -1;
+    s.true_remaining = from_seconds(ti.duration_s);
     TaskId id = sched_->add_task(std::move(s));
     runs_[i].id = id;
     runs_[i].duration = from_seconds(ti.duration_s);

@@ -100,7 +100,10 @@ struct SchedulerCore {
     builtin_queue_order_ = dynamic_cast<const plugins::PriorityFifo*>(queue_order_.get()) != nullptr;
     builtin_victim_order_ = dynamic_cast<const plugins::IdleSpotFirst*>(victim_order_.get()) != nullptr;
     builtin_admission_ = dynamic_cast<const plugins::QuotaAdmission*>(admission_.get()) != nullptr;
-    memo_by_signature_ = builtin_admission_ && policy_->shape_only();
+    order_preempts_ = !builtin_queue_order_ && queue_order_->preemptive();
+    // An order that preempts tells equal requests apart (what each may preempt depends on its
+    // own rank): no merging of equal requests then (nor request classes).
+    memo_by_signature_ = builtin_admission_ && policy_->shape_only() && !order_preempts_;
     // Only best-fit / worst-fit style policies read the free index (placement::pick_node).
     cluster_.keep_free_index(policy_->scan_order() != PlacementPolicy::ScanOrder::all_nodes);
     // First-fit jumps over full nodes with the fit tree (placement::pick_full_scan) on large
@@ -300,6 +303,8 @@ struct SchedulerCore {
   std::unique_ptr<VictimOrder> victim_order_;
   std::unique_ptr<Admission> admission_;
   bool builtin_queue_order_ = false, builtin_victim_order_ = false, builtin_admission_ = false;
+  /// The queue order preempts by itself (QueueOrder::preemptive(), e.g. srtf): Session::order_kind.
+  bool order_preempts_ = false;
   /// Identical requests of different tasks get the same decisions (the plugins look at shapes,
   /// class, pool, priority and quota owner only): Session::signature() may merge them.
   bool memo_by_signature_ = false;
@@ -717,6 +722,7 @@ class Session {
   /// task on `c` is a candidate.
   bool may_yield_on(const TaskSpec& p, ResourceType c, bool hypothetical) const {
     if (st.running_on_[std::size_t(c)] == 0) return false;
+    if (order_may_preempt(p, c, hypothetical)) return true;  // (not known without a scan)
     const std::optional<std::int32_t> lowest = st.lowest_exposed_priority(c);
     if (!lowest) return false;  // every task on `c` has guarantee there
     return victim_kind(p, c, *lowest, false, hypothetical).has_value();
@@ -731,7 +737,27 @@ class Session {
     const Entry& p = st.tasks_.at(preemptor.index());
     const Entry& v = st.tasks_.at(victim.index());
     if (v.state != State::running) return std::nullopt;
-    return victim_kind(p.spec, st.placement(v).capacity, v.spec.priority, v.spec.guarantee, hypothetical);
+    const Placement& pl = st.placement(v);
+    if (auto k = victim_kind(p.spec, pl.capacity, v.spec.priority, v.spec.guarantee, hypothetical)) return k;
+    return order_kind(p.spec, victim, pl.capacity, pl.start, std::max(now, st.last_now_), hypothetical);
+  }
+  /// Could the queue order's own preemption (QueueOrder::preemptive) take some task running on
+  /// capacity `c` for preemptor `p`? Reserved and pay-as-you-go capacity only (idle and spot
+  /// tasks already yield by the platform rules), with `scheduler.preemption` on.
+  bool order_may_preempt(const TaskSpec& p, ResourceType c, bool hypothetical) const {
+    if (!st.order_preempts_ || p.resource_type == ResourceType::idle || p.resource_type == ResourceType::spot) return false;
+    return (st.options_.preemption || hypothetical) && (c == ResourceType::reserved || c == ResourceType::pay_as_you_go);
+  }
+  /// The queue order's own preemption (docs/scheduler.md "Research queue orders"): running task
+  /// `victim` (on `capacity`, its attempt started at `start`) yields to preemptor `p` at `now`
+  /// when it is not guaranteed, has p's priority and the order says so
+  /// (QueueOrder::preempts). Reported as a priority preemption.
+  std::optional<PreemptionKind> order_kind(const TaskSpec& p, TaskId victim, ResourceType capacity, Time start, Time now,
+                                           bool hypothetical) const {
+    if (!order_may_preempt(p, capacity, hypothetical)) return std::nullopt;
+    const TaskSpec& v = spec(victim);
+    if (v.guarantee || v.priority != p.priority || !st.queue_order_->preempts(p, v, start, now)) return std::nullopt;
+    return PreemptionKind::priority;
   }
 
   // ------------------------------------------------------------------ applying decisions
