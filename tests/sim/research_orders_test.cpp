@@ -131,4 +131,49 @@ TEST_CASE("srtf: priority still dominates; a shorter task of lower priority does
                           });
 }
 
+TEST_CASE("las: a job is demoted past its threshold and a job of the first queue preempts it") {
+  // Threshold 800 GPU-s: a (8 GPUs, 300 s, a checkpoint every 10 s) reaches it at 100 s. b
+  // (at 50 s) waits behind a while both are in the first queue (a has 400 GPU-s at 50 s); at
+  // 100 s (a wake-up, no other event) a is demoted and b preempts it: a saved 100 s, has
+  // 800 GPU-s (second queue) and 200 s to do. b runs 100-200 s, a 200-400 s.
+  auto sc = cluster(1);
+  sc.scheduler.queue_order = "las";
+  sc.scheduler.las_thresholds_gpu_s = {800};
+  auto a = task("a", 0, 300);
+  a.checkpoint_interval_s = 10;
+  a.fault_tolerance.max_resubmissions = 1;
+  sc.tasks = {a, task("b", 50, 100)};
+  REQUIRE(run_rows(sc) == Rows{
+                              "a,1,Failed,0,0,100,a100.8x,a100-0,was preempted by another task: b (priority)",
+                              "a,2,Succeeded,100,200,400,a100.8x,a100-0,",
+                              "b,1,Succeeded,50,100,200,a100.8x,a100-0,",
+                          });
+  // With the default threshold (3600 GPU-s = 450 s on 8 GPUs) a never reaches it: FIFO.
+  sc.scheduler.las_thresholds_gpu_s = {3600};
+  REQUIRE(run_rows(sc) == Rows{
+                              "a,1,Succeeded,0,0,300,a100.8x,a100-0,",
+                              "b,1,Succeeded,50,300,400,a100.8x,a100-0,",
+                          });
+}
+
+TEST_CASE("las: a job with less attained service goes first, FIFO within a queue") {
+  // Threshold 800 GPU-s. a (8 GPUs, 150 s, checkpoint every 10 s) is demoted at 100 s by b
+  // (at 50 s, 100 s long) and waits in the second queue; c (at 150 s, 50 s) arrives in the
+  // first queue while b runs and starts before a when b ends at 200 s: c 200-250 s, a's
+  // remaining 50 s 250-300 s.
+  auto sc = cluster(1);
+  sc.scheduler.queue_order = "las";
+  sc.scheduler.las_thresholds_gpu_s = {800};
+  auto a = task("a", 0, 150);
+  a.checkpoint_interval_s = 10;
+  a.fault_tolerance.max_resubmissions = 1;
+  sc.tasks = {a, task("b", 50, 100), task("c", 150, 50)};
+  REQUIRE(run_rows(sc) == Rows{
+                              "a,1,Failed,0,0,100,a100.8x,a100-0,was preempted by another task: b (priority)",
+                              "a,2,Succeeded,100,250,300,a100.8x,a100-0,",
+                              "b,1,Succeeded,50,100,200,a100.8x,a100-0,",
+                              "c,1,Succeeded,150,200,250,a100.8x,a100-0,",
+                          });
+}
+
 }  // namespace SCHEDSIM_UNITY_ID

@@ -91,7 +91,7 @@ struct ReleasedCapacity {
 struct SchedulerCore {
   SchedulerCore(Cluster cluster, SchedulerOptions options, const Registry& registry)
       : cluster_(std::move(cluster)), options_(std::move(options)) {
-    PolicyContext ctx{options_.seed, options_.workload};
+    PolicyContext ctx{options_.seed, options_.workload, options_.las_thresholds_gpu_s};
     policy_ = registry.placement.create(options_.placement, ctx);
     queue_order_ = registry.queue_order.create(options_.queue_order, ctx);
     victim_order_ = registry.victim_order.create(options_.victim_order, ctx);
@@ -101,6 +101,7 @@ struct SchedulerCore {
     builtin_victim_order_ = dynamic_cast<const plugins::IdleSpotFirst*>(victim_order_.get()) != nullptr;
     builtin_admission_ = dynamic_cast<const plugins::QuotaAdmission*>(admission_.get()) != nullptr;
     order_preempts_ = !builtin_queue_order_ && queue_order_->preemptive();
+    order_victims_grow_ = order_preempts_ && queue_order_->victims_grow();
     // An order that preempts tells equal requests apart (what each may preempt depends on its
     // own rank): no merging of equal requests then (nor request classes).
     memo_by_signature_ = builtin_admission_ && policy_->shape_only() && !order_preempts_;
@@ -305,6 +306,9 @@ struct SchedulerCore {
   bool builtin_queue_order_ = false, builtin_victim_order_ = false, builtin_admission_ = false;
   /// The queue order preempts by itself (QueueOrder::preemptive(), e.g. srtf): Session::order_kind.
   bool order_preempts_ = false;
+  /// ... and a running task may become its victim by time alone (QueueOrder::victims_grow, las):
+  /// every new instant drops the failure memos (Session::note_time).
+  bool order_victims_grow_ = false;
   /// Identical requests of different tasks get the same decisions (the plugins look at shapes,
   /// class, pool, priority and quota owner only): Session::signature() may merge them.
   bool memo_by_signature_ = false;
@@ -756,8 +760,15 @@ class Session {
                                            bool hypothetical) const {
     if (!order_may_preempt(p, capacity, hypothetical)) return std::nullopt;
     const TaskSpec& v = spec(victim);
-    if (v.guarantee || v.priority != p.priority || !st.queue_order_->preempts(p, v, start, now)) return std::nullopt;
+    if (v.guarantee || v.priority != p.priority || !st.queue_order_->preempts(p, v, start, gpu_milli_of(victim), now))
+      return std::nullopt;
     return PreemptionKind::priority;
+  }
+  /// Milli-GPU held by running task `t` (all replicas).
+  std::int64_t gpu_milli_of(TaskId t) const {
+    std::int64_t m = 0;
+    for (const auto& a : st.placement(st.tasks_[t.index()]).replicas) m += a.total_gpu_milli();
+    return m;
   }
 
   // ------------------------------------------------------------------ applying decisions
@@ -772,6 +783,7 @@ class Session {
   void finish_release(TaskId t, Time now) {
     Entry& e = st.tasks_[t.index()];
     const Placement& pl = st.placement(e);
+    e.spec.attained_gpu_s += double(gpu_milli_of(t)) * double(now - pl.start) / 1e6;  // milli-GPU x ms -> GPU x s
     for (const auto& a : pl.replicas) {
       auto& v = st.node_tasks_[a.node.index()];
       v.erase(std::find(v.begin(), v.end(), t));
@@ -830,7 +842,7 @@ class Session {
   }
   /// Bumps the epoch when a node policy starts or ends in (last_now_, now].
   void note_time(Time now) {
-    if (policies_change_by(now)) {
+    if (policies_change_by(now) || (st.order_victims_grow_ && now > st.last_now_)) {
       ++st.capacity_epoch_;
       ++st.state_epoch_;
     }

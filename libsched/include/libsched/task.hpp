@@ -53,6 +53,9 @@ struct TaskSpec {
   /// orders `sjf` / `srtf` (plugins/queue_order.hpp); a simulator fills it, a real scheduler
   /// leaves it unknown.
   Time true_remaining = -1;
+  /// Attained service: GPUs x seconds of the task's ended attempts. Maintained by the Scheduler
+  /// (every release adds the attempt's milli-GPU / 1000 x its length); read by the `las` order.
+  double attained_gpu_s = 0;
   Time checkpoint_interval = 0;      ///< 0: no checkpoints
   std::vector<std::string> selected_policies;  ///< names of `explicit` node policies it selects
 
