@@ -100,6 +100,7 @@ void Simulator::enqueue_attempt(int ti, Time now) {
   TaskSpec& s = sched_->mutable_task(r.id);
   const TaskIdentity& id = ident_[std::size_t(ti)];
   s.runtime_estimate = id.runtime_estimate_s() ? std::max<Time>(0, from_seconds(*id.runtime_estimate_s()) - (r.duration - r.remaining)) : -1;
+  s.true_remaining = r.remaining;  // (read only by the oracle queue orders sjf / srtf)
   sched_->enqueue(r.id, now);
   metrics_->set_wait(std::size_t(ti), int(WaitCode::waits_for_capacity), now);
   note_wait(r.id, int(WaitCode::waits_for_capacity));

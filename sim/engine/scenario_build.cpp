@@ -286,6 +286,7 @@ void Simulator::build() {
   SchedulerOptions so;
   so.placement = sc_.scheduler.placement;
   so.queue_order = sc_.scheduler.queue_order;
+  so.las_thresholds_gpu_s = sc_.scheduler.las_thresholds_gpu_s;
   so.victim_order = sc_.scheduler.victim_order;
   so.admission = sc_.scheduler.admission;
   so.preemption = sc_.scheduler.preemption;
@@ -311,6 +312,7 @@ void Simulator::build() {
     s.name = std::move(names[i]);
     s.submit = from_seconds(ti.submit_s);
     s.runtime_estimate = ti.runtime_estimate_s() ? from_seconds(*ti.runtime_estimate_s()) : -1;
+    s.true_remaining = from_seconds(ti.duration_s);
     TaskId id = sched_->add_task(std::move(s));
     runs_[i].id = id;
     runs_[i].duration = from_seconds(ti.duration_s);

@@ -104,6 +104,8 @@ struct SchedulerCfg {
   /// extension: a node whose resource precheck failed takes no new replica for this long
   /// (cordoned, as a node problem detector's taint would); 0 = never cordoned
   double precheck_cordon_s = 600;
+  /// extension: the `las` queue order's thresholds (GPU-seconds of attained service, increasing)
+  std::vector<double> las_thresholds_gpu_s{3600};
   std::vector<std::string> retry_on = {"transient", "node_failure", "preemption", "spot_eviction",
                                        "precheck_failure", "image_pull_failure"};  ///< extension
 };

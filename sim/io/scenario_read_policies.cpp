@@ -38,7 +38,8 @@ SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path, 
   SchedulerCfg s;
   Obj o(sink, j, path,
         {"placement", "queue_order", "victim_order", "admission", "preemption", "idle_reclaim", "spot_eviction",
-         "queueing", "idle_stability_high_s", "idle_stability_medium_s", "retry_on", "precheck_cordon_s"});
+         "queueing", "idle_stability_high_s", "idle_stability_medium_s", "retry_on", "precheck_cordon_s",
+         "las_thresholds_gpu_s"});
   auto plugin = [&](const char* key, std::string& value, const std::vector<std::string>& names) {
     o.enumeration(key, value, std::vector<std::string_view>(names.begin(), names.end()));
   };
@@ -54,6 +55,29 @@ SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path, 
   o.number("idle_stability_medium_s", s.idle_stability_medium_s, Req::optional, between(0, k_max_time_s));
   o.str_list("retry_on", s.retry_on, Req::optional, k_retry_causes);
   o.number("precheck_cordon_s", s.precheck_cordon_s, Req::optional, between(0, k_max_time_s));
+  if (const json* v = o.find("las_thresholds_gpu_s")) {
+    const std::string path_th = o.path("las_thresholds_gpu_s");
+    if (!v->is_array() || v->empty() || v->size() > 16) {
+      sink.error(path_th, dump(*v), "must be an array of 1 to 16 numbers (GPU-seconds)");
+    } else {
+      std::vector<double> th;
+      for (std::size_t i = 0; i < v->size(); ++i) {
+        const json& x = (*v)[i];
+        const std::string p = path_th + "[" + std::to_string(i) + "]";
+        const double d = x.is_number() ? x.get<double>() : 0;
+        if (!x.is_number()) sink.error(p, dump(x), "must be a number");
+        else if (!(d > 0) || d > 1e15) sink.error(p, dump(x), "must be > 0 and <= 1e15 (GPU-seconds)");
+        else if (!th.empty() && !(d > th.back())) sink.error(p, dump(x), "must be greater than the threshold before it");
+        else {
+          th.push_back(d);
+          continue;
+        }
+        th.clear();
+        break;
+      }
+      if (th.size() == v->size()) s.las_thresholds_gpu_s = std::move(th);
+    }
+  }
   return s;
 }
 

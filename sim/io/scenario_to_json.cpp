@@ -221,6 +221,9 @@ json scenario_to_json(const Scenario& s) {
                     {"idle_stability_medium_s", sc.idle_stability_medium_s},
                     {"retry_on", sc.retry_on},
                     {"precheck_cordon_s", sc.precheck_cordon_s}};
+  // (only for las or when set: resolved scenarios of the other orders stay byte-identical)
+  if (sc.queue_order == "las" || sc.las_thresholds_gpu_s != SchedulerCfg{}.las_thresholds_gpu_s)
+    j["scheduler"]["las_thresholds_gpu_s"] = sc.las_thresholds_gpu_s;
 
   json tasks = json::array();
   for (const auto& t : s.tasks) tasks.push_back(task_json(t));

@@ -68,7 +68,7 @@ TEST_CASE("the builtin registry names today's behaviour as the defaults") {
   SchedulerOptions o;
   const Registry& r = Registry::builtin();
   CHECK(r.placement.contains(o.placement));
-  CHECK(r.queue_order.names() == std::vector<std::string>{"priority-fifo"});
+  CHECK(r.queue_order.names() == std::vector<std::string>{"las", "priority-fifo", "sjf", "sjf-estimate", "srtf", "srtf-estimate"});
   CHECK(r.victim_order.names() == std::vector<std::string>{"idle-spot-first"});
   CHECK(r.admission.names() == std::vector<std::string>{"quota"});
   CHECK(o.queue_order == "priority-fifo");
@@ -100,6 +100,18 @@ TEST_CASE("a custom queue order is the order queue() reports") {
   TaskId b = submit(s, make_task("b").priority(1).estimate(1000).option("x", gpus(1)));
   TaskId c = submit(s, make_task("c").priority(5).estimate(2000).option("x", gpus(1)));
   CHECK(s.queue() == std::vector<TaskId>{b, c, a});
+}
+
+TEST_CASE("sjf-estimate: shortest estimate first, tasks without an estimate last in submit order") {
+  SchedulerOptions o;
+  o.queue_order = "sjf-estimate";
+  Scheduler s(make_cluster().nodes("n", 1).build(), o);
+  // Without an estimate: "z" (submitted at 0) before "b" (at 2), against name order.
+  TaskId z = submit(s, make_task("z").submitted(0).option("x", gpus(1)));
+  TaskId a = submit(s, make_task("a").submitted(1).estimate(3000).option("x", gpus(1)), 1);
+  TaskId b = submit(s, make_task("b").submitted(2).option("x", gpus(1)), 2);
+  TaskId c = submit(s, make_task("c").submitted(3).estimate(1000).option("x", gpus(1)), 3);
+  CHECK(s.queue() == std::vector<TaskId>{c, a, z, b});
 }
 
 TEST_CASE("a custom victim order changes the victims chosen") {

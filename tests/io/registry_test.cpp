@@ -74,12 +74,30 @@ TEST_CASE("queue_order, victim_order and admission accept the registered plugin 
   CHECK(ok.scenario->scheduler.queue_order == "by-name");
   const auto refused = sim::io::parse_scenario_text(j.dump(), "s.json");
   REQUIRE(refused.diagnostics.size() == 1);
-  CHECK(refused.diagnostics[0].str() == "s.json: scheduler.queue_order: \"by-name\": must be one of `priority-fifo`");
+  CHECK(refused.diagnostics[0].str() == "s.json: scheduler.queue_order: \"by-name\": must be one of `las`, `priority-fifo`, `sjf`, `sjf-estimate`, "
+                                           "`srtf`, `srtf-estimate`");
   j["scheduler"]["queue_order"] = "priority-fifo";
   j["scheduler"]["admission"] = "none";
   const auto bad = sim::io::parse_scenario_text(j.dump(), "s.json");
   REQUIRE(bad.diagnostics.size() == 1);
   CHECK(bad.diagnostics[0].str() == "s.json: scheduler.admission: \"none\": must be one of `quota`");
+}
+
+TEST_CASE("scheduler.las_thresholds_gpu_s must be 1 to 16 increasing numbers > 0") {
+  auto diag = [](const nlohmann::json& th) {
+    auto j = valid_scenario();
+    j["scheduler"]["queue_order"] = "las";
+    j["scheduler"]["las_thresholds_gpu_s"] = th;
+    const auto r = sim::io::parse_scenario_text(j.dump(), "s.json");
+    return r.diagnostics.empty() ? std::string() : r.diagnostics[0].str();
+  };
+  CHECK(diag(nlohmann::json::array({600, 3600})).empty());
+  CHECK(diag(nlohmann::json::array({600, 600})) ==
+        "s.json: scheduler.las_thresholds_gpu_s[1]: 600: must be greater than the threshold before it");
+  CHECK(diag(nlohmann::json::array({0})) == "s.json: scheduler.las_thresholds_gpu_s[0]: 0: must be > 0 and <= 1e15 (GPU-seconds)");
+  CHECK(diag(nlohmann::json::array({"1"})) == "s.json: scheduler.las_thresholds_gpu_s[0]: \"1\": must be a number");
+  CHECK(diag(nlohmann::json::array()) == "s.json: scheduler.las_thresholds_gpu_s: []: must be an array of 1 to 16 numbers (GPU-seconds)");
+  CHECK(diag(3600) == "s.json: scheduler.las_thresholds_gpu_s: 3600: must be an array of 1 to 16 numbers (GPU-seconds)");
 }
 
 }  // namespace SCHEDSIM_UNITY_ID

@@ -18,6 +18,7 @@ namespace libsched {
 struct PolicyContext {
   std::uint64_t seed = 1;             ///< SchedulerOptions::seed (e.g. for the `random` placement)
   WorkloadDistribution workload;      ///< for `fgd` (empty: each gang's own shapes are used)
+  std::vector<double> las_thresholds_gpu_s{3600};  ///< SchedulerOptions::las_thresholds_gpu_s (`las`)
 };
 
 /// Factories of plugin kind `T` by name. `kind` names the kind in error messages.

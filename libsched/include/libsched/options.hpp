@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "libsched/fragmentation.hpp"
 #include "libsched/resources.hpp"
@@ -30,6 +31,9 @@ struct SchedulerOptions {
   std::string queue_order = "priority-fifo";     ///< order of the waiting queue
   std::string victim_order = "idle-spot-first";  ///< order in which preemption tries victims
   std::string admission = "quota";               ///< may a gang's whole demand start now
+  /// Queue thresholds of the `las` queue order in GPU-seconds of attained service, > 0 and
+  /// increasing: k thresholds make k + 1 queues (docs/scheduler.md "Research queue orders").
+  std::vector<double> las_thresholds_gpu_s{3600};
   /// Score every feasible node of every placement instead of using the free-capacity index or
   /// the policy's node groups (placement/pick.hpp). Same decisions, O(N) per replica: the
   /// reference the fast paths are tested against. Not a scenario key.

@@ -33,13 +33,19 @@ struct Registry {
     r.placement = placements;
     return r;
   }
-  /// The nine placement policies of placement/builtin.hpp, "priority-fifo", "idle-spot-first"
-  /// and "quota".
+  /// The nine placement policies of placement/builtin.hpp, the queue orders "priority-fifo",
+  /// "sjf", "srtf", "sjf-estimate", "srtf-estimate" and "las", "idle-spot-first" and "quota".
   static const Registry& builtin() {
     static const Registry r = [] {
       Registry reg;
       reg.placement = PlacementRegistry::builtin();
       reg.queue_order.add("priority-fifo", [](const PolicyContext&) { return std::make_unique<plugins::PriorityFifo>(); });
+      using SF = plugins::ShortestFirst;
+      reg.queue_order.add("sjf", [](const PolicyContext&) { return std::make_unique<SF>(SF::Source::oracle, false); });
+      reg.queue_order.add("srtf", [](const PolicyContext&) { return std::make_unique<SF>(SF::Source::oracle, true); });
+      reg.queue_order.add("sjf-estimate", [](const PolicyContext&) { return std::make_unique<SF>(SF::Source::estimate, false); });
+      reg.queue_order.add("srtf-estimate", [](const PolicyContext&) { return std::make_unique<SF>(SF::Source::estimate, true); });
+      reg.queue_order.add("las", [](const PolicyContext& c) { return std::make_unique<plugins::Las>(c.las_thresholds_gpu_s); });
       reg.victim_order.add("idle-spot-first", [](const PolicyContext&) { return std::make_unique<plugins::IdleSpotFirst>(); });
       reg.admission.add("quota", [](const PolicyContext&) { return std::make_unique<plugins::QuotaAdmission>(); });
       return reg;

@@ -627,6 +627,14 @@ class Scheduler : private detail::SchedulerCore {
       for (const Node& n : cluster_.nodes())
         if (n.up && n.last_owner_change + th > now) next = std::min(next, n.last_owner_change + th);
     }
+    // A queue order whose victims grow with time (las): when a running task may become one.
+    if (order_victims_grow_) {
+      const Session s(const_cast<Scheduler&>(*this), now);
+      for (const RunInfo& ri : run_info_) {
+        const Time t = queue_order_->next_change(tasks_[ri.id.index()].spec, ri.start, s.gpu_milli_of(ri.id), now);
+        if (t > now) next = std::min(next, t);
+      }
+    }
     return next;
   }
 

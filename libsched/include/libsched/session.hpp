@@ -91,7 +91,7 @@ struct ReleasedCapacity {
 struct SchedulerCore {
   SchedulerCore(Cluster cluster, SchedulerOptions options, const Registry& registry)
       : cluster_(std::move(cluster)), options_(std::move(options)) {
-    PolicyContext ctx{options_.seed, options_.workload};
+    PolicyContext ctx{options_.seed, options_.workload, options_.las_thresholds_gpu_s};
     policy_ = registry.placement.create(options_.placement, ctx);
     queue_order_ = registry.queue_order.create(options_.queue_order, ctx);
     victim_order_ = registry.victim_order.create(options_.victim_order, ctx);
@@ -100,7 +100,11 @@ struct SchedulerCore {
     builtin_queue_order_ = dynamic_cast<const plugins::PriorityFifo*>(queue_order_.get()) != nullptr;
     builtin_victim_order_ = dynamic_cast<const plugins::IdleSpotFirst*>(victim_order_.get()) != nullptr;
     builtin_admission_ = dynamic_cast<const plugins::QuotaAdmission*>(admission_.get()) != nullptr;
-    memo_by_signature_ = builtin_admission_ && policy_->shape_only();
+    order_preempts_ = !builtin_queue_order_ && queue_order_->preemptive();
+    order_victims_grow_ = order_preempts_ && queue_order_->victims_grow();
+    // An order that preempts tells equal requests apart (what each may preempt depends on its
+    // own rank): no merging of equal requests then (nor request classes).
+    memo_by_signature_ = builtin_admission_ && policy_->shape_only() && !order_preempts_;
     // Only best-fit / worst-fit style policies read the free index (placement::pick_node).
     cluster_.keep_free_index(policy_->scan_order() != PlacementPolicy::ScanOrder::all_nodes);
     // First-fit jumps over full nodes with the fit tree (placement::pick_full_scan) on large
@@ -300,6 +304,11 @@ struct SchedulerCore {
   std::unique_ptr<VictimOrder> victim_order_;
   std::unique_ptr<Admission> admission_;
   bool builtin_queue_order_ = false, builtin_victim_order_ = false, builtin_admission_ = false;
+  /// The queue order preempts by itself (QueueOrder::preemptive(), e.g. srtf): Session::order_kind.
+  bool order_preempts_ = false;
+  /// ... and a running task may become its victim by time alone (QueueOrder::victims_grow, las):
+  /// every new instant drops the failure memos (Session::note_time).
+  bool order_victims_grow_ = false;
   /// Identical requests of different tasks get the same decisions (the plugins look at shapes,
   /// class, pool, priority and quota owner only): Session::signature() may merge them.
   bool memo_by_signature_ = false;
@@ -717,6 +726,7 @@ class Session {
   /// task on `c` is a candidate.
   bool may_yield_on(const TaskSpec& p, ResourceType c, bool hypothetical) const {
     if (st.running_on_[std::size_t(c)] == 0) return false;
+    if (order_may_preempt(p, c, hypothetical)) return true;  // (not known without a scan)
     const std::optional<std::int32_t> lowest = st.lowest_exposed_priority(c);
     if (!lowest) return false;  // every task on `c` has guarantee there
     return victim_kind(p, c, *lowest, false, hypothetical).has_value();
@@ -731,7 +741,34 @@ class Session {
     const Entry& p = st.tasks_.at(preemptor.index());
     const Entry& v = st.tasks_.at(victim.index());
     if (v.state != State::running) return std::nullopt;
-    return victim_kind(p.spec, st.placement(v).capacity, v.spec.priority, v.spec.guarantee, hypothetical);
+    const Placement& pl = st.placement(v);
+    if (auto k = victim_kind(p.spec, pl.capacity, v.spec.priority, v.spec.guarantee, hypothetical)) return k;
+    return order_kind(p.spec, victim, pl.capacity, pl.start, std::max(now, st.last_now_), hypothetical);
+  }
+  /// Could the queue order's own preemption (QueueOrder::preemptive) take some task running on
+  /// capacity `c` for preemptor `p`? Reserved and pay-as-you-go capacity only (idle and spot
+  /// tasks already yield by the platform rules), with `scheduler.preemption` on.
+  bool order_may_preempt(const TaskSpec& p, ResourceType c, bool hypothetical) const {
+    if (!st.order_preempts_ || p.resource_type == ResourceType::idle || p.resource_type == ResourceType::spot) return false;
+    return (st.options_.preemption || hypothetical) && (c == ResourceType::reserved || c == ResourceType::pay_as_you_go);
+  }
+  /// The queue order's own preemption (docs/scheduler.md "Research queue orders"): running task
+  /// `victim` (on `capacity`, its attempt started at `start`) yields to preemptor `p` at `now`
+  /// when it is not guaranteed, has p's priority and the order says so
+  /// (QueueOrder::preempts). Reported as a priority preemption.
+  std::optional<PreemptionKind> order_kind(const TaskSpec& p, TaskId victim, ResourceType capacity, Time start, Time now,
+                                           bool hypothetical) const {
+    if (!order_may_preempt(p, capacity, hypothetical)) return std::nullopt;
+    const TaskSpec& v = spec(victim);
+    if (v.guarantee || v.priority != p.priority || !st.queue_order_->preempts(p, v, start, gpu_milli_of(victim), now))
+      return std::nullopt;
+    return PreemptionKind::priority;
+  }
+  /// Milli-GPU held by running task `t` (all replicas).
+  std::int64_t gpu_milli_of(TaskId t) const {
+    std::int64_t m = 0;
+    for (const auto& a : st.placement(st.tasks_[t.index()]).replicas) m += a.total_gpu_milli();
+    return m;
   }
 
   // ------------------------------------------------------------------ applying decisions
@@ -746,6 +783,7 @@ class Session {
   void finish_release(TaskId t, Time now) {
     Entry& e = st.tasks_[t.index()];
     const Placement& pl = st.placement(e);
+    e.spec.attained_gpu_s += double(gpu_milli_of(t)) * double(now - pl.start) / 1e6;  // milli-GPU x ms -> GPU x s
     for (const auto& a : pl.replicas) {
       auto& v = st.node_tasks_[a.node.index()];
       v.erase(std::find(v.begin(), v.end(), t));
@@ -804,7 +842,7 @@ class Session {
   }
   /// Bumps the epoch when a node policy starts or ends in (last_now_, now].
   void note_time(Time now) {
-    if (policies_change_by(now)) {
+    if (policies_change_by(now) || (st.order_victims_grow_ && now > st.last_now_)) {
       ++st.capacity_epoch_;
       ++st.state_epoch_;
     }

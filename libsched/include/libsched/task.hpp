@@ -49,6 +49,13 @@ struct TaskSpec {
   std::vector<GangOption> options;   ///< non-empty
   Time submit = 0;                   ///< original submit time (orders the queue across resubmissions)
   Time runtime_estimate = -1;        ///< user's estimate of the remaining run time; -1 unknown
+  /// The true remaining run time at enqueue (ms), -1 unknown. Read only by the oracle queue
+  /// orders `sjf` / `srtf` (plugins/queue_order.hpp); a simulator fills it, a real scheduler
+  /// leaves it unknown.
+  Time true_remaining = -1;
+  /// Attained service: GPUs x seconds of the task's ended attempts. Maintained by the Scheduler
+  /// (every release adds the attempt's milli-GPU / 1000 x its length); read by the `las` order.
+  double attained_gpu_s = 0;
   Time checkpoint_interval = 0;      ///< 0: no checkpoints
   std::vector<std::string> selected_policies;  ///< names of `explicit` node policies it selects
 

@@ -139,6 +139,7 @@ inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothe
     if (ri.start >= now) continue;  // started at this instant: no zero-length attempts
     if (cls == ResourceType::idle && ri.capacity != ResourceType::idle) continue;
     auto k = S.victim_kind(ps, ri.capacity, ri.priority, ri.guarantee, hypothetical);
+    if (!k && st.order_preempts_) k = S.order_kind(ps, ri.id, ri.capacity, ri.start, now, hypothetical);
     if (!k) continue;
     Time e = now - ri.start;
     Time lost = ri.checkpoint > 0 ? e - (e / ri.checkpoint) * ri.checkpoint : e;

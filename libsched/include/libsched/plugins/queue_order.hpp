@@ -2,7 +2,14 @@
 // in the queue that schedule() passes over (docs/architecture.md "Plugins").
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string_view>
+#include <vector>
+
+#include "libsched/errors.hpp"
 
 #include "libsched/plugins/rank.hpp"
 #include "libsched/task.hpp"
@@ -19,6 +26,28 @@ class QueueOrder {
   virtual std::string_view name() const = 0;
   /// Smaller goes first; ties by task name, then id.
   virtual Rank rank(const TaskSpec& task, TaskId id) const = 0;
+  /// Does this order preempt by itself (srtf)? Then the scheduler asks preempts() for every
+  /// running task of the preemptor's priority that the platform rules would not already let it
+  /// preempt, and turns off the merging of equal requests (they may differ in what they can
+  /// preempt). Default: false (the order only sorts the queue).
+  virtual bool preemptive() const { return false; }
+  /// Order-driven preemption (only asked when preemptive()): may waiting `preemptor` evict
+  /// running `victim`, whose current attempt started at `victim_start` (ms) and holds
+  /// `victim_gpu_milli` milli-GPU, at `now` (ms)? Must never let two tasks evict each other.
+  /// Default: no.
+  virtual bool preempts(const TaskSpec& /*preemptor*/, const TaskSpec& /*victim*/, Time /*victim_start*/,
+                        std::int64_t /*victim_gpu_milli*/, Time /*now*/) const {
+    return false;
+  }
+  /// May a running task become a victim by time alone (las: its attained service grows)? Then
+  /// the scheduler drops its failure memos at every new instant and asks next_change() for
+  /// wake-ups. Default: false (srtf: a running task's remaining time only shrinks).
+  virtual bool victims_grow() const { return false; }
+  /// The first time after `now` (ms) at which preempts() may turn true for running `victim`
+  /// (started at `start`, holding `gpu_milli`), kTimeNever if none. Only asked when victims_grow().
+  virtual Time next_change(const TaskSpec& /*victim*/, Time /*start*/, std::int64_t /*gpu_milli*/, Time /*now*/) const {
+    return kTimeNever;
+  }
 };
 
 namespace plugins {
@@ -31,6 +60,83 @@ class PriorityFifo final : public QueueOrder {
   Rank rank(const TaskSpec& s, TaskId) const override { return of(s); }
   /// The rank itself (the scheduler calls this directly when it runs the builtin order).
   static Rank of(const TaskSpec& s) { return {s.is_idle() ? 1 : 0, -std::int64_t(s.priority), s.submit}; }
+};
+
+/// "sjf", "srtf", "sjf-estimate", "srtf-estimate" (docs/scheduler.md "Research queue
+/// orders"): shortest job / shortest remaining time first. The time is the task's true
+/// remaining run time at enqueue (TaskSpec::true_remaining, the oracle) or the user's estimate
+/// (TaskSpec::runtime_estimate); a task without one goes after every task with one, in submit
+/// order. Priority still dominates and idle tasks stay last: Rank = (100 x idle - priority,
+/// time or max, submit). The `srtf` variants preempt (preempts()).
+class ShortestFirst final : public QueueOrder {
+ public:
+  enum class Source : std::uint8_t { oracle, estimate };
+  ShortestFirst(Source source, bool preemptive) : source_(source), preemptive_(preemptive) {}
+  std::string_view name() const override {
+    if (source_ == Source::oracle) return preemptive_ ? "srtf" : "sjf";
+    return preemptive_ ? "srtf-estimate" : "sjf-estimate";
+  }
+  /// The remaining time (ms) the order reads for `s`, -1 when it has none.
+  Time time_of(const TaskSpec& s) const { return source_ == Source::oracle ? s.true_remaining : s.runtime_estimate; }
+  Rank rank(const TaskSpec& s, TaskId) const override {
+    const Time t = time_of(s);
+    return {(s.is_idle() ? 100 : 0) - std::int64_t(s.priority), t >= 0 ? t : std::numeric_limits<std::int64_t>::max(), s.submit};
+  }
+  bool preemptive() const override { return preemptive_; }
+  /// srtf: the victim's remaining time now (its time at enqueue less the time since its attempt
+  /// started; none counts as longer than any) exceeds the preemptor's, which must have one.
+  bool preempts(const TaskSpec& p, const TaskSpec& v, Time victim_start, std::int64_t, Time now) const override {
+    if (!preemptive_) return false;
+    const Time tp = time_of(p), tv = time_of(v);
+    if (tp < 0) return false;
+    return tv < 0 || tv - (now - victim_start) > tp;
+  }
+
+ private:
+  Source source_;
+  bool preemptive_;
+};
+
+/// "las" (2D-LAS, Tiresias, NSDI'19; docs/scheduler.md "Research queue orders"): queues by
+/// attained service (GPUs x seconds, TaskSpec::attained_gpu_s), split at `thresholds_gpu_s`
+/// (k increasing values: k + 1 queues), FIFO by submit time within a queue. Priority still
+/// dominates. Rank = (100 x idle - priority, queue, submit). A waiting task evicts a running
+/// task whose attained service now puts it in a later queue than the waiting task's.
+class Las final : public QueueOrder {
+ public:
+  /// Throws InvalidArgument unless the thresholds are finite, > 0 and strictly increasing.
+  explicit Las(std::vector<double> thresholds_gpu_s) : th_(std::move(thresholds_gpu_s)) {
+    for (std::size_t i = 0; i < th_.size(); ++i)
+      if (!(th_[i] > 0) || !std::isfinite(th_[i]) || (i > 0 && !(th_[i] > th_[i - 1])))
+        throw InvalidArgument("Las: las_thresholds_gpu_s must be finite, > 0 and strictly increasing");
+  }
+  std::string_view name() const override { return "las"; }
+  /// The queue of attained service `gpu_s`: how many thresholds it has reached (0 = first).
+  std::int64_t queue_of(double gpu_s) const { return std::upper_bound(th_.begin(), th_.end(), gpu_s) - th_.begin(); }
+  /// Attained service of a running task at `now`: its ended attempts plus this one.
+  static double attained_at(const TaskSpec& v, Time start, std::int64_t gpu_milli, Time now) {
+    return v.attained_gpu_s + double(gpu_milli) * double(now - start) / 1e6;
+  }
+  Rank rank(const TaskSpec& s, TaskId) const override {
+    return {(s.is_idle() ? 100 : 0) - std::int64_t(s.priority), queue_of(s.attained_gpu_s), s.submit};
+  }
+  bool preemptive() const override { return true; }
+  bool victims_grow() const override { return true; }
+  bool preempts(const TaskSpec& p, const TaskSpec& v, Time start, std::int64_t gpu_milli, Time now) const override {
+    return queue_of(attained_at(v, start, gpu_milli, now)) > queue_of(p.attained_gpu_s);
+  }
+  /// When the running task reaches its next threshold (ms, rounded up).
+  Time next_change(const TaskSpec& v, Time start, std::int64_t gpu_milli, Time now) const override {
+    if (gpu_milli <= 0) return kTimeNever;
+    const std::int64_t q = queue_of(attained_at(v, start, gpu_milli, now));
+    if (q >= std::int64_t(th_.size())) return kTimeNever;
+    Time t = start + Time(std::ceil((th_[std::size_t(q)] - v.attained_gpu_s) * 1e6 / double(gpu_milli)));
+    while (queue_of(attained_at(v, start, gpu_milli, t)) <= q) ++t;  // (rounding)
+    return std::max(t, now + 1);
+  }
+
+ private:
+  std::vector<double> th_;
 };
 
 }  // namespace plugins
