@@ -125,6 +125,14 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes) {
   if (raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
       static_cast<unsigned char>(raw[1]) == 0x8b) {
     std::string out;
+    // The gzip trailer's ISIZE (uncompressed size mod 2^32) sizes the buffer once instead of
+    // doubling it (a copy per doubling, and up to twice the text held); only a hint: bounded
+    // by the limit and by deflate's largest ratio (1032:1), the limit still checked per chunk.
+    if (raw.size() >= 18) {
+      std::uint64_t isize = 0;
+      for (int b = 3; b >= 0; --b) isize = (isize << 8) | static_cast<unsigned char>(raw[raw.size() - 4 + std::size_t(b)]);
+      out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>({isize, max_bytes, std::uint64_t(raw.size()) * 1032})));
+    }
     try {
       std::istringstream src(std::move(raw), std::ios::binary);
       boost::iostreams::filtering_istreambuf gz;
@@ -261,8 +269,18 @@ std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
       pool->nodes.push_back(std::move(n));
     }
     const std::string suffix = "-t" + std::to_string(ti);
-    scenario.tasks.reserve(scenario.tasks.size() + load.tasks.size());
-    for (auto& t : load.tasks) {
+    // The trace's tasks join the scenario's without a second copy of them held: the whole
+    // vector is taken when the scenario has no task yet (a large trace's ~600-byte records).
+    const std::size_t first_new = scenario.tasks.size();
+    if (first_new == 0) {
+      scenario.tasks = std::move(load.tasks);
+    } else {
+      scenario.tasks.reserve(first_new + load.tasks.size());
+      for (auto& t : load.tasks) scenario.tasks.push_back(std::move(t));
+    }
+    std::vector<TaskCfg>().swap(load.tasks);
+    for (std::size_t added = first_new; added < scenario.tasks.size(); ++added) {
+      TaskCfg& t = scenario.tasks[added];
       if (t.resource_type == "reserved" && t.pool.empty()) t.pool = pool_name;
       // The pool a task names must exist (the simulator would refuse it only when it runs).
       if (!t.pool.empty() && t.pool == pool_name && !pool)
@@ -274,7 +292,6 @@ std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
         for (int k = 2; !task_names.insert(name).second; ++k) name = base + "-" + std::to_string(k);
         t.name = std::move(name);
       }
-      scenario.tasks.push_back(std::move(t));
     }
     // The scenario-wide limits hold with the trace's nodes and tasks too.
     check_scenario_totals(scenario, [&](const std::string& field, const std::string& value, const std::string& rule) {
