@@ -12,7 +12,7 @@ QUICK=0
 
 tools/install-deps.sh
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DLIBSCHED_BUILD_TESTS=OFF >/dev/null
-cmake --build build-bench -j 2 --target bench_sim bench_placement >/dev/null
+cmake --build build-bench -j 2 --target bench_sim bench_placement bench_floor schedsim >/dev/null
 
 mkdir -p bench/results
 OUT=bench/results/results.json
@@ -73,6 +73,25 @@ for c in "KTH-SP2:swf/KTH-SP2-1996-2.1-cln.swf.gz:scenarios/batsim-kth-sp2.json:
   target "$label EASY" "$file" backfill "$bound"
   target "$label greedy" "$file" greedy "$bound"
   target "$label strict" "$file" strict "$bound"
+done
+
+echo "== floor (issue 38): a minimal EASY loop (bench/bench_floor.cpp) on the same SWF against schedsim run"
+# Target: the whole `schedsim run` (trace read, simulation, summary.json) within 3x of the floor
+# in CPU seconds, best of three each, with equal mean waits (to the ms; else bench_floor exits 1).
+# Prints "LABEL schedsim/floor = R x (target <= 3 x) PASS|MISS".
+for c in "KTH-SP2:swf/KTH-SP2-1996-2.1-cln.swf.gz:scenarios/batsim-kth-sp2.json" \
+         "HPC2N:swf/HPC2N-2002-2.1-cln.swf.gz:scenarios/batsim-hpc2n.json"; do
+  IFS=: read -r label data file <<<"$c"
+  if [ ! -f "$DATA/$data" ]; then
+    echo "$label data not found under $DATA: floor case skipped" | tee -a "$TARGETS"
+    continue
+  fi
+  if line=$(SCHEDSIM_DATA="$DATA" build-bench/bench/bench_floor build-bench/sim/schedsim "$file" "$DATA/$data" "$label EASY"); then
+    echo "$line" | head -1
+    echo "$line" | tail -1 >> "$TARGETS"
+  else
+    echo "$label EASY floor: mean waits differ from schedsim's (see above) FAIL" | tee -a "$TARGETS"
+  fi
 done
 
 echo "== congestion (issue 38): Philly at four times the load (arrival_scale 0.25) against arrival_scale 1"

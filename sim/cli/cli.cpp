@@ -321,7 +321,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
       exit_code = sim::io::exit_invalid_input;
       return;
     }
-    exit_code = sim::run_command(r->scenario, a->run, std::cout, std::cerr, r->resolved_json);
+    exit_code = sim::run_command(std::move(r->scenario), a->run, std::cout, std::cerr, r->resolved_json);
   });
 }
 

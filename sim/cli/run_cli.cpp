@@ -29,6 +29,11 @@ namespace fs = std::filesystem;
 
 int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& out, std::ostream& err,
                 const std::string& resolved_scenario) {
+  return run_command(io::Scenario(sc), opts, out, err, resolved_scenario);
+}
+
+int run_command(io::Scenario&& sc, const RunOptions& opts, std::ostream& out, std::ostream& err,
+                const std::string& resolved_scenario) {
   if (opts.out_dir.empty()) {
     err << "schedsim run: --out: \"\": must name a directory\n";
     return io::exit_invalid_input;
@@ -79,10 +84,15 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
   // Everything knowable up front is checked before simulating: the input (exit 2), then the
   // output location (exit 1). Stale staging directories of killed runs are removed here.
   const std::string label = sc.file.empty() ? (sc.name.empty() ? "<default scenario>" : sc.name) : sc.file;
+  const std::string title = sc.name.empty() ? sc.file : sc.name;
+  // The scenario moves into the simulator; a copy stays only when scenario.resolved.json is
+  // derived from it.
+  std::optional<io::Scenario> kept;
+  if (opts.outputs.has(Output::resolved) && resolved_scenario.empty()) kept = sc;
   std::optional<Simulator> sim;
   try {
     check_runtime_bounds(sc, so);
-    sim.emplace(sc, std::move(so));
+    sim.emplace(std::move(sc), std::move(so));
   } catch (const SimulationLimitError& e) {
     err << e.what() << "\n";
     return io::exit_invalid_input;
@@ -110,7 +120,7 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
       // What reproduces this run: the scenario with every override, the seed and until_s.
       io::Scenario effective;
       if (resolved_scenario.empty()) {
-        effective = sc;
+        effective = std::move(*kept);
         effective.seed = s.seed();
         if (opts.until_s) effective.until_s = opts.until_s;
         effective.traces.clear();  // their nodes and tasks are inline now
@@ -128,7 +138,7 @@ int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& ou
     outdir->publish();
     auto j = nlohmann::json::parse(s.summary_json());
     err << s.unfinished_warning();  // tasks still queued or stopped: their waits are censored
-    out << fmt::format("schedsim run: {} (seed {})\n", sc.name.empty() ? sc.file : sc.name, s.seed());
+    out << fmt::format("schedsim run: {} (seed {})\n", title, s.seed());
     out << fmt::format("  {:<22} {:>12}\n", "metric", "value");
     for (const char* k : {"tasks", "attempts", "succeeded", "failed", "unfinished", "never_started", "makespan_s", "mean_wait_s",
                           "p95_wait_s", "mean_jct_s", "gpu_allocation_ratio", "preemptions", "resubmissions", "lost_work_s", "events"})

@@ -42,6 +42,11 @@ struct RunOptions {
 /// whose traces were loaded is then written with the trace's nodes and tasks inline).
 int run_command(const io::Scenario& sc, const RunOptions& opts, std::ostream& out, std::ostream& err,
                 const std::string& resolved_scenario = {});
+/// The same, moving `sc` into the simulator instead of copying it (a large trace's tasks are then
+/// held once; `sc` is left unspecified). A copy is kept only when scenario.resolved.json is
+/// written and `resolved_scenario` is empty (it is then derived from `sc`).
+int run_command(io::Scenario&& sc, const RunOptions& opts, std::ostream& out, std::ostream& err,
+                const std::string& resolved_scenario = {});
 
 
 }  // namespace sim

@@ -24,6 +24,15 @@ std::string gunzip(std::string_view raw, std::uint64_t max_bytes, const std::str
     ~End() { inflateEnd(&zs); }
   } end{zs};
   std::string out;
+  // The trailer's ISIZE (the last member's uncompressed size mod 2^32) sizes the text once
+  // instead of by doubling (a copy per doubling, up to twice the text held). Only a hint:
+  // bounded by the limit and by deflate's largest ratio (1032:1); zlib checks the length and
+  // the limit is still checked per chunk.
+  if (raw.size() >= 18) {
+    std::uint64_t isize = 0;
+    for (int b = 3; b >= 0; --b) isize = (isize << 8) | static_cast<unsigned char>(raw[raw.size() - 4 + std::size_t(b)]);
+    out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>({isize, max_bytes, std::uint64_t(raw.size()) * 1032})));
+  }
   std::vector<char> buf(1 << 16);
   std::size_t pos = 0;  // input consumed
   constexpr std::size_t kMaxIn = std::numeric_limits<uInt>::max();

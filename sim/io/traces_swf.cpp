@@ -73,67 +73,97 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
   const std::string data = detail::read_file(path, opts.max_bytes);
   detail::LineReader lines(data);
   TraceLoad load;
-  load.tasks.reserve(detail::reserve_hint(cfg.limit ? *cfg.limit : data.size() / 90));
+  // Two passes: the rows are read and checked into compact records (the job id a view into
+  // `data`), then the tasks are built into a vector reserved to the exact count, so a large
+  // trace's task records (about 600 bytes each) are never copied by vector growth.
+  struct SwfRow {
+    double submit = 0, run = 0, req_time = 0;
+    long long procs = 0, replicas = 0, user = 0;
+    std::string_view id;
+  };
+  std::vector<SwfRow> rows;
+  rows.reserve(detail::reserve_hint(cfg.limit ? *cfg.limit : data.size() / 90));
   std::optional<long long> max_procs, max_nodes;
   std::size_t max_procs_line = 0, max_nodes_line = 0;
   long long largest_job = 0;
   std::vector<Field> f;
+  TaskCfg t;  // each row's task, for the value rules only (reused: a fresh task per row costs)
+  detail::init_task(t, cfg, "swf");
+  ReplicaCfg& r = t.replica.emplace();
+  r.gpus = 0;
+  auto user_name = [](long long user) { return user >= 0 ? "swf-u" + std::to_string(user) : std::string("swf"); };
+  auto task_name = [](std::string_view id) { return "swf-" + sanitize_name(id, "job"); };
   detail::for_each_row(path, lines, opts, load.skipped_rows, [&](std::string_view line) {
     const std::size_t first = line.find_first_not_of(" \t");
     if (line[first] == ';') {
-      if (auto t = header_text(line, "MaxProcs")) max_procs = header_value(path, lines.number(), *t, "MaxProcs", max_procs_line);
-      if (auto t = header_text(line, "MaxNodes")) max_nodes = header_value(path, lines.number(), *t, "MaxNodes", max_nodes_line);
+      if (auto h = header_text(line, "MaxProcs")) max_procs = header_value(path, lines.number(), *h, "MaxProcs", max_procs_line);
+      if (auto h = header_text(line, "MaxNodes")) max_nodes = header_value(path, lines.number(), *h, "MaxNodes", max_nodes_line);
       return true;
     }
-    if (detail::limit_reached(cfg, load.tasks.size())) return false;
-    detail::check_row_count(load.tasks.size());
+    if (detail::limit_reached(cfg, rows.size())) return false;
+    detail::check_row_count(rows.size());
     detail::split_ws(line, f);
     if (f.size() != 18)
       row_fail(f.size() > 18 ? f[18].column : line.size() + 1,
                "expected 18 whitespace-separated fields, got " + std::to_string(f.size()));
-    const double submit = parse_number<double>(f[1], field_name(1, kNames[1]));
-    if (submit < 0) row_fail(f[1].column, field_name(1, kNames[1]) + ": unknown or negative submit time");
-    const double run = parse_number<double>(f[3], field_name(3, kNames[3]));
+    SwfRow row;
+    row.submit = parse_number<double>(f[1], field_name(1, kNames[1]));
+    if (row.submit < 0) row_fail(f[1].column, field_name(1, kNames[1]) + ": unknown or negative submit time");
+    row.run = parse_number<double>(f[3], field_name(3, kNames[3]));
     // A run time of 0 is a real job of the archive (it ended at once); the simulator's clock
     // counts milliseconds, so it runs for 1 ms (docs/traces.md "SWF"). -1 (unknown) is refused.
-    if (!(run >= 0))
+    if (!(row.run >= 0))
       row_fail(f[3].column, field_name(3, kNames[3]) + ": must be >= 0 to simulate the job, got " +
                                 std::string(f[3].text) + " (skip such rows with skip_bad_rows)");
     const long long allocated = parse_number<long long>(f[4], field_name(4, kNames[4]));
     const long long requested = parse_number<long long>(f[7], field_name(7, kNames[7]));
-    const long long procs = requested > 0 ? requested : allocated;
-    if (procs <= 0)
+    row.procs = requested > 0 ? requested : allocated;
+    if (row.procs <= 0)
       row_fail(f[7].column, field_name(7, kNames[7]) + " and " + field_name(4, kNames[4]) +
                                 ": both unknown, the job's size is unknown");
-    const double req_time = parse_number<double>(f[8], field_name(8, kNames[8]));
-    const long long user = parse_number<long long>(f[11], field_name(11, kNames[11]));
+    row.req_time = parse_number<double>(f[8], field_name(8, kNames[8]));
+    row.user = parse_number<long long>(f[11], field_name(11, kNames[11]));
 
     // ceil(procs / ppn) without overflow (procs may be as large as 2^63 - 1).
-    const long long replicas = procs / ppn + (procs % ppn != 0 ? 1 : 0);
-    if (replicas - 1 > limits::max_workers) {
+    row.replicas = row.procs / ppn + (row.procs % ppn != 0 ? 1 : 0);
+    if (row.replicas - 1 > limits::max_workers) {
       const std::size_t col = requested > 0 ? 7 : 4;
-      row_fail(f[col].column, field_name(col, kNames[col]) + ": " + std::to_string(procs) + " processors = " +
-                                  std::to_string(replicas) + " replicas of " + std::to_string(ppn) +
+      row_fail(f[col].column, field_name(col, kNames[col]) + ": " + std::to_string(row.procs) + " processors = " +
+                                  std::to_string(row.replicas) + " replicas of " + std::to_string(ppn) +
                                   " processors, more than " + std::to_string(limits::max_workers + 1) +
                                   " (the limit for one task)");
     }
-    TaskCfg t;
-    detail::init_task(t, cfg, user >= 0 ? "swf-u" + std::to_string(user) : std::string("swf"));
-    t.name = "swf-" + sanitize_name(f[0].text, "job");
-    t.workers = static_cast<int>(replicas - 1);
-    ReplicaCfg r;
-    r.gpus = 0;
-    r.vcpu = static_cast<double>(std::min<long long>(procs, ppn));
+    row.id = f[0].text;
+    t.user = user_name(row.user);
+    t.name = task_name(row.id);
+    t.workers = static_cast<int>(row.replicas - 1);
+    r.vcpu = static_cast<double>(std::min<long long>(row.procs, ppn));
     r.memory_gib = r.vcpu * kMemGibPerVcpu;
-    t.replica = std::move(r);
-    t.submit_s = submit * cfg.time_scale;
-    t.duration_s = run > 0 ? run * cfg.time_scale : kZeroRunS;
-    if (req_time > 0) t.runtime_estimate_s = req_time * cfg.time_scale;
+    t.submit_s = row.submit * cfg.time_scale;
+    t.duration_s = row.run > 0 ? row.run * cfg.time_scale : kZeroRunS;
+    t.runtime_estimate_s.reset();
+    if (row.req_time > 0) t.runtime_estimate_s = row.req_time * cfg.time_scale;
     detail::check_row_task(t);
-    load.tasks.push_back(std::move(t));
-    largest_job = std::max(largest_job, procs);
+    rows.push_back(row);
+    largest_job = std::max(largest_job, row.procs);
     return true;
   });
+
+  load.tasks.reserve(rows.size());
+  for (const SwfRow& row : rows) {
+    TaskCfg& task = load.tasks.emplace_back();
+    detail::init_task(task, cfg, user_name(row.user));
+    task.name = task_name(row.id);
+    task.workers = static_cast<int>(row.replicas - 1);
+    ReplicaCfg& rep = task.replica.emplace();
+    rep.gpus = 0;
+    rep.vcpu = static_cast<double>(std::min<long long>(row.procs, ppn));
+    rep.memory_gib = rep.vcpu * kMemGibPerVcpu;
+    task.submit_s = row.submit * cfg.time_scale;
+    task.duration_s = row.run > 0 ? row.run * cfg.time_scale : kZeroRunS;
+    if (row.req_time > 0) task.runtime_estimate_s = row.req_time * cfg.time_scale;
+  }
+  std::vector<SwfRow>().swap(rows);
 
   if (cfg.nodes != "none") {
     auto ceil_div = [&](long long v) { return v / ppn + (v % ppn != 0 ? 1 : 0); };

@@ -71,6 +71,25 @@ TEST_CASE("the same scenario and seed give byte-identical outputs") {
   fs::remove_all(b);
 }
 
+TEST_CASE("run_command with a moved scenario writes the files of a copied one, scenario.resolved.json derived from it") {
+  auto sc = sim::default_scenario(3);
+  auto moved = sc;
+  fs::path a = fresh_dir("move-a"), b = fresh_dir("move-b");
+  std::ostringstream out_a, out_b, err;
+  REQUIRE(sim::run_command(sc, {a.string(), std::nullopt, std::nullopt, false}, out_a, err) == 0);
+  REQUIRE(sim::run_command(std::move(moved), {b.string(), std::nullopt, std::nullopt, false}, out_b, err) == 0);
+  for (const char* f : kFiles) {
+    INFO(f);
+    REQUIRE(fs::exists(b / f));
+    REQUIRE(slurp(a / f) == slurp(b / f));
+  }
+  // The table names the scenario as before the move (the out directory differs).
+  CHECK(out_b.str().substr(0, out_b.str().find('\n')) == out_a.str().substr(0, out_a.str().find('\n')));
+  CHECK(out_b.str().rfind("schedsim run: " + sc.name + " (seed 3)", 0) == 0);
+  fs::remove_all(a);
+  fs::remove_all(b);
+}
+
 TEST_CASE("a different seed changes the outputs") {
   fs::path a = fresh_dir("seed-a"), b = fresh_dir("seed-b");
   std::ostringstream out, err;

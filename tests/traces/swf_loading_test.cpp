@@ -1,0 +1,116 @@
+// SWF loading without extra copies (issue 38): the two-pass reader, the gzip size hint and the
+// move of a trace's tasks into the scenario keep every rule and result of the reader.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "sim/io/traces.hpp"
+#include "trace_test_util.hpp"
+
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
+using namespace sim::io;
+using trace_test::EnvGuard;
+using trace_test::error_of;
+using trace_test::TempDir;
+
+namespace {
+
+TraceCfg swf_cfg(const std::string& path) {
+  TraceCfg c;
+  c.format = "swf";
+  c.path = path;
+  return c;
+}
+
+const std::string kRow1 = "    1        0   10   3600    2     -1    -1    2   7200    -1  1  12  1  -1 -1 -1 -1 -1";
+const std::string kRow2 = "    2       50   -1    100    1     -1    -1   -1     -1    -1  1  -1  1  -1 -1 -1 -1 -1";
+// Submit time 2e9 s: every field parses, but the task breaks the submit_s rule (<= 1e9).
+const std::string kLate = "    3 2000000000   -1    100    1     -1    -1    1     -1    -1  1  -1  1  -1 -1 -1 -1 -1";
+const std::string kRow4 = "    4       60    5   42.5    3     -1    -1    2    600    -1  1  13  1  -1 -1 -1 -1 -1";
+
+}  // namespace
+
+TEST_CASE("swf: a task value rule fails the row at its own line after good rows; skipped, the others keep file order",
+          "[traces][swf][loading]") {
+  TempDir dir;
+  const auto path = dir.write("late.swf", "; MaxProcs: 4\n" + kRow1 + "\n" + kRow2 + "\n" + kLate + "\n" + kRow4 + "\n");
+  CHECK_THAT(error_of([&] { read_swf(path, swf_cfg(path), {}); }),
+             Catch::StartsWith(path + ":4:1: task `swf-3`: submit_s: "));
+  const auto load = read_swf(path, swf_cfg(path), TraceOptions{true});
+  CHECK(load.skipped_rows == 1);
+  REQUIRE(load.tasks.size() == 3);
+  CHECK(load.tasks[0].name == "swf-1");
+  CHECK(load.tasks[0].user == "swf-u12");
+  CHECK(load.tasks[0].workers == 1);
+  CHECK(*load.tasks[0].runtime_estimate_s == 7200.0);
+  CHECK(load.tasks[1].name == "swf-2");
+  CHECK(load.tasks[1].user == "swf");
+  CHECK_FALSE(load.tasks[1].runtime_estimate_s.has_value());  // requested time -1: none, not the previous row's
+  CHECK(load.tasks[2].name == "swf-4");
+  CHECK(load.tasks[2].submit_s == 60.0);
+  CHECK(load.tasks[2].duration_s == 42.5);
+  CHECK(load.tasks[2].replica->vcpu == 1.0);
+  CHECK(load.tasks[2].workers == 1);  // requested 2 processors, one per node
+  REQUIRE(load.nodes.size() == 4);
+}
+
+TEST_CASE("swf: a malformed number still fails the row naming the field, the text and its column",
+          "[traces][swf][loading]") {
+  TempDir dir;
+  const std::string bad = "    5      7x0   -1    100    1     -1    -1    1     -1    -1  1  -1  1  -1 -1 -1 -1 -1";
+  const auto path = dir.write("bad.swf", kRow1 + "\n" + bad + "\n");
+  CHECK(error_of([&] { read_swf(path, swf_cfg(path), {}); }) ==
+        path + ":2:" + std::to_string(bad.find("7x0") + 1) + ": field 2 (submit time): expected a number, got '7x0'");
+}
+
+TEST_CASE("swf: the gzip trailer's length sizes the buffer; a wrong one is refused as a bad stream",
+          "[traces][swf][loading]") {
+  TempDir dir;
+  const std::string text = kRow1 + "\n" + kRow2 + "\n";
+  const auto good = dir.write_gz("good.swf.gz", text);
+  REQUIRE(read_swf(good, swf_cfg(good), {}).tasks.size() == 2);
+  std::string bytes;
+  {
+    std::ifstream in(good, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  // 0 under-sizes, 0xffffffff would over-size (the hint is capped at 1032 x the compressed size):
+  // either way zlib's length check refuses the stream, naming the file.
+  for (const std::uint32_t isize : {std::uint32_t{0}, std::uint32_t{0xffffffffu}}) {
+    INFO(isize);
+    std::string lying = bytes;
+    for (int b = 0; b < 4; ++b) lying[lying.size() - 4 + std::size_t(b)] = static_cast<char>((isize >> (8 * b)) & 0xffu);
+    const auto path = dir.write("lying.swf.gz", lying);
+    const std::string e = error_of([&] { read_swf(path, swf_cfg(path), {}); });
+    CHECK(e.find("trace: '" + path + "': bad gzip stream") == 0);
+  }
+}
+
+TEST_CASE("apply_traces: the first trace's tasks are taken whole; a later trace's repeated names get -t<I>",
+          "[traces][apply][loading]") {
+  TempDir dir;
+  EnvGuard env("SCHEDSIM_DATA", dir.path().string());
+  dir.write("a.swf", kRow1 + "\n" + kRow2 + "\n");
+  dir.write("b.swf", kRow2 + "\n" + kRow4 + "\n");
+  Scenario s;
+  auto first = swf_cfg("a.swf");
+  first.nodes = "none";
+  auto second = swf_cfg("b.swf");
+  second.nodes = "none";
+  s.traces = {first, second};
+  CHECK(apply_traces(s, {}) == 0);
+  REQUIRE(s.tasks.size() == 4);
+  CHECK(s.tasks[0].name == "swf-1");
+  CHECK(s.tasks[1].name == "swf-2");
+  CHECK(s.tasks[2].name == "swf-2-t1");
+  CHECK(s.tasks[3].name == "swf-4");
+  CHECK(s.tasks[3].duration_s == 42.5);
+}
+
+}  // namespace SCHEDSIM_UNITY_ID
