@@ -103,9 +103,13 @@ double floor_mean_wait(const char* path) {
       const Job* head = left[0];
       std::sort(running.begin(), running.end(), [](const Run& a, const Run& b) { return a.est_end < b.est_end; });
       long long avail = free, shadow = 0, extra = 0;
-      for (const Run& r : running) {
-        avail += r.procs;
-        if (avail >= head->procs) { shadow = r.est_end; extra = avail - head->procs; break; }
+      for (std::size_t k = 0; k < running.size(); ++k) {
+        avail += running[k].procs;
+        if (avail < head->procs) continue;
+        shadow = running[k].est_end;  // every task expected to end at the shadow time frees its nodes then
+        while (k + 1 < running.size() && running[k + 1].est_end == shadow) avail += running[++k].procs;
+        extra = avail - head->procs;
+        break;
       }
       std::size_t kept = 1;
       for (std::size_t k = 1; k < left.size(); ++k) {
