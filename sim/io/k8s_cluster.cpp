@@ -49,6 +49,17 @@ void Context::error(const Object& o, const std::string& field, const json& value
   out.errors.push_back({Diagnostic::Severity::error, o.file, o.path() + (field.empty() ? "" : "." + field), v, rule});
 }
 
+bool flag(Context& cx, const Object& o, const std::string& field, const json& obj, const char* key) {
+  if (!obj.is_object()) return false;
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return false;
+  if (!it->is_boolean()) {
+    cx.error(o, field.empty() ? key : field + "." + key, *it, "must be true or false");
+    return false;
+  }
+  return it->get<bool>();
+}
+
 std::optional<double> quantity(Context& cx, const Object& o, const std::string& field, const json& v) {
   std::optional<double> q;
   if (v.is_number()) q = v.get<double>() >= 0 ? std::optional<double>(v.get<double>()) : std::nullopt;
@@ -120,17 +131,17 @@ void read_cluster(Context& cx, const std::vector<Object>& objects) {
   for (const auto& o : objects) {
     if (o.kind == "PriorityClass") {
       const json& v = o.j.contains("value") ? o.j["value"] : json();
-      if (!v.is_number_integer()) {
-        cx.error(o, "value", v, "must be an integer");
+      if (!v.is_number_integer() || v.get<long long>() < -2147483648LL || v.get<long long>() > 2147483647LL) {
+        cx.error(o, "value", v, "must be a 32-bit integer");
         continue;
       }
-      cx.priority_classes[o.name] = {v.get<int>(), o.j.value("globalDefault", false) == true};
+      cx.priority_classes[o.name] = {v.get<int>(), flag(cx, o, "", o.j, "globalDefault")};
       if (str_at(o.j, "preemptionPolicy") == "Never")
         cx.warn(o, "preemptionPolicy", "a non-preempting priority is not modelled (every priority may preempt)");
     } else if (o.kind == "WorkloadPriorityClass") {
       const json& v = o.j.contains("value") ? o.j["value"] : json();
-      if (!v.is_number_integer()) {
-        cx.error(o, "value", v, "must be an integer");
+      if (!v.is_number_integer() || v.get<long long>() < -2147483648LL || v.get<long long>() > 2147483647LL) {
+        cx.error(o, "value", v, "must be a 32-bit integer");
         continue;
       }
       cx.workload_priority_classes[o.name] = v.get<int>();
@@ -181,7 +192,7 @@ void read_cluster(Context& cx, const std::vector<Object>& objects) {
             break;
           }
       }
-      if (spec->value("unschedulable", false) == true) {
+      if (flag(cx, o, "spec", *spec, "unschedulable")) {
         cx.warn(o, "spec.unschedulable", "a scenario node always takes pods (the --snapshot marks it drained)");
         cx.out.unschedulable_nodes.push_back(o.name);
       }

@@ -89,6 +89,10 @@ Shape pod_shape(Context& cx, const Object& o, const std::string& field, const nl
 /// Demand of a `resources` object ({requests, limits}) at `field`.
 Shape resources_shape(Context& cx, const Object& o, const std::string& field, const nlohmann::json& resources);
 
+/// The boolean at `key` of `obj` (false when absent or null); another type is an error at
+/// `field` (the path of `obj`) + "." + key.
+bool flag(Context& cx, const Object& o, const std::string& field, const nlohmann::json& obj, const char* key);
+
 /// The string at `key` of `j`, or "" when absent or not a string.
 std::string str_at(const nlohmann::json& j, const char* key);
 

@@ -154,7 +154,8 @@ void k8s_trainjob(Context& cx, JobDraft& d) {
   const Object& o = *d.o;
   const json& spec = k8s_at(o.j, "spec");
   k8s_unknown_keys(cx, o, "spec", spec,
-                   {"runtimeRef", "initializer", "trainer", "labels", "annotations", "podSpecOverrides", "podTemplateOverrides",
+                   {"runtimeRef", "initializer", "datasetConfig", "modelConfig", "trainer", "labels", "annotations", "podSpecOverrides",
+                    "podTemplateOverrides",
                     "suspend", "managedBy"});
   for (const char* f : {"podSpecOverrides", "podTemplateOverrides"})
     if (spec.contains(f)) cx.warn(o, std::string("spec.") + f, "pod overrides (node selectors, tolerations) are not modelled");
@@ -189,7 +190,7 @@ void k8s_rayjob(Context& cx, JobDraft& d) {
   d.t.fault_tolerance.max_resubmissions =
       k8s_int(cx, o, "spec.backoffLimit", k8s_at(spec, "backoffLimit"), 0, 0, limits::max_resubmissions);
   // debug retention: the Ray cluster outlives the submitter until it is shut down
-  const bool shutdown = spec.value("shutdownAfterJobFinishes", false) == true;
+  const bool shutdown = flag(cx, o, "spec", spec, "shutdownAfterJobFinishes");
   const int ttl = k8s_int(cx, o, "spec.ttlSecondsAfterFinished", k8s_at(spec, "ttlSecondsAfterFinished"), 0, 0,
                           static_cast<int>(limits::max_time_s));
   if (shutdown) {
@@ -219,7 +220,7 @@ void k8s_rayjob(Context& cx, JobDraft& d) {
     k8s_unknown_keys(cx, o, gp, grp,
                      {"groupName", "replicas", "minReplicas", "maxReplicas", "numOfHosts", "rayStartParams", "template",
                       "scaleStrategy", "suspend", "idleTimeoutSeconds"});
-    if (grp.value("suspend", false) == true) {
+    if (flag(cx, o, gp, grp, "suspend")) {
       cx.warn(o, gp + ".suspend", "a suspended worker group is left out");
       continue;
     }
@@ -242,7 +243,7 @@ void k8s_rayjob(Context& cx, JobDraft& d) {
   if (first) d.worker = d.head;  // no worker group: the head alone
   d.t.workers = workers;
   d.head_differs = !(d.head == d.worker);
-  if (rc.value("enableInTreeAutoscaling", false) == true) {
+  if (flag(cx, o, "spec.rayClusterSpec", rc, "enableInTreeAutoscaling")) {
     auto& a = d.t.autoscaling;
     a.enabled = true;
     a.min_workers = min_w;
@@ -458,9 +459,14 @@ K8sImport import_k8s(const K8sImportOptions& opts) {
   out.scenario.name = opts.name;
   std::vector<k8s_detail::Object> objects = k8s_detail::read_objects(opts.paths, out.errors);
   k8s_detail::Context cx{opts, out, {}, {}, {}, {}, {}, {}, {}, {}, {}};
-  k8s_detail::read_cluster(cx, objects);
-  k8s_detail::read_kueue(cx, objects);
-  k8s_detail::read_jobs(cx, objects);
+  try {
+    k8s_detail::read_cluster(cx, objects);
+    k8s_detail::read_kueue(cx, objects);
+    k8s_detail::read_jobs(cx, objects);
+  } catch (const nlohmann::json::exception& e) {  // defensive: a value of an unexpected type never aborts
+    out.errors.push_back({Diagnostic::Severity::error, opts.paths.empty() ? "" : opts.paths.front(), "", "",
+                          std::string("cannot read the objects: ") + e.what()});
+  }
   static const char* const k_read[] = {"Node", "PriorityClass", "WorkloadPriorityClass", "ResourceFlavor", "ClusterQueue",
                                        "LocalQueue", "PyTorchJob", "TrainJob", "RayJob", "Pod"};
   std::set<std::string> skipped;
