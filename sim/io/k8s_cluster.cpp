@@ -60,6 +60,17 @@ bool flag(Context& cx, const Object& o, const std::string& field, const json& ob
   return it->get<bool>();
 }
 
+json array_at(Context& cx, const Object& o, const std::string& field, const json& obj, const char* key) {
+  if (!obj.is_object()) return json::array();
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return json::array();
+  if (!it->is_array()) {
+    cx.error(o, field.empty() ? key : field + "." + key, *it, "must be an array");
+    return json::array();
+  }
+  return *it;
+}
+
 std::optional<double> quantity(Context& cx, const Object& o, const std::string& field, const json& v) {
   std::optional<double> q;
   if (v.is_number()) q = v.get<double>() >= 0 ? std::optional<double>(v.get<double>()) : std::nullopt;
@@ -102,23 +113,23 @@ Shape pod_shape(Context& cx, const Object& o, const std::string& field, const js
   for (const char* f : k_unmapped_pod_fields)
     if (spec->contains(f) && !(*spec)[f].is_null())
       cx.warn(o, fmt::format("{}.spec.{}", field, f), "the scenario has no node selection or scheduler choice per pod");
-  if (auto it = spec->find("containers"); it != spec->end() && it->is_array())
-    for (std::size_t i = 0; i < it->size(); ++i) {
-      const Shape c = resources_shape(cx, o, fmt::format("{}.spec.containers[{}].resources", field, i),
-                                      (*it)[i].is_object() ? (*it)[i].value("resources", json::object()) : json::object());
-      total.gpus += c.gpus;
-      total.vcpu += c.vcpu;
-      total.memory_gib += c.memory_gib;
-    }
+  const json containers = array_at(cx, o, field + ".spec", *spec, "containers");
+  for (std::size_t i = 0; i < containers.size(); ++i) {
+    const Shape c = resources_shape(cx, o, fmt::format("{}.spec.containers[{}].resources", field, i),
+                                    containers[i].is_object() ? containers[i].value("resources", json::object()) : json::object());
+    total.gpus += c.gpus;
+    total.vcpu += c.vcpu;
+    total.memory_gib += c.memory_gib;
+  }
   // Init containers run one at a time before the others: the pod needs the largest of them.
-  if (auto it = spec->find("initContainers"); it != spec->end() && it->is_array())
-    for (std::size_t i = 0; i < it->size(); ++i) {
-      const Shape c = resources_shape(cx, o, fmt::format("{}.spec.initContainers[{}].resources", field, i),
-                                      (*it)[i].is_object() ? (*it)[i].value("resources", json::object()) : json::object());
-      total.gpus = std::max(total.gpus, c.gpus);
-      total.vcpu = std::max(total.vcpu, c.vcpu);
-      total.memory_gib = std::max(total.memory_gib, c.memory_gib);
-    }
+  const json inits = array_at(cx, o, field + ".spec", *spec, "initContainers");
+  for (std::size_t i = 0; i < inits.size(); ++i) {
+    const Shape c = resources_shape(cx, o, fmt::format("{}.spec.initContainers[{}].resources", field, i),
+                                    inits[i].is_object() ? inits[i].value("resources", json::object()) : json::object());
+    total.gpus = std::max(total.gpus, c.gpus);
+    total.vcpu = std::max(total.vcpu, c.vcpu);
+    total.memory_gib = std::max(total.memory_gib, c.memory_gib);
+  }
   if (total.gpus > limits::max_node_gpus)
     cx.error(o, field + ".spec.containers", total.gpus, fmt::format("a pod asks for at most {} GPUs", limits::max_node_gpus));
   return total;
@@ -273,10 +284,10 @@ void k8s_read_cluster_queue(Context& cx, const Object& o) {
     cx.warn(o, "spec.namespaceSelector", "every LocalQueue read may submit to the queue");
   std::map<std::string, QuotaCfg> by_pool;
   std::vector<std::string> pool_order;
-  const json& groups = spec->value("resourceGroups", json::array());
+  const json groups = array_at(cx, o, "spec", *spec, "resourceGroups");
   bool first_flavor = true;
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    const json& flavors = groups[g].is_object() ? groups[g].value("flavors", json::array()) : json::array();
+    const json flavors = array_at(cx, o, fmt::format("spec.resourceGroups[{}]", g), groups[g], "flavors");
     for (std::size_t f = 0; f < flavors.size(); ++f) {
       const std::string fpath = fmt::format("spec.resourceGroups[{}].flavors[{}]", g, f);
       const std::string fname = str_at(flavors[f], "name");
@@ -293,7 +304,7 @@ void k8s_read_cluster_queue(Context& cx, const Object& o) {
       first_flavor = false;
       if (!by_pool.count(pl.pool)) pool_order.push_back(pl.pool);
       QuotaCfg& quota = by_pool[pl.pool];
-      const json& res = flavors[f].is_object() ? flavors[f].value("resources", json::array()) : json::array();
+      const json res = array_at(cx, o, fpath, flavors[f], "resources");
       for (std::size_t r = 0; r < res.size(); ++r) {
         const std::string rpath = fmt::format("{}.resources[{}]", fpath, r);
         const std::string rname = str_at(res[r], "name");

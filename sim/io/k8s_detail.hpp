@@ -93,6 +93,10 @@ Shape resources_shape(Context& cx, const Object& o, const std::string& field, co
 /// `field` (the path of `obj`) + "." + key.
 bool flag(Context& cx, const Object& o, const std::string& field, const nlohmann::json& obj, const char* key);
 
+/// The array at `key` of `obj` (an empty array when absent or null); another type is an error at
+/// `field` + "." + key and gives an empty array.
+nlohmann::json array_at(Context& cx, const Object& o, const std::string& field, const nlohmann::json& obj, const char* key);
+
 /// The string at `key` of `j`, or "" when absent or not a string.
 std::string str_at(const nlohmann::json& j, const char* key);
 

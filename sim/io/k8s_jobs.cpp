@@ -211,7 +211,7 @@ void k8s_rayjob(Context& cx, JobDraft& d) {
   k8s_unknown_keys(cx, o, "spec.rayClusterSpec.headGroupSpec", head,
                    {"rayStartParams", "template", "serviceType", "headService", "enableIngress", "suspend"});
   d.head = pod_shape(cx, o, "spec.rayClusterSpec.headGroupSpec.template", k8s_at(head, "template"));
-  const json& groups = rc.value("workerGroupSpecs", json::array());
+  const json groups = array_at(cx, o, "spec.rayClusterSpec", rc, "workerGroupSpecs");
   int workers = 0, min_w = 0, max_w = 0;
   bool first = true;
   for (std::size_t g = 0; g < (groups.is_array() ? groups.size() : 0); ++g) {

@@ -260,6 +260,26 @@ TEST_CASE("import k8s: PyTorchJob restartPolicy OnFailure warns; Never allows no
                            "every failure, deterministic ones too; the scenario never retries a deterministic error (as ExitCode)"});
 }
 
+TEST_CASE("import k8s: a pod template whose containers are not an array is refused") {
+  std::string file;
+  const K8sImport im = import_text("containers",
+                                   "kind: PyTorchJob\nmetadata: {name: j, namespace: ns}\n"
+                                   "spec:\n  pytorchReplicaSpecs:\n    Master: {template: {spec: {containers: oops}}}\n",
+                                   file);
+  REQUIRE(im.errors.size() == 1);
+  CHECK(im.errors[0].str() == file + ": PyTorchJob/ns/j.spec.pytorchReplicaSpecs.Master.template.spec.containers: \"oops\": must be an array");
+}
+
+TEST_CASE("import k8s: a boolean field of another type is refused") {
+  std::string file;
+  const K8sImport im = import_text("flag",
+                                   "kind: RayJob\nmetadata: {name: r, namespace: ns}\n"
+                                   "spec:\n  shutdownAfterJobFinishes: \"yes\"\n  rayClusterSpec:\n    headGroupSpec: {template: {}}\n",
+                                   file);
+  REQUIRE(im.errors.size() == 1);
+  CHECK(im.errors[0].str() == file + ": RayJob/ns/r.spec.shutdownAfterJobFinishes: \"yes\": must be true or false");
+}
+
 TEST_CASE("import k8s: the snapshot places a running PyTorchJob on its pods' nodes, master first") {
   K8sImportOptions o;
   o.paths = {k8s_data + "cluster/nodes.json", k8s_data + "running"};
