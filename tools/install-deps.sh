@@ -3,7 +3,7 @@
 #
 #   tools/install-deps.sh --run   only what building and running `schedsim` needs (the README's
 #                                 run command: compiler, CMake, Boost, fmt, CLI11, nlohmann/json,
-#                                 Eigen, zlib, tcmalloc); about a minute on a fresh machine
+#                                 Eigen, zlib, yaml-cpp, tcmalloc); about a minute on a fresh machine
 #   tools/install-deps.sh         everything: also the test suite (Catch2, pkg-config), the
 #                                 fuzzers (clang), the Python module and its tests (pybind11,
 #                                 pandas, pytest), the report's render test (Chromium), the Slurm
@@ -30,6 +30,8 @@ PACKAGES=(
   # zlib inflates gzip traces
   libboost-dev zlib1g-dev
   libeigen3-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+  # yaml-cpp reads Kubernetes manifests (`schedsim import k8s`); linked by schedsim
+  libyaml-cpp-dev
   # tcmalloc (gperftools' tcmalloc_minimal): the allocator schedsim and the benchmarks link
   # (CMake option LIBSCHED_TCMALLOC; docs/benchmarks.md)
   libgoogle-perftools-dev

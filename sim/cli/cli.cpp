@@ -1,5 +1,5 @@
 // schedsim: command-line entry point (CLI11), sim::cli_main (sim/cli.hpp). Subcommands: run,
-// validate, convert, fill, decide, report, show-default, compare, sweep, plan, merge. Each is one add_<name>_command function that
+// validate, convert, import k8s, fill, decide, report, show-default, compare, sweep, plan, merge. Each is one add_<name>_command function that
 // registers the subcommand and sets `exit_code` in its callback, plus one line in cli_main().
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +24,7 @@
 #include "sim/cli/convert_cli.hpp"
 #include "sim/cli/decide_cli.hpp"
 #include "sim/cli/fill_cli.hpp"
+#include "sim/cli/import_cli.hpp"
 #include "sim/cli/merge_cli.hpp"
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/overrides.hpp"
@@ -218,6 +219,23 @@ void add_convert_command(CLI::App& app, int& exit_code, const libsched::Registry
   cmd->add_flag("--skip-bad-rows", o->skip_bad_rows, "Skip and count malformed rows instead of failing");
   cmd->add_option("--out", o->out, "Scenario file to write")->required();
   cmd->callback([o, &exit_code] { exit_code = sim::convert_command(*o, std::cout, std::cerr); });
+}
+
+/// `schedsim import k8s PATH... [--out S.json] [--snapshot OUT.json]`: Kubernetes objects to a
+/// scenario and/or a decide snapshot (docs/kubernetes.md).
+void add_import_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("import", "Import objects of another system into a scenario");
+  cmd->require_subcommand(1);
+  auto* k8s = cmd->add_subcommand("k8s", "Kubernetes objects (nodes, PyTorchJob, TrainJob, RayJob, Kueue) to a scenario or a snapshot");
+  auto o = std::make_shared<sim::ImportK8sOptions>();
+  k8s->add_option("paths", o->import.paths, "YAML or JSON files, or folders of them")->required();
+  k8s->add_option("--out", o->out, "Scenario file to write");
+  k8s->add_option("--snapshot", o->snapshot, "decide snapshot to write (docs/decide.md)");
+  k8s->add_option("--pool-label", o->import.pool_label, "Node label naming each node's pool (default: one pool `default`)");
+  k8s->add_option("--duration-s", o->import.duration_s, "Duration (s) of a job without start and completion times")
+      ->capture_default_str();
+  k8s->add_option("--name", o->import.name, "The scenario's name")->capture_default_str();
+  k8s->callback([o, &exit_code] { exit_code = sim::import_k8s_command(*o, std::cout, std::cerr); });
 }
 
 /// Loads a scenario file with its overrides and traces; prints every problem and returns nullopt on error.
@@ -582,6 +600,7 @@ int sim::cli_main(int argc, char** argv, const libsched::Registry& registry) {
   const std::vector<std::string> args(argv, argv + argc);  // --emit repeats the command line
   add_validate_command(app, exit_code, registry);
   add_convert_command(app, exit_code, registry);
+  add_import_command(app, exit_code);
   add_run_command(app, exit_code, registry);
   add_fill_command(app, exit_code, registry, args);
   add_decide_command(app, exit_code, registry);
