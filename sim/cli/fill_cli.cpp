@@ -68,8 +68,9 @@ class FillText {
       return seeds > 1 ? std::sqrt((v.array() - v.mean()).square().sum() / double(seeds - 1)) : 0.0;
     };
     const std::string& policy = runs.front().policy;
-    summary_ += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}\n", policy, seeds, alloc.mean(), sample_sd(alloc),
-                            frag.mean(), walloc.mean(), sample_sd(walloc), wfrag.mean());
+    summary_ += fmt::format("{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}\n", policy, seeds, alloc.mean(),
+                            sample_sd(alloc), frag.mean(), walloc.mean(), sample_sd(walloc), wfrag.mean(), sample_sd(frag),
+                            sample_sd(wfrag));
     return fmt::format("{:<16} {:>5} {:>15.2f} ± {:<5.2f} {:>20.2f} {:>9.2f}\n", policy, seeds, walloc.mean(), sample_sd(walloc),
                        wfrag.mean(), secs);
   }
@@ -85,7 +86,8 @@ class FillText {
   std::string curves_ =
       "policy,seed,arrived_pct,allocated_gpu_pct,frag_gpu_pct,failed_tasks,allocated_gpu_pct_mean,frag_gpu_pct_mean,window_states\n";
   std::string summary_ =
-      "policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,alloc_window_mean,alloc_window_std,frag_window_mean\n";
+      "policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,alloc_window_mean,alloc_window_std,frag_window_mean,"
+      "frag_at_target_std,frag_window_std\n";
 };
 
 std::vector<std::string> fill_output_files(std::size_t policies, int seeds) {

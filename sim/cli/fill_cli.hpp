@@ -43,7 +43,8 @@ struct FillCommandOptions {
 ///                         allocated_gpu_pct_mean,frag_gpu_pct_mean,window_states (sim/fill.hpp FillRow)
 ///   DIR/fill_curves.csv   (sweeps) policy,seed, then the fill.csv columns
 ///   DIR/fill_summary.csv  (sweeps) policy,runs,alloc_at_target_mean,alloc_at_target_std,frag_at_target_mean,
-///                         alloc_window_mean,alloc_window_std,frag_window_mean (the target row's window means)
+///                         alloc_window_mean,alloc_window_std,frag_window_mean (the target row's window means),
+///                         frag_at_target_std,frag_window_std
 /// and prints a table on `out` (the window means, as the FGD paper reports "130 %"). Returns 0; 2 after printing an input problem on `err`; 1 when
 /// --out cannot be written (checked before any experiment runs); 130/143 on SIGINT/SIGTERM.
 int fill_command(const io::Scenario& sc, const FillCommandOptions& opts, std::ostream& out, std::ostream& err);

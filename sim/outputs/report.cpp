@@ -1,5 +1,5 @@
 // `schedsim report DIR` (sim/report.hpp, docs/report.md): reads a run / seeds / compare / sweep /
-// plan folder, checks its files, and writes one self-contained HTML page with Vega-Lite charts
+// plan / fill folder, checks its files, and writes one self-contained HTML page with Vega-Lite charts
 // (rendered by the inlined vega, vega-lite and vega-embed runtimes, svg renderer) and tables.
 // Every chart's data is embedded in its spec under plain field names (t, gpus, mean, lo, hi,
 // ...): PATH columns such as `cluster.pools[a].count` would otherwise be read as nested fields.
@@ -42,6 +42,7 @@ Page build_page(const std::string& dir) {
     case ReportKind::compare: report_detail::compare_page(d, page); break;
     case ReportKind::seeds: report_detail::seeds_page(d, page); break;
     case ReportKind::run: report_detail::run_page(d, page); break;
+    case ReportKind::fill: report_detail::fill_page(d, page); break;
   }
   return page;
 }
@@ -94,12 +95,14 @@ ReportKind detect_report_kind(const std::string& dir) {
                                                       {"sweep_summary.csv", ReportKind::sweep},
                                                       {"compare.json", ReportKind::compare},
                                                       {"seeds_summary.json", ReportKind::seeds},
-                                                      {"summary.json", ReportKind::run}};
+                                                      {"summary.json", ReportKind::run},
+                                                      {"fill_curves.csv", ReportKind::fill},
+                                                      {"fill.csv", ReportKind::fill}};
   for (const auto& [f, kind] : files)
     if (fs::is_regular_file(d / f, ec)) return kind;
   throw ReportInputError(esc(dir) +
                          ": no schedsim outputs found: expected summary.json (schedsim run), seeds_summary.json (run --seeds), "
-                         "compare.json (compare), sweep_summary.csv (sweep) or plan.json (plan)");
+                         "compare.json (compare), sweep_summary.csv (sweep), plan.json (plan) or fill_curves.csv / fill.csv (fill)");
 }
 
 std::string build_report_html(const std::string& dir, const ReportRuntimes& rt) { return render(build_page(dir), rt); }

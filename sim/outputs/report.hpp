@@ -18,8 +18,9 @@ struct ReportInputError : std::runtime_error {
 };
 
 /// The kind of folder a report is made of, detected by the files present (first match wins):
-/// plan.json, sweep_summary.csv, compare.json, seeds_summary.json, summary.json.
-enum class ReportKind { plan, sweep, compare, seeds, run };
+/// plan.json, sweep_summary.csv, compare.json, seeds_summary.json, summary.json, fill_curves.csv
+/// or fill.csv (schedsim fill).
+enum class ReportKind { plan, sweep, compare, seeds, run, fill };
 
 /// The three JavaScript runtimes inlined into the page (minified UMD builds, as installed from
 /// npm by tools/install-deps.sh into tools/report/node_modules).

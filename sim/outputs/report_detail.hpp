@@ -105,8 +105,20 @@ struct Page {
   std::vector<Block> blocks;
 };
 
-/// `x` as fmt "{}" prints it; "" for nullopt.
+/// `x` rounded to 4 significant digits for a table cell ("0.8", "1235", "123500", "-0.01235";
+/// 1e15 and above or below 1e-4 in magnitude: "1.235e+20"); "" for nullopt. Files keep exact values.
 std::string num_text(std::optional<double> x);
+
+/// A duration of `seconds` in the unit that fits, 4 significant digits: "45 s" (below 1 min),
+/// "12.5 min" (below 1 h), "3.25 h" (below 1 d), else "1.5 d"; "" for nullopt.
+std::string duration_text(std::optional<double> seconds);
+
+/// A table cell of metric `metric`: duration_text when the metric is in seconds (its name ends
+/// in `_s`), else num_text.
+std::string metric_text(std::string_view metric, std::optional<double> x);
+
+/// A cell read from a file: num_text (or duration_text when `seconds`) of a number, else `s` as is.
+std::string cell_text(const std::string& s, bool seconds = false);
 
 /// An HTML table; `numeric[i]` right-aligns column i.
 std::string table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows);
@@ -137,5 +149,9 @@ void plan_page(const fs::path& dir, Page& page);
 /// The page of a `plan --minimize` folder (plan.json with `minimize`; report_front.cpp): one chart
 /// per SLO metric against the minimized metric, the Pareto front, the SLO line, the answer.
 void plan_front_page(const fs::path& dir, const ojson& plan, Page& page);
+/// The page of a `schedsim fill` folder (fill_curves.csv, else fill.csv; fill_summary.csv;
+/// report_fill.cpp): allocated and fragmented GPUs against arrived GPUs, one line per policy
+/// (mean over seeds) with the min..max band over seeds.
+void fill_page(const fs::path& dir, Page& page);
 
 }  // namespace sim::report_detail

@@ -157,7 +157,7 @@ void plan_front_page(const fs::path& dir, const ojson& plan, Page& page) {
   for (std::size_t p = 0; p < pts.size(); ++p) {
     std::vector<std::string> row = pts[p].cells;
     row.push_back(pts[p].met ? "yes" : "no");
-    for (const auto& o : obj) row.push_back(pts[p].mean.count(o.metric) ? fmt::format("{}", pts[p].mean.at(o.metric)) : "");
+    for (const auto& o : obj) row.push_back(pts[p].mean.count(o.metric) ? metric_text(o.metric, pts[p].mean.at(o.metric)) : "");
     row.push_back(front[p] ? "yes" : "no");
     row.push_back(ans == p ? "yes" : "");
     t.push_back(std::move(row));

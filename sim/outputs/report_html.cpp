@@ -1,6 +1,7 @@
 // `schedsim report`: the page model's blocks (tables, charts, notes) and the HTML page rendered from them.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -30,8 +31,57 @@ std::string html_escape(std::string_view s) {
 
 std::string num_text(std::optional<double> x) {
   if (!x) return "";
-  return fmt::format("{}", *x);
+  const double v = *x, a = std::fabs(v);
+  if (v == 0) return "0";
+  if (a < 1e-4 || a >= 1e15) return fmt::format("{:.3e}", v);
+  const int e = int(std::floor(std::log10(a)));
+  std::string s;
+  if (e > 3) {
+    const double unit = std::pow(10.0, e - 3);
+    s = fmt::format("{:.0f}", std::round(v / unit) * unit);
+  } else {
+    s = fmt::format("{:.{}f}", v, 3 - e);
+    if (s.find('.') != std::string::npos) {
+      while (s.back() == '0') s.pop_back();
+      if (s.back() == '.') s.pop_back();
+    }
+  }
+  if (s == "-0") s = "0";
+  return s;
 }
+
+std::string duration_text(std::optional<double> seconds) {
+  if (!seconds) return "";
+  const double s = *seconds, a = std::fabs(s);
+  if (a < 60) return num_text(s) + " s";
+  if (a < 3600) return num_text(s / 60) + " min";
+  if (a < 86400) return num_text(s / 3600) + " h";
+  return num_text(s / 86400) + " d";
+}
+
+std::string metric_text(std::string_view metric, std::optional<double> x) {
+  const bool seconds = metric.size() > 2 && metric.substr(metric.size() - 2) == "_s";
+  return seconds ? duration_text(x) : num_text(x);
+}
+
+std::string cell_text(const std::string& s, bool seconds) {
+  const auto x = parse_double(s);
+  if (!x) return s;
+  return seconds ? duration_text(x) : num_text(x);
+}
+
+namespace {
+
+/// A number, or a number and a time unit (duration_text): right-aligned.
+bool report_numeric_cell(std::string_view c) {
+  if (parse_double(c)) return true;
+  for (std::string_view unit : {" s", " min", " h", " d"})
+    if (c.size() > unit.size() && c.substr(c.size() - unit.size()) == unit && parse_double(c.substr(0, c.size() - unit.size())))
+      return true;
+  return false;
+}
+
+}  // namespace
 
 /// An HTML table; `numeric[i]` right-aligns column i.
 std::string table(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows) {
@@ -40,7 +90,7 @@ std::string table(const std::vector<std::string>& head, const std::vector<std::v
   t += "</tr></thead><tbody>\n";
   for (const auto& r : rows) {
     t += "<tr>";
-    for (const auto& c : r) t += (parse_double(c) ? "<td class=\"num\">" : "<td>") + html_escape(c) + "</td>";
+    for (const auto& c : r) t += (report_numeric_cell(c) ? "<td class=\"num\">" : "<td>") + html_escape(c) + "</td>";
     t += "</tr>\n";
   }
   return t + "</tbody></table>";

@@ -44,8 +44,8 @@ void seeds_page(const fs::path& dir, Page& page) {
   std::vector<std::vector<std::string>> t;
   ojson vals = ojson::array();
   for (const auto& r : rows) {
-    t.push_back({r.metric, num_text(r.v.at("mean")), num_text(r.v.at("std")), num_text(r.v.at("ci95_low")),
-                 num_text(r.v.at("ci95_high")), num_text(r.v.at("n"))});
+    t.push_back({r.metric, metric_text(r.metric, r.v.at("mean")), metric_text(r.metric, r.v.at("std")),
+                 metric_text(r.metric, r.v.at("ci95_low")), metric_text(r.metric, r.v.at("ci95_high")), num_text(r.v.at("n"))});
     if (r.v.at("mean"))
       vals.push_back({{"metric", r.metric},
                       {"label", "mean"},
@@ -84,8 +84,8 @@ void compare_page(const fs::path& dir, Page& page) {
   std::vector<std::vector<std::string>> t;
   ojson vals = ojson::array();
   for (const auto& r : rows) {
-    t.push_back({r.metric, num_text(r.v.at("a")), num_text(r.v.at("b")), num_text(r.v.at("diff")), num_text(r.v.at("ci95_low")),
-                 num_text(r.v.at("ci95_high"))});
+    t.push_back({r.metric, metric_text(r.metric, r.v.at("a")), metric_text(r.metric, r.v.at("b")), metric_text(r.metric, r.v.at("diff")),
+                 metric_text(r.metric, r.v.at("ci95_low")), metric_text(r.metric, r.v.at("ci95_high"))});
     if (r.v.at("diff"))
       vals.push_back({{"metric", r.metric},
                       {"label", "B - A"},
@@ -112,7 +112,13 @@ void compare_page(const fs::path& dir, Page& page) {
       const auto lo = g.number(r, c_lo, true), hi = g.number(r, c_hi, true);
       const std::string label = g.rows[r][c_by] + ": " + g.rows[r][c_group];
       if (d) gv.push_back({{"metric", g.rows[r][c_metric]}, {"label", label}, {"diff", *d}, {"lo", lo.value_or(*d)}, {"hi", hi.value_or(*d)}});
-      if (gt.size() < k_max_table_rows) gt.push_back(g.rows[r]);
+      if (gt.size() < k_max_table_rows) {
+        std::vector<std::string> row = g.rows[r];
+        const std::string& m = g.rows[r][c_metric];
+        const bool seconds = m.size() > 2 && m.compare(m.size() - 2, 2, "_s") == 0;
+        for (std::size_t c : {c_a, c_b, c_diff, c_lo, c_hi}) row[c] = cell_text(row[c], seconds);
+        gt.push_back(std::move(row));
+      }
     }
     page.blocks.push_back(chart("Per-group differences B - A",
                                 "compare_groups.csv: per group (user, tenant, pool, GPU model, capacity class), the difference of each group metric with its 95 % CI.",
@@ -279,7 +285,8 @@ void plan_page(const fs::path& dir, Page& page) {
                                   {"hi", r.v.at("ci95_high").value_or(mean)}});
       for (const auto& s : slos)
         if (s.metric == r.metric)
-          cells.push_back(fmt::format("{} [{}, {}]", mean, num_text(r.v.at("ci95_low")), num_text(r.v.at("ci95_high"))));
+          cells.push_back(fmt::format("{} [{}, {}]", metric_text(r.metric, mean), metric_text(r.metric, r.v.at("ci95_low")),
+                                      metric_text(r.metric, r.v.at("ci95_high"))));
     }
     t.push_back(std::move(cells));
   }

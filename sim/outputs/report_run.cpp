@@ -87,13 +87,16 @@ void run_page(const fs::path& dir, Page& page) {
   {
     std::vector<std::vector<std::string>> rows;
     for (const auto& [k, v] : summary.items())
-      if (v.is_number() || v.is_string() || v.is_boolean()) rows.push_back({k, v.is_string() ? v.get<std::string>() : v.dump()});
-    page.blocks.push_back(html_block("Summary metrics", "summary.json: every top-level metric of the run (docs/outputs.md).",
+      if (v.is_number() && k != "seed") rows.push_back({k, metric_text(k, v.get<double>())});  // 4 digits; the seed as written
+      else if (v.is_number() || v.is_string() || v.is_boolean()) rows.push_back({k, v.is_string() ? v.get<std::string>() : v.dump()});
+    page.blocks.push_back(html_block("Summary metrics", "summary.json: every top-level metric of the run (docs/outputs.md), 4 significant digits; "
+                                     "metrics in seconds (names ending in _s) in s, min, h or d.",
                                      table({"metric", "value"}, rows)));
   }
 
   // Time series: GPU allocation by capacity class, queue length.
   std::vector<double> sample_times;
+  bool cpu_only = false;  // no GPU up at any sample (e.g. an SWF trace): no GPU charts
   const fs::path tf = dir / "timeseries.csv";
   if (fs::exists(tf)) {
     const Csv ts = read_csv(tf);
@@ -103,6 +106,8 @@ void run_page(const fs::path& dir, Page& page) {
     for (int c = 0; c < 4; ++c) cc[c] = ts.need("gpus_" + classes[std::size_t(c)]);
     const std::size_t cup = ts.need("gpus_up"), cq = ts.need("queue_length"), crun = ts.need("running_tasks");
     ojson alloc = ojson::array(), up = ojson::array(), queue = ojson::array();
+    cpu_only = !ts.rows.empty();
+    for (std::size_t r = 0; r < ts.rows.size(); ++r) cpu_only = cpu_only && *ts.number(r, cup) == 0;
     for (std::size_t r : strided(ts.rows.size(), k_max_points)) {
       const double t = *ts.number(r, ct);
       sample_times.push_back(t);
@@ -125,9 +130,17 @@ void run_page(const fs::path& dir, Page& page) {
           {{"data", {{"values", up}}},
            {"mark", {{"type", "line"}, {"interpolate", "step-after"}, {"color", "black"}, {"strokeDash", {4, 3}}}},
            {"encoding", {{"x", field("t", "quantitative", "time (s)")}, {"y", field("gpus", "quantitative", "GPUs")}}}}}}};
-    page.blocks.push_back(chart("GPU allocation by capacity class",
-                                "timeseries.csv: GPUs allocated per capacity class (stacked) and GPUs of up nodes (dashed line).",
-                                std::move(spec)));
+    if (cpu_only)
+      page.blocks.push_back(note("CPU-only cluster", fmt::format("timeseries.csv: no GPU is up at any sample, so there is no GPU "
+                                                                 "chart; the vCPU allocation is cpu_allocation_ratio = {} in the "
+                                                                 "summary table.",
+                                                                 summary.contains("cpu_allocation_ratio") && summary["cpu_allocation_ratio"].is_number()
+                                                                     ? num_text(summary["cpu_allocation_ratio"].get<double>())
+                                                                     : std::string("(absent)"))));
+    else
+      page.blocks.push_back(chart("GPU allocation by capacity class",
+                                  "timeseries.csv: GPUs allocated per capacity class (stacked) and GPUs of up nodes (dashed line).",
+                                  std::move(spec)));
     ojson qspec = {{"width", 720},
                    {"height", 220},
                    {"data", {{"values", queue}}},
@@ -217,7 +230,8 @@ void run_page(const fs::path& dir, Page& page) {
                     {{"x", field("t", "quantitative", "time (s)")},
                      {"y", {{"field", "gpus"}, {"type", "quantitative"}, {"stack", "zero"}, {"title", "GPUs"}}},
                      {"color", field("pool", "nominal", "pool")}}}};
-    page.blocks.push_back(chart("GPU allocation by pool",
+    if (!cpu_only)
+      page.blocks.push_back(chart("GPU allocation by pool",
                                 "tasks.csv attempts: each replica's GPUs counted on the pool of its node (scenario.resolved.json; "
                                 "else the task's pool), sampled at the timeseries.csv times.",
                                 std::move(pspec)));
@@ -260,14 +274,14 @@ void run_page(const fs::path& dir, Page& page) {
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < std::min(waiters.size(), k_top_waits); ++i) {
       const auto& row = tasks.rows[waiters[i].row];
-      rows.push_back({row[c_task], row[c_tenant], num_text(waiters[i].wait), row[c_attempt], row[c_state],
+      rows.push_back({row[c_task], row[c_tenant], duration_text(waiters[i].wait), row[c_attempt], row[c_state],
                       c_end_reason >= 0 ? row[std::size_t(c_end_reason)] : "", row[c_reason]});
     }
     page.blocks.push_back(html_block("Top waiting tasks",
                                      fmt::format("The {} tasks with the longest queueing delay; reason = tasks.csv `reason` of "
                                                  "the task's last attempt (for a task still queued: why it waits).",
                                                  rows.size()),
-                                     table({"task", "tenant", "wait (s)", "attempts", "last state", "end reason", "reason"}, rows)));
+                                     table({"task", "tenant", "wait", "attempts", "last state", "end reason", "reason"}, rows)));
   } else {
     page.blocks.push_back(note("GPU allocation by pool", "No tasks.csv in this folder (run with --outputs ...,tasks)."));
   }
@@ -307,7 +321,7 @@ void run_page(const fs::path& dir, Page& page) {
       if (g.rows[r][c_by] != "tenant") continue;
       vals.push_back({{"tenant", g.rows[r][c_group]}, {"statistic", "mean"}, {"seconds", *g.number(r, c_mean)}});
       vals.push_back({{"tenant", g.rows[r][c_group]}, {"statistic", "p95"}, {"seconds", *g.number(r, c_p95)}});
-      rows.push_back({g.rows[r][c_group], g.rows[r][c_tasks], g.rows[r][c_mean], g.rows[r][c_p95]});
+      rows.push_back({g.rows[r][c_group], cell_text(g.rows[r][c_tasks]), cell_text(g.rows[r][c_mean], true), cell_text(g.rows[r][c_p95], true)});
     }
     ojson spec = {{"width", 720},
                   {"data", {{"values", vals}}},
@@ -320,7 +334,7 @@ void run_page(const fs::path& dir, Page& page) {
     page.blocks.push_back(chart("Queueing delay per tenant", "groups.csv (group_by = tenant): mean and p95 queueing delay.",
                                 std::move(spec)));
     page.blocks.push_back(html_block("Tenants", "groups.csv rows of group_by = tenant.",
-                                     table({"tenant", "tasks", "mean wait (s)", "p95 wait (s)"}, rows)));
+                                     table({"tenant", "tasks", "mean wait", "p95 wait"}, rows)));
   }
 }
 
