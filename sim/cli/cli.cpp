@@ -198,7 +198,8 @@ void add_validate_command(CLI::App& app, int& exit_code, const libsched::Registr
   // Accepted (and checked) as `run` takes them; validate starts no process.
   auto scheduler_cmd = std::make_shared<std::pair<std::string, double>>("", 10.0);
   add_scheduler_cmd_options(cmd, scheduler_cmd->first, scheduler_cmd->second);
-  cmd->callback([path, ov, &exit_code, &registry] {
+  cmd->callback([path, ov, scheduler_cmd, &exit_code, &registry] {
+    (void)scheduler_cmd;  // kept alive while CLI11 writes into it
     const auto overrides = ov->get();
     exit_code =
         overrides ? sim::io::validate_command(*path, std::cout, std::cerr, *overrides, registry) : sim::io::exit_invalid_input;

@@ -18,6 +18,8 @@ namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unit
 
 namespace fs = std::filesystem;
 
+namespace {
+
 testutil::CommandResult schedsim(const std::string& args) {
   return testutil::run_command(std::string(SCHEDSIM_BINARY) + " " + args, "external-scheduler");
 }
@@ -84,6 +86,8 @@ std::string row_of(const std::string& csv, const std::string& name) {
   return at == std::string::npos ? std::string() : csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);
 }
 
+}  // namespace
+
 TEST_CASE("--scheduler-cmd with examples/fifo_scheduler.py reproduces the built-in greedy first-fit tasks.csv byte for byte") {
   if (!have_python3()) {
     WARN("skipped: python3 is not installed (the example scheduler is a Python script)");
@@ -130,7 +134,7 @@ TEST_CASE("--scheduler-cmd: a scheduler that does not answer within --scheduler-
   CHECK(r.status == 2);
   CHECK(r.err == "--scheduler-cmd: t=0 s: scheduler: no answer within 1 s (--scheduler-timeout)\n");
   CHECK(wall < 10);  // the child's group was killed, not waited for
-  CHECK(std::system("pgrep -f 'sleep 37.25' >/dev/null") != 0);
+  CHECK(std::system("pgrep -f 'slee[p] 37[.]25' >/dev/null") != 0);
 }
 
 TEST_CASE("--scheduler-cmd: a scheduler that exits before answering is exit 2 naming the instant") {
