@@ -245,12 +245,7 @@ class Scheduler : private detail::SchedulerCore {
       throw InvalidArgument(fmt::format("{} replicas given for a gang of {} (a gang starts whole or not at all)", a.replicas.size(),
                                         spec.replicas()));
     for (const auto& r : a.replicas) cluster_.node(r.node);  // throws UnknownNode
-    if (now != started_now_at_) {
-      started_now_.clear();
-      started_now_at_ = now;
-    }
     Session session(*this, now);
-    session.note_time(now);
     const NodeFilter f = NodeFilter::build(policies_, spec, now, cluster_.size());
     for (const auto& r : a.replicas) {
       const Node& n = cluster_.node(r.node);
@@ -284,6 +279,12 @@ class Scheduler : private detail::SchedulerCore {
     p.quota_key = k;
     p.quota_held = a.capacity == ResourceType::idle ? Resources{} : d;
     if (a.capacity != ResourceType::idle) quotas_.charge(k, d, +1);
+    // Nothing throws from here on: the instant is noted, then the start committed.
+    if (now != started_now_at_) {
+      started_now_.clear();
+      started_now_at_ = now;
+    }
+    session.note_time(now);
     session.commit_start(t, std::move(p), now);
   }
 
