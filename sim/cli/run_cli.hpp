@@ -28,7 +28,7 @@ struct RunOptions {
   /// --scheduler-cmd: a command (run by /bin/sh -c) that takes the scheduling decisions over the
   /// `decide` protocol, one JSON line each way per instant (docs/external-scheduler.md); empty:
   /// the built-in scheduler.
-  std::string scheduler_cmd;
+  std::string scheduler_cmd{};
   /// --scheduler-timeout: seconds one exchange may take (> 0).
   double scheduler_timeout_s = 10;
 };
