@@ -64,6 +64,21 @@ const CLI::Validator k_seed_check = parsed_check<std::uint64_t>(
 const CLI::Validator k_until_check = parsed_check<double>(
     [](double x) { return std::isfinite(x) && x >= 0 && x <= 1e9; }, "must be a number of seconds from 0 to 1e9", "SECONDS");
 
+/// --scheduler-timeout: seconds one exchange with --scheduler-cmd may take, > 0 and <= 86400.
+const CLI::Validator k_scheduler_timeout_check = parsed_check<double>(
+    [](double x) { return std::isfinite(x) && x > 0 && x <= 86400; }, "must be a number of seconds > 0 and <= 86400", "SECONDS");
+
+/// --scheduler-cmd / --scheduler-timeout on `cmd` (run and validate check them alike).
+void add_scheduler_cmd_options(CLI::App* cmd, std::string& command, double& timeout_s) {
+  cmd->add_option("--scheduler-cmd", command,
+                  "External scheduler: a command (sh -c) answering one `decide` snapshot line per scheduling instant "
+                  "(docs/external-scheduler.md)")
+      ->check(CLI::Validator([](std::string& v) { return v.find_first_not_of(" \t") == std::string::npos ? std::string("must not be empty") : std::string(); },
+                             "COMMAND"));
+  cmd->add_option("--scheduler-timeout", timeout_s, "Seconds one --scheduler-cmd exchange may take (default 10)")
+      ->check(k_scheduler_timeout_check);
+}
+
 /// --arrival-scale: a number > 0 and <= 1000 (traces[i].arrival_scale).
 const CLI::Validator k_arrival_scale_check = parsed_check<double>(
     [](double x) { return std::isfinite(x) && x > 0 && x <= 1000; },
@@ -181,7 +196,11 @@ void add_validate_command(CLI::App& app, int& exit_code, const libsched::Registr
   auto ov = std::make_shared<OverrideArgs>();
   cmd->add_option("SCENARIO", *path, "Scenario JSON file")->required();
   ov->add_to(cmd, true);
-  cmd->callback([path, ov, &exit_code, &registry] {
+  // Accepted (and checked) as `run` takes them; validate starts no process.
+  auto scheduler_cmd = std::make_shared<std::pair<std::string, double>>("", 10.0);
+  add_scheduler_cmd_options(cmd, scheduler_cmd->first, scheduler_cmd->second);
+  cmd->callback([path, ov, scheduler_cmd, &exit_code, &registry] {
+    (void)scheduler_cmd;  // kept alive while CLI11 writes into it
     const auto overrides = ov->get();
     exit_code =
         overrides ? sim::io::validate_command(*path, std::cout, std::cerr, *overrides, registry) : sim::io::exit_invalid_input;
@@ -288,6 +307,7 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
                                   "Files to write, comma-separated: tasks, summary, groups, events, timeseries, metrics, "
                                   "resolved, timeline, or all (default: all but timeline)");
   a->ov.add_to(cmd, true);
+  add_scheduler_cmd_options(cmd, a->run.scheduler_cmd, a->run.scheduler_timeout_s);
   cmd->callback([a, seed, until, outputs, &exit_code, &registry] {
     if (*seed) a->run.seed = a->seed;
     if (*until) a->run.until_s = a->until;
@@ -309,6 +329,11 @@ void add_run_command(CLI::App& app, int& exit_code, const libsched::Registry& re
     }
     if (!a->slos.empty() && a->seeds <= 1) {
       std::cerr << "--slo: " << a->slos.front() << ": needs --seeds K with K > 1 (an SLO is checked on the 95 % interval over seeds)\n";
+      exit_code = sim::io::exit_invalid_input;
+      return;
+    }
+    if (!a->run.scheduler_cmd.empty() && a->seeds > 1) {
+      std::cerr << "--scheduler-cmd: runs one simulation: not with --seeds K > 1\n";
       exit_code = sim::io::exit_invalid_input;
       return;
     }

@@ -21,6 +21,7 @@
 #include "sim/io/traces.hpp"
 #include "sim/io/workload.hpp"
 #include "sim/outputs/publish.hpp"
+#include "sim/engine/scheduler_process.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace sim {
@@ -67,7 +68,14 @@ int run_command(io::Scenario&& sc, const RunOptions& opts, std::ostream& out, st
       if (p == p.parent_path()) break;
     }
   }
+  // The external scheduler's process starts at the first exchange and is killed and reaped when
+  // this returns (declared before the simulator, so it outlives it).
+  std::optional<SchedulerProcess> external;
   SimOptions so;
+  if (!opts.scheduler_cmd.empty()) {
+    external.emplace(opts.scheduler_cmd, opts.scheduler_timeout_s);
+    so.external = &*external;
+  }
   so.seed = opts.seed;
   so.until_s = opts.until_s;
   so.registry = opts.registry;
@@ -145,6 +153,9 @@ int run_command(io::Scenario&& sc, const RunOptions& opts, std::ostream& out, st
       out << fmt::format("  {:<22} {:>12}\n", k, j[k].dump());
     if (const std::string currency = j["currency"].get<std::string>(); !currency.empty())  // a scenario with prices
       out << fmt::format("  {:<22} {:>12}\n", "cost_total (" + currency + ")", j["cost_total"].dump());
+    if (external)
+      out << fmt::format("  {:<22} {:>12}\n  {:<22} {:>12.3f}\n", "scheduler_cmd_instants", external->exchanges(),
+                         "scheduler_cmd_ms_each", external->exchanges() ? 1000 * external->exchange_seconds() / double(external->exchanges()) : 0.0);
     out << fmt::format("  outputs in {}\n", opts.out_dir);
     return 0;
   } catch (const Interrupted& e) {

@@ -25,6 +25,12 @@ struct RunOptions {
   OutputSelection outputs{};
   /// Placement policies by name; nullptr = libsched::Registry::builtin().
   const libsched::Registry* registry = nullptr;
+  /// --scheduler-cmd: a command (run by /bin/sh -c) that takes the scheduling decisions over the
+  /// `decide` protocol, one JSON line each way per instant (docs/external-scheduler.md); empty:
+  /// the built-in scheduler.
+  std::string scheduler_cmd{};
+  /// --scheduler-timeout: seconds one exchange may take (> 0).
+  double scheduler_timeout_s = 10;
 };
 
 /// Runs `sc` and writes the files of opts.outputs (by default tasks.csv, summary.json, groups.csv,

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/engine/external.hpp"
 #include "sim/engine/interrupt.hpp"
 
 namespace sim {
@@ -208,7 +209,7 @@ void Simulator::handle(Time now, Event& ev) {
 void Simulator::instant_end(Time now) {
   for (int round = 0; round < 100; ++round) {
     released_since_schedule_ = false;
-    ScheduleResult res = sched_->schedule(now);
+    ScheduleResult res = opt_.external ? external_round(now) : sched_->schedule(now);
     for (const auto& p : res.preemptions) {
       ++preemptions_;
       int ti = task_of_id_[p.victim.index()];
@@ -252,7 +253,10 @@ void Simulator::instant_end(Time now) {
     class_code_.assign(class_code_.size(), -2);
   }
   if (class_code_.size() < sched_->request_class_count()) class_code_.resize(sched_->request_class_count(), -2);
-  if (sched_->take_visited_by_class(visited_)) {
+  // An external scheduler's rounds visit no task: every waiting task gets its status anew.
+  const bool by_class = !opt_.external && sched_->take_visited_by_class(visited_);
+  if (opt_.external) visited_ = sched_->queue();
+  if (by_class) {
     // Every waiting task was visited (request classes, greedy: no queue holds): as in the loop
     // below, every member of a class gets the code of its member with the lowest id, so each
     // class is diagnosed once and its members' codes are set only when the class's code changed.

@@ -56,6 +56,9 @@
 
 namespace sim {
 
+class ExternalScheduler;  // sim/engine/external.hpp
+struct ExternalRun;       // sim/engine/external.hpp
+
 /// Seconds from ms for outputs: an integer when whole ("60"), else up to 3 decimals with
 /// trailing zeros trimmed ("60.25"); a negative value (not applicable) prints "".
 std::string format_seconds(Time ms);
@@ -119,6 +122,10 @@ struct SimOptions {
   /// Internal switch (tests, not a scenario key): libsched::SchedulerOptions::request_classes.
   /// Off gives the same outputs, slower under a long greedy queue.
   bool request_classes = true;
+  /// An external scheduler (run --scheduler-cmd, docs/external-scheduler.md): when set, every
+  /// scheduling instant with a waiting task sends it the `decide` snapshot and applies its answer
+  /// instead of calling Scheduler::schedule(). Must outlive run(). nullptr: the built-in scheduler.
+  ExternalScheduler* external = nullptr;
 };
 
 // ------------------------------------------------------------------ runtime bounds
@@ -283,6 +290,12 @@ class Simulator {
   std::string requested_model_label(const io::TaskCfg& t) const;
   void handle(Time now, Event& ev);
   void instant_end(Time now);
+  /// One scheduling round with SimOptions::external (external.cpp): the snapshot out, the answer
+  /// in, checked and applied through the Scheduler; what schedule() would return. Throws
+  /// ExternalSchedulerError naming the instant.
+  libsched::ScheduleResult external_round(Time now);
+  /// The `decide` snapshot of the state at `now` as one JSON line (external.cpp).
+  std::string external_snapshot(Time now);
   /// Keeps one wake-up pending at the scheduler's next eligibility change (none when a policy
   /// tick is already due then).
   void schedule_wake(Time now);
@@ -406,6 +419,7 @@ class Simulator {
   bool released_since_schedule_ = false;
   std::unique_ptr<FaultModel> faults_;   // failure models (faults.hpp)
   std::unique_ptr<Metrics> metrics_;     // measurements (metrics.hpp)
+  std::unique_ptr<ExternalRun> ext_;     // with SimOptions::external: caches of the protocol (external.hpp)
   // Costs (cost.cpp): allocated only when the scenario has prices.
   std::unique_ptr<CostModel> cost_;
   struct CostRun {

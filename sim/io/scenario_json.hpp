@@ -79,5 +79,8 @@ std::vector<std::string> expanded_node_names(const ClusterCfg& cluster);
 /// (e.g. `priority` on an idle task that never set it, `head_spec` on a PyTorchJob).
 /// parse(scenario_to_json(s)) yields s again (Scenario::file aside).
 nlohmann::json scenario_to_json(const Scenario& scenario);
+/// One entry of a scenario's `tasks` as scenario_to_json writes it (the `decide` snapshot's task
+/// keys too).
+nlohmann::json task_to_json(const TaskCfg& task);
 
 }  // namespace sim::io

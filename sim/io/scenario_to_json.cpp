@@ -19,55 +19,6 @@ json labels_json(const std::map<std::string, std::string>& m) {
   return j;
 }
 
-json task_json(const TaskCfg& t) {
-  json j;
-  j["name"] = t.name;
-  j["user"] = t.user;
-  j["tenant"] = t.tenant;
-  j["submit_s"] = t.submit_s;
-  j["duration_s"] = t.duration_s;
-  j["type"] = t.type;
-  j["workers"] = t.workers;
-  if (t.replica) {
-    const auto& r = *t.replica;
-    j["replica"] = {{"gpus", r.gpus}, {"gpu_milli", r.gpu_milli}, {"vcpu", r.vcpu}, {"memory_gib", r.memory_gib},
-                    {"gpu_models", r.gpu_models}};
-  } else {
-    j["specs"] = t.specs;
-  }
-  j["count_per_node"] = t.count_per_node;
-  j["resource_type"] = t.resource_type;
-  if (!t.pool.empty()) j["pool"] = t.pool;
-  const bool idle = t.resource_type == "idle";
-  if (!idle || t.priority_set) j["priority"] = t.priority;
-  if (!idle || t.guarantee_set) j["guarantee"] = t.guarantee;
-  if (t.resource_type == "reserved") {
-    j["accept_idle"] = t.accept_idle;
-    j["prefer_idle"] = t.prefer_idle;
-  }
-  if (idle || (t.resource_type == "reserved" && t.accept_idle)) j["idle_stability"] = t.idle_stability;
-  if (t.checkpoint_interval_s) j["checkpoint_interval_s"] = *t.checkpoint_interval_s;
-  j["fault_tolerance"] = {{"max_resubmissions", t.fault_tolerance.max_resubmissions}};
-  j["image_pull_retries"] = t.image_pull_retries;
-  j["node_policies"] = t.node_policies;
-  if (t.runtime_estimate_s) j["runtime_estimate_s"] = *t.runtime_estimate_s;
-  j["precheck_s"] = t.precheck_s;
-  j["image_pull_s"] = t.image_pull_s;
-  j["image_pull_failure_prob"] = t.image_pull_failure_prob;
-  j["transient_failure_rate_per_h"] = t.transient_failure_rate_per_h;
-  if (t.checkpoint_on_notice) j["checkpoint_on_notice"] = true;  // absent = false (older files stay byte-identical)
-  if (t.type == "RayJob") {
-    if (!t.head_spec.empty()) j["head_spec"] = t.head_spec;
-    j["debug"] = t.debug;
-    j["debug_retention_s"] = t.debug_retention_s;
-    const auto& a = t.autoscaling;
-    json demand = json::array();
-    for (const auto& st : a.demand) demand.push_back({{"at_s", st.at_s}, {"workers", st.workers}});
-    j["autoscaling"] = {{"enabled", a.enabled},           {"min_workers", a.min_workers}, {"max_workers", a.max_workers},
-                        {"idle_reclaim_s", a.idle_reclaim_s}, {"scale_out", a.scale_out},     {"demand", demand}};
-  }
-  return j;
-}
 
 json trace_json(const TraceCfg& t) {
   json e = {{"format", t.format},
@@ -126,7 +77,7 @@ json workload_json(const WorkloadCfg& w) {
   if (!w.tenants.empty()) j["tenants"] = named_shares_json(w.tenants);
   json classes = json::array();
   for (const auto& c : w.classes) {
-    json e = task_json(c.task);
+    json e = task_to_json(c.task);
     for (auto k : {"name", "user", "tenant", "submit_s", "duration_s"}) e.erase(k);
     if (!c.name.empty()) e["name"] = c.name;
     e["share"] = c.share;
@@ -146,6 +97,56 @@ json workload_json(const WorkloadCfg& w) {
 }
 
 }  // namespace
+
+json task_to_json(const TaskCfg& t) {
+  json j;
+  j["name"] = t.name;
+  j["user"] = t.user;
+  j["tenant"] = t.tenant;
+  j["submit_s"] = t.submit_s;
+  j["duration_s"] = t.duration_s;
+  j["type"] = t.type;
+  j["workers"] = t.workers;
+  if (t.replica) {
+    const auto& r = *t.replica;
+    j["replica"] = {{"gpus", r.gpus}, {"gpu_milli", r.gpu_milli}, {"vcpu", r.vcpu}, {"memory_gib", r.memory_gib},
+                    {"gpu_models", r.gpu_models}};
+  } else {
+    j["specs"] = t.specs;
+  }
+  j["count_per_node"] = t.count_per_node;
+  j["resource_type"] = t.resource_type;
+  if (!t.pool.empty()) j["pool"] = t.pool;
+  const bool idle = t.resource_type == "idle";
+  if (!idle || t.priority_set) j["priority"] = t.priority;
+  if (!idle || t.guarantee_set) j["guarantee"] = t.guarantee;
+  if (t.resource_type == "reserved") {
+    j["accept_idle"] = t.accept_idle;
+    j["prefer_idle"] = t.prefer_idle;
+  }
+  if (idle || (t.resource_type == "reserved" && t.accept_idle)) j["idle_stability"] = t.idle_stability;
+  if (t.checkpoint_interval_s) j["checkpoint_interval_s"] = *t.checkpoint_interval_s;
+  j["fault_tolerance"] = {{"max_resubmissions", t.fault_tolerance.max_resubmissions}};
+  j["image_pull_retries"] = t.image_pull_retries;
+  j["node_policies"] = t.node_policies;
+  if (t.runtime_estimate_s) j["runtime_estimate_s"] = *t.runtime_estimate_s;
+  j["precheck_s"] = t.precheck_s;
+  j["image_pull_s"] = t.image_pull_s;
+  j["image_pull_failure_prob"] = t.image_pull_failure_prob;
+  j["transient_failure_rate_per_h"] = t.transient_failure_rate_per_h;
+  if (t.checkpoint_on_notice) j["checkpoint_on_notice"] = true;  // absent = false (older files stay byte-identical)
+  if (t.type == "RayJob") {
+    if (!t.head_spec.empty()) j["head_spec"] = t.head_spec;
+    j["debug"] = t.debug;
+    j["debug_retention_s"] = t.debug_retention_s;
+    const auto& a = t.autoscaling;
+    json demand = json::array();
+    for (const auto& st : a.demand) demand.push_back({{"at_s", st.at_s}, {"workers", st.workers}});
+    j["autoscaling"] = {{"enabled", a.enabled},           {"min_workers", a.min_workers}, {"max_workers", a.max_workers},
+                        {"idle_reclaim_s", a.idle_reclaim_s}, {"scale_out", a.scale_out},     {"demand", demand}};
+  }
+  return j;
+}
 
 json scenario_to_json(const Scenario& s) {
   json j;
@@ -226,7 +227,7 @@ json scenario_to_json(const Scenario& s) {
     j["scheduler"]["las_thresholds_gpu_s"] = sc.las_thresholds_gpu_s;
 
   json tasks = json::array();
-  for (const auto& t : s.tasks) tasks.push_back(task_json(t));
+  for (const auto& t : s.tasks) tasks.push_back(task_to_json(t));
   j["tasks"] = tasks;
 
   json events = json::array();

@@ -216,6 +216,105 @@ class Scheduler : private detail::SchedulerCore {
   bool knows_task(TaskId t) const {
     return t.valid() && t.index() < tasks_.size() && !(t.index() < forgotten_.size() && forgotten_[t.index()]);
   }
+
+  /// Starts waiting task `t` at `a.start` (ms, the decision instant) exactly where an outside
+  /// decision says (an external scheduler, schedsim run --scheduler-cmd): option `a.option`,
+  /// class `a.capacity`, each replica on its node (GPU mask 0: the node picks the GPUs as a
+  /// placement would). Checked as a built-in start is: every replica on a node up, not drained,
+  /// of a pool open to the task on that class, allowed by the node policies and idle stability,
+  /// fitting what is free there; the admission plugin must admit the whole gang's demand. The
+  /// start is committed as schedule() commits one (quota charged, never a victim at this
+  /// instant). Throws UnknownTask; InvalidState when `t` does not wait, a replica's node is not
+  /// eligible or the replica does not fit, or admission refuses; InvalidArgument (option, class,
+  /// replica count: a gang starts whole, GPU mask); UnknownNode; TimeWentBackwards. On a throw
+  /// nothing changes.
+  void start_at(TaskId t, const Adoption& a) {
+    const char* fn = "Scheduler::start_at";
+    check_task_id(t, fn);
+    const Time now = a.start;
+    detail::check_time(now, last_now_, fn);
+    const Entry& e = tasks_[t.index()];
+    const TaskSpec& spec = e.spec;
+    if (e.state != State::waiting) throw InvalidState(fmt::format("{}: task {} does not wait", fn, spec.name));
+    if (a.option >= spec.options.size())
+      throw InvalidArgument(fmt::format("option {} is not one of the task's {} options", a.option, spec.options.size()));
+    const auto cls = Session::classes(spec);
+    if (std::find(cls.begin(), cls.end(), a.capacity) == cls.end())
+      throw InvalidArgument(fmt::format("may not run on {} capacity", to_string(a.capacity)));
+    if (a.replicas.size() != std::size_t(spec.replicas()))
+      throw InvalidArgument(fmt::format("{} replicas given for a gang of {} (a gang starts whole or not at all)", a.replicas.size(),
+                                        spec.replicas()));
+    for (const auto& r : a.replicas) cluster_.node(r.node);  // throws UnknownNode
+    Session session(*this, now);
+    const NodeFilter f = NodeFilter::build(policies_, spec, now, cluster_.size());
+    for (const auto& r : a.replicas) {
+      const Node& n = cluster_.node(r.node);
+      if (!n.up) throw InvalidState(fmt::format("node {} is {}", n.name, n.removed ? "removed" : "down"));
+      if (n.drained) throw InvalidState(fmt::format("node {} is drained (takes no new replica)", n.name));
+      if (!session.node_eligible(spec, a.capacity, r.node, f, now, false))
+        throw InvalidState(fmt::format("node {} is not eligible on {} capacity (pool, node policy or idle stability)", n.name,
+                                       to_string(a.capacity)));
+    }
+    const QuotaKey k = Session::quota_key(spec, a.capacity);
+    const Resources d = spec.demand(a.option);
+    if (!session.admits(k, spec, t, d))
+      throw InvalidState(fmt::format("admission ({}) refuses the gang's demand on {} capacity (quota of {})", options_.admission,
+                                     to_string(a.capacity), spec.user));
+    std::vector<ReplicaAllocation> got;
+    try {
+      for (std::size_t i = 0; i < a.replicas.size(); ++i) {
+        const GangOption& o = spec.options[a.option];
+        got.push_back(cluster_.allocate_exact(a.replicas[i].node, i == 0 ? o.head : o.worker, a.replicas[i].gpu_mask));
+      }
+    } catch (...) {
+      for (auto it = got.rbegin(); it != got.rend(); ++it) cluster_.release(*it);
+      throw;
+    }
+    Placement p;
+    p.task = t;
+    p.option = a.option;
+    p.capacity = a.capacity;
+    p.replicas = std::move(got);
+    p.start = now;
+    p.quota_key = k;
+    p.quota_held = a.capacity == ResourceType::idle ? Resources{} : d;
+    if (a.capacity != ResourceType::idle) quotas_.charge(k, d, +1);
+    // Nothing throws from here on: the instant is noted, then the start committed.
+    if (now != started_now_at_) {
+      started_now_.clear();
+      started_now_at_ = now;
+    }
+    session.note_time(now);
+    session.commit_start(t, std::move(p), now);
+  }
+
+  /// Preempts running task `victim` at `now` for waiting task `preemptor` (an outside decision,
+  /// as start_at): allowed only as schedule() would (preemption_kind(): the options' switches,
+  /// priorities, guarantee, capacity classes), never for a victim started at `now`. Frees the
+  /// victim's replicas and quota and returns the kind. Throws UnknownTask; InvalidState when the
+  /// victim does not run, the preemptor does not wait, the victim started at `now`, or the rules
+  /// do not let it yield; TimeWentBackwards. On a throw nothing changes.
+  PreemptionKind preempt_for(TaskId victim, TaskId preemptor, Time now) {
+    const char* fn = "Scheduler::preempt_for";
+    check_task_id(victim, fn);
+    check_task_id(preemptor, fn);
+    detail::check_time(now, last_now_, fn);
+    const Entry& v = tasks_[victim.index()];
+    if (v.state != State::running) throw InvalidState(fmt::format("victim {} does not run", v.spec.name));
+    if (tasks_[preemptor.index()].state != State::waiting)
+      throw InvalidState(fmt::format("preemptor {} does not wait", tasks_[preemptor.index()].spec.name));
+    if (now == started_now_at_ && std::find(started_now_.begin(), started_now_.end(), victim) != started_now_.end())
+      throw InvalidState(fmt::format("victim {} started at this instant (never a victim then)", v.spec.name));
+    Session session(*this, now);
+    const std::optional<PreemptionKind> kind = session.preemption_kind(preemptor, victim, false);
+    if (!kind)
+      throw InvalidState(fmt::format("victim {} may not be preempted by {} (priority, guarantee, capacity class or the "
+                                     "scheduler's preemption switches)",
+                                     v.spec.name, tasks_[preemptor.index()].spec.name));
+    session.note_time(now);
+    release(victim, now);
+    return *kind;
+  }
   // =================================================================== end of embedding API
 
   const Cluster& cluster() const { return cluster_; }
