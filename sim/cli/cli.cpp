@@ -24,6 +24,7 @@
 #include "sim/cli/convert_cli.hpp"
 #include "sim/cli/decide_cli.hpp"
 #include "sim/cli/fill_cli.hpp"
+#include "sim/cli/forecast_cli.hpp"
 #include "sim/cli/import_cli.hpp"
 #include "sim/cli/merge_cli.hpp"
 #include "sim/io/diagnostics.hpp"
@@ -599,6 +600,24 @@ void add_decide_command(CLI::App& app, int& exit_code, const libsched::Registry&
   });
 }
 
+/// `schedsim forecast SNAPSHOT.json --out DIR [--samples K] [--seed S] [--spread F] [--horizon-s H]`
+/// (docs/forecast.md).
+void add_forecast_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
+  auto* cmd = app.add_subcommand("forecast", "When each waiting task of a decide snapshot starts: P10/P50/P90 over K forward simulations");
+  auto a = std::make_shared<sim::ForecastArgs>();
+  cmd->add_option("SNAPSHOT", a->snapshot, "A decide snapshot (docs/decide.md)")->required();
+  cmd->add_option("--out", a->out, "Output directory (forecast.csv, forecast.json)")->required();
+  cmd->add_option("--samples", a->samples, "Forward simulations K (default 100)")
+      ->check(parsed_check<int>([](int x) { return x >= 1 && x <= 10000; }, "must be an integer from 1 to 10000 (a number of samples)", "K"));
+  cmd->add_option("--seed", a->seed, "Seed of the sampled remaining times (default 1)")->check(k_seed_check);
+  cmd->add_option("--spread", a->spread, "Running tasks' duration uniform in [L(1-F), L(1+F)] (default 0.5; 0: exact)")
+      ->check(parsed_check<double>([](double x) { return std::isfinite(x) && x >= 0 && x <= 1; }, "must be a number from 0 to 1", "F"));
+  cmd->add_option("--horizon-s", a->horizon_s, "Simulate up to now_s + H seconds (default 604800)")
+      ->check(parsed_check<double>([](double x) { return std::isfinite(x) && x > 0 && x <= 1e9; },
+                                   "must be a number of seconds > 0 and <= 1e9", "H"));
+  cmd->callback([a, &exit_code, &registry] { exit_code = sim::forecast_command(*a, std::cout, std::cerr, registry); });
+}
+
 /// The end of every command: stdout is flushed and checked (`> /dev/full`, a closed pipe, a
 /// full disk). A write error is the environment's failure: exit 1 with one line on stderr
 /// (a command that already failed keeps its status).
@@ -629,6 +648,7 @@ int sim::cli_main(int argc, char** argv, const libsched::Registry& registry) {
   add_run_command(app, exit_code, registry);
   add_fill_command(app, exit_code, registry, args);
   add_decide_command(app, exit_code, registry);
+  add_forecast_command(app, exit_code, registry);
   add_report_command(app, exit_code);
   add_show_default_command(app, exit_code);
   add_compare_command(app, exit_code, registry);

@@ -18,7 +18,45 @@
 
 namespace sim {
 
+namespace decide_detail {
+
+/// `tasks[i].running`, checked against the scenario but not yet against the cluster's state.
+struct RunningCfg {
+  std::size_t task = 0;
+  std::string path;
+  nlohmann::json value;  ///< tasks[i].running as written (the VALUE of a diagnostic about it)
+  double start_s = 0;
+  std::size_t option = 0;
+  libsched::ResourceType capacity = libsched::ResourceType::reserved;
+  struct Replica {
+    std::string node;
+    std::uint64_t gpu_mask = 0;
+  };
+  std::vector<Replica> replicas;
+};
+
+struct NodeStateCfg {
+  std::string path;
+  nlohmann::json value;  ///< node_state[k] as written
+  std::string node;
+  std::optional<bool> up, drained;
+  std::optional<double> owner_changed_s;
+};
+
+/// What read_snapshot keeps for snapshot_scheduler.
+struct SnapshotParts {
+  nlohmann::json doc;  ///< the snapshot as read as a scenario (the VALUE of diagnostics)
+  std::vector<RunningCfg> runs;
+  std::vector<NodeStateCfg> states;
+  std::optional<Simulator> built;  ///< the library objects exactly as the simulator builds them
+};
+
+}  // namespace decide_detail
+
 namespace {
+
+using decide_detail::RunningCfg;
+using decide_detail::NodeStateCfg;
 
 using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
@@ -92,29 +130,6 @@ class Report {
 };
 
 Time ms(double s) { return libsched::from_seconds(s); }
-
-/// `tasks[i].running`, checked against the scenario but not yet against the cluster's state.
-struct RunningCfg {
-  std::size_t task = 0;
-  std::string path;
-  json value;  ///< tasks[i].running as written (the VALUE of a diagnostic about it)
-  double start_s = 0;
-  std::size_t option = 0;
-  libsched::ResourceType capacity = libsched::ResourceType::reserved;
-  struct Replica {
-    std::string node;
-    std::uint64_t gpu_mask = 0;
-  };
-  std::vector<Replica> replicas;
-};
-
-struct NodeStateCfg {
-  std::string path;
-  json value;  ///< node_state[k] as written
-  std::string node;
-  std::optional<bool> up, drained;
-  std::optional<double> owner_changed_s;
-};
 
 std::optional<libsched::ResourceType> resource_type(const std::string& s) {
   using libsched::ResourceType;
@@ -274,11 +289,15 @@ std::string render(const ojson& d) {
 
 }  // namespace
 
-DecideResult decide(std::string_view text, const std::string& label, const libsched::Registry& registry) {
-  DecideResult out;
-  std::optional<json> parsed = io::parse_scenario_json(text, label, out.diagnostics);
+DecideSnapshot::DecideSnapshot() = default;
+DecideSnapshot::~DecideSnapshot() = default;
+
+std::unique_ptr<DecideSnapshot> read_snapshot(std::string_view text, const std::string& label, const libsched::Registry& registry,
+                                        std::vector<io::Diagnostic>& diagnostics) {
+  std::unique_ptr<DecideSnapshot> out;  // set once everything is valid
+  std::optional<json> parsed = io::parse_scenario_json(text, label, diagnostics);
   if (!parsed) return out;
-  Report rep(label, out.diagnostics);
+  Report rep(label, diagnostics);
   json& j = *parsed;
   if (!j.is_object()) {
     rep.error("<root>", &j, "a decide snapshot must be a JSON object");
@@ -303,6 +322,7 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
   const bool no_tasks = !j.contains("tasks") || (j["tasks"].is_array() && j["tasks"].empty());
   if (!j.contains("tasks")) j["tasks"] = json::array();
   std::vector<std::pair<std::size_t, json>> running;  // (task index, tasks[i].running)
+  std::vector<bool> duration_given;
   if (j["tasks"].is_array())
     for (std::size_t i = 0; i < j["tasks"].size(); ++i) {
       json& t = j["tasks"][i];
@@ -311,6 +331,8 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
         running.emplace_back(i, *it);
         t.erase(it);
       }
+      duration_given.resize(i + 1, false);
+      duration_given[i] = t.contains("duration_s");
       if (!t.contains("duration_s")) t["duration_s"] = 1;  // unknown to a scheduler; not used by a decision
     }
 
@@ -326,7 +348,7 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
       for (std::size_t i = 0; i < task_errors.size(); ++i)
         if (d.path.rfind(fmt::format("tasks[{}]", i), 0) == 0) task_errors[i] = true;
     }
-    out.diagnostics.push_back(std::move(d));
+    diagnostics.push_back(std::move(d));
   }
   if (!pr.scenario) return out;
   // The snapshot's keys are checked even when the scenario has errors (every problem in one
@@ -372,26 +394,47 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
       }
   }
   if (rep.errors() > 0 || scenario_errors > 0 || !now_s) return out;
-  const Time now = ms(*now_s);
-
-  // 3. The library objects exactly as the simulator builds them from a scenario.
-  std::optional<Simulator> built;
+  auto parts = std::make_unique<decide_detail::SnapshotParts>();
   try {
     SimOptions so;
     so.registry = &registry;
-    built.emplace(sc, so);
+    parts->built.emplace(sc, so);
   } catch (const std::exception& e) {
     rep.error("<root>", nullptr, decide_rule(e.what(), ""));
     return out;
   }
-  const libsched::Scheduler& model = built->scheduler();
-  libsched::Scheduler s(model.cluster(), model.options(), registry);
+  parts->doc = std::move(j);
+  parts->runs = std::move(runs);
+  parts->states = std::move(states);
+  out = std::make_unique<DecideSnapshot>();
+  out->scenario = std::move(*pr.scenario);
+  out->now = ms(*now_s);
+  out->registry = &registry;
+  out->running_start.assign(out->scenario.tasks.size(), -1);
+  for (const auto& r : parts->runs) out->running_start[r.task] = ms(r.start_s);
+  out->duration_given = std::move(duration_given);
+  out->duration_given.resize(out->scenario.tasks.size(), false);
+  out->parts = std::move(parts);
+  return out;
+}
+
+std::unique_ptr<libsched::Scheduler> snapshot_scheduler(const DecideSnapshot& snap, const std::string& label,
+                                                        std::vector<io::Diagnostic>& diagnostics) {
+  Report rep(label, diagnostics);
+  const decide_detail::SnapshotParts& parts = *snap.parts;
+  const io::Scenario& sc = snap.scenario;
+  const json& j = parts.doc;
+  const Time now = snap.now;
+  const libsched::Registry& registry = *snap.registry;
+  // The library objects exactly as the simulator builds them from a scenario.
+  const libsched::Scheduler& model = parts.built->scheduler();
+  auto sp = std::make_unique<libsched::Scheduler>(model.cluster(), model.options(), registry);
+  libsched::Scheduler& s = *sp;
   for (const auto& p : model.node_policies()) s.add_node_policy(p);
   for (const auto& [k, e] : model.quotas().entries()) s.quotas().set_limit(k, e.limit);
 
-  std::vector<libsched::TaskId> ids(sc.tasks.size());
   std::vector<const RunningCfg*> run_of(sc.tasks.size(), nullptr);
-  for (const auto& r : runs) run_of[r.task] = &r;
+  for (const auto& r : parts.runs) run_of[r.task] = &r;
   for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
     const libsched::TaskSpec& spec = model.task(libsched::TaskId(std::int32_t(i)));
     try {
@@ -401,17 +444,16 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
         a.capacity = r->capacity;
         a.start = ms(r->start_s);
         for (const auto& rr : r->replicas) a.replicas.push_back({s.cluster().find_node(rr.node), rr.gpu_mask});
-        ids[i] = s.adopt_task(spec, a);
+        s.adopt_task(spec, a);
       } else {
-        ids[i] = s.add_task(spec);
-        s.enqueue(ids[i], now);
+        s.enqueue(s.add_task(spec), now);
       }
     } catch (const libsched::Error& e) {
       if (run_of[i]) rep.error(run_of[i]->path, &run_of[i]->value, decide_rule(e.what(), spec.name));
       else rep.error(fmt::format("tasks[{}]", i), &j.at("tasks").at(i), decide_rule(e.what(), spec.name));
     }
   }
-  for (const auto& st : states) {
+  for (const auto& st : parts.states) {
     libsched::NodeId n = s.cluster().find_node(st.node);
     try {
       if (st.owner_changed_s) s.set_owner_change(n, ms(*st.owner_changed_s));
@@ -421,13 +463,24 @@ DecideResult decide(std::string_view text, const std::string& label, const libsc
       rep.error(st.path, &st.value, decide_rule(e.what(), ""));
     }
   }
-  if (rep.errors() > 0) return out;
+  if (rep.errors() > 0) return nullptr;
+  return sp;
+}
+
+DecideResult decide(std::string_view text, const std::string& label, const libsched::Registry& registry) {
+  DecideResult out;
+  std::unique_ptr<DecideSnapshot> snap = read_snapshot(text, label, registry, out.diagnostics);
+  if (!snap) return out;
+  std::unique_ptr<libsched::Scheduler> sp = snapshot_scheduler(*snap, label, out.diagnostics);
+  if (!sp) return out;
+  libsched::Scheduler& s = *sp;
+  const io::Scenario& sc = snap->scenario;
+  const Time now = snap->now;
 
   // 4. One decision, then why every task still waits.
   libsched::ScheduleResult res = s.schedule(now);
   std::vector<std::string> name_of(s.task_count());
-  for (std::size_t i = 0; i < sc.tasks.size(); ++i)
-    if (ids[i].valid()) name_of[ids[i].index()] = sc.tasks[i].name;
+  for (std::size_t i = 0; i < sc.tasks.size(); ++i) name_of[i] = sc.tasks[i].name;  // task i has id i
   ojson d;
   d["now_s"] = seconds_json(now);
   ojson placements = ojson::array();

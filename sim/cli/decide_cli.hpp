@@ -5,6 +5,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,10 +14,44 @@
 #include <nlohmann/json.hpp>
 
 #include <libsched/registry.hpp>
+#include <libsched/scheduler.hpp>
 
 #include "sim/io/diagnostics.hpp"
+#include "sim/io/scenario.hpp"
 
 namespace sim {
+
+namespace decide_detail {
+struct SnapshotParts;
+}
+
+/// A valid decide snapshot (docs/decide.md), as read_snapshot() reads it; shared by `decide`
+/// and `forecast`. Task i of `scenario` gets TaskId i in snapshot_scheduler().
+struct DecideSnapshot {
+  DecideSnapshot();
+  ~DecideSnapshot();
+  DecideSnapshot(const DecideSnapshot&) = delete;
+  DecideSnapshot& operator=(const DecideSnapshot&) = delete;
+  io::Scenario scenario;                     ///< the snapshot's scenario keys (duration_s 1 where not given)
+  libsched::Time now = 0;                    ///< now_s, ms
+  std::vector<libsched::Time> running_start; ///< per task: start of its running attempt (ms), or -1 when it waits
+  std::vector<bool> duration_given;          ///< per task: the snapshot gives duration_s
+  const libsched::Registry* registry = nullptr;
+  std::unique_ptr<decide_detail::SnapshotParts> parts;  ///< what snapshot_scheduler() needs
+};
+
+/// Reads snapshot `text` (`label` names it in diagnostics) and checks every key; returns nullptr
+/// after appending every problem to `diagnostics` (warnings are appended too). Never throws on
+/// bad input. `registry` must outlive the result.
+std::unique_ptr<DecideSnapshot> read_snapshot(std::string_view text, const std::string& label, const libsched::Registry& registry,
+                                        std::vector<io::Diagnostic>& diagnostics);
+
+/// A fresh Scheduler in the snapshot's state at `snap.now`: the running tasks adopted, the
+/// waiting ones queued (task i has TaskId i), node_state applied; no schedule() called yet.
+/// nullptr after appending the problems (a running replica that does not fit its node, ...)
+/// to `diagnostics`.
+std::unique_ptr<libsched::Scheduler> snapshot_scheduler(const DecideSnapshot& snap, const std::string& label,
+                                                        std::vector<io::Diagnostic>& diagnostics);
 
 /// What decide() answers: the decision (placements, preemptions, waiting tasks with their wait
 /// status) when the snapshot is valid, else every problem found (`FILE: PATH: VALUE: RULE`).
