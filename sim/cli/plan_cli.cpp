@@ -104,6 +104,14 @@ void plan_zip_json(const PlanGrid& g, std::size_t p, ojson& point) {
     }
 }
 
+void plan_point_json(const PlanGrid& g, std::size_t p, const PlanEval& ev, ojson& point) {
+  plan_zip_json(g, p, point);
+  point["met"] = ev.met;
+  ojson ms = ojson::object();
+  for (const auto& [m, s] : ev.metrics) ms[m] = stats_json(s);
+  point["metrics"] = ms;
+}
+
 ojson plan_slos_json(const std::vector<Slo>& slos) {
   ojson jslos = ojson::array();
   for (const auto& s : slos) jslos.push_back(ojson{{"metric", s.metric}, {"op", s.op}, {"value", s.value}});
@@ -259,11 +267,7 @@ int plan_smallest(PlanGrid& g, bool exhaustive, std::optional<OutputDir>& od, co
   for (const auto& [i, ev] : g.evals) {
     ojson p;
     p["value"] = plan_value_json(axis, i);
-    plan_zip_json(g, i, p);
-    p["met"] = ev.met;
-    ojson ms = ojson::object();
-    for (const auto& [m, s] : ev.metrics) ms[m] = stats_json(s);
-    p["metrics"] = ms;
+    plan_point_json(g, i, ev, p);
     pts.push_back(p);
   }
   plan["points"] = pts;

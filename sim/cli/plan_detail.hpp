@@ -65,6 +65,10 @@ ojson plan_value_json(const VaryAxis& ax, std::size_t i);
 /// plan.json point entry `zip` (only with --zip): each zipped path's value at point p.
 void plan_zip_json(const PlanGrid& g, std::size_t p, ojson& point);
 
+/// The rest of plan.json's entry of point `p` after its value(s): `zip` (plan_zip_json), `met`
+/// and `metrics` (every metric's stats_json, in the evaluation's order).
+void plan_point_json(const PlanGrid& g, std::size_t p, const PlanEval& ev, ojson& point);
+
 /// plan.json `slos`: [{"metric", "op", "value"}, ...].
 ojson plan_slos_json(const std::vector<Slo>& slos);
 

@@ -102,11 +102,7 @@ int plan_minimize(PlanGrid& g, const std::string& metric, std::optional<OutputDi
   for (const auto& [p, ev] : g.evals) {
     ojson jp;
     jp["values"] = values_json(p);
-    plan_zip_json(g, p, jp);
-    jp["met"] = ev.met;
-    ojson ms = ojson::object();
-    for (const auto& [m, s] : ev.metrics) ms[m] = stats_json(s);
-    jp["metrics"] = ms;
+    plan_point_json(g, p, ev, jp);
     pts.push_back(jp);
   }
   plan["points"] = pts;

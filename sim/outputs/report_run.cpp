@@ -86,8 +86,12 @@ void run_page(const fs::path& dir, Page& page) {
   // Summary metrics table: the top-level numbers and strings, in file order.
   {
     std::vector<std::vector<std::string>> rows;
+    // Costs carry the prices' currency next to their name (summary.json `currency`, "" without prices).
+    const std::string currency =
+        summary.contains("currency") && summary["currency"].is_string() ? summary["currency"].get<std::string>() : std::string();
     for (const auto& [k, v] : summary.items())
-      if (v.is_number() && k != "seed") rows.push_back({k, metric_text(k, v.get<double>())});  // 4 digits; the seed as written
+      if (v.is_number() && k != "seed")  // 4 digits; the seed as written
+        rows.push_back({k.rfind("cost_", 0) == 0 && !currency.empty() ? k + " (" + currency + ")" : k, metric_text(k, v.get<double>())});
       else if (v.is_number() || v.is_string() || v.is_boolean()) rows.push_back({k, v.is_string() ? v.get<std::string>() : v.dump()});
     page.blocks.push_back(html_block("Summary metrics", "summary.json: every top-level metric of the run (docs/outputs.md), 4 significant digits; "
                                      "metrics in seconds (names ending in _s) in s, min, h or d.",

@@ -289,4 +289,26 @@ TEST_CASE("report of a CPU-only (SWF) run draws no GPU chart and names cpu_alloc
   fs::remove_all(w);
 }
 
+TEST_CASE("report of a run with prices names the currency next to every cost", "[report]") {
+  std::string why;
+  if (!have_runtimes(why)) {
+    WARN(why);
+    return;
+  }
+  const fs::path w = testutil::fresh_dir("report-currency");
+  fs::create_directories(w);
+  const auto rr = schedsim("run " + std::string(SCHEDSIM_SOURCE_DIR) + "/scenarios/team-quota.json --no-progress --out " + (w / "run").string());
+  INFO(rr.err);
+  REQUIRE(rr.status == 0);
+  REQUIRE(nlohmann::json::parse(slurp(w / "run" / "summary.json")).at("currency") == "USD");
+  REQUIRE(schedsim("report " + (w / "run").string()).status == 0);
+  const std::string html = slurp(w / "run" / "report.html");
+  for (const char* k : {"cost_total", "cost_reserved", "cost_pay_as_you_go", "cost_spot", "cost_idle", "cost_reserved_unused", "cost_lost_work"}) {
+    INFO(k);
+    CHECK(html.find(std::string("<td>") + k + " (USD)</td>") != std::string::npos);
+  }
+  CHECK(html.find("<td>mean_wait_s</td>") != std::string::npos);  // other metrics keep their names
+  fs::remove_all(w);
+}
+
 }  // namespace SCHEDSIM_UNITY_ID

@@ -159,16 +159,7 @@ class Scheduler : private detail::SchedulerCore {
     if (ray ? a.replicas.empty() : a.replicas.size() != std::size_t(spec.replicas()))
       throw InvalidArgument(fmt::format("{}: {} replicas given for a gang of {}", who, a.replicas.size(), spec.replicas()));
     for (const auto& r : a.replicas) cluster_.node(r.node);  // throws UnknownNode
-    std::vector<ReplicaAllocation> got;
-    try {
-      for (std::size_t i = 0; i < a.replicas.size(); ++i) {
-        const GangOption& o = spec.options[a.option];
-        got.push_back(cluster_.allocate_exact(a.replicas[i].node, i == 0 ? o.head : o.worker, a.replicas[i].gpu_mask));
-      }
-    } catch (...) {
-      for (auto it = got.rbegin(); it != got.rend(); ++it) cluster_.release(*it);
-      throw;
-    }
+    std::vector<ReplicaAllocation> got = allocate_adoption(spec, a);
     Resources held;
     for (const auto& r : got) held += r.resources();
     std::vector<std::pair<NodeId, Time>> owner_before;
@@ -260,16 +251,7 @@ class Scheduler : private detail::SchedulerCore {
     if (!session.admits(k, spec, t, d))
       throw InvalidState(fmt::format("admission ({}) refuses the gang's demand on {} capacity (quota of {})", options_.admission,
                                      to_string(a.capacity), spec.user));
-    std::vector<ReplicaAllocation> got;
-    try {
-      for (std::size_t i = 0; i < a.replicas.size(); ++i) {
-        const GangOption& o = spec.options[a.option];
-        got.push_back(cluster_.allocate_exact(a.replicas[i].node, i == 0 ? o.head : o.worker, a.replicas[i].gpu_mask));
-      }
-    } catch (...) {
-      for (auto it = got.rbegin(); it != got.rend(); ++it) cluster_.release(*it);
-      throw;
-    }
+    std::vector<ReplicaAllocation> got = allocate_adoption(spec, a);
     Placement p;
     p.task = t;
     p.option = a.option;
@@ -738,6 +720,21 @@ class Scheduler : private detail::SchedulerCore {
   }
 
  private:
+  /// Takes every replica of `a` (an option of `spec`) on its node exactly
+  /// (Cluster::allocate_exact: replica 0 the head shape, the others the worker's); on a throw
+  /// releases what it took and rethrows (adopt_task, start_at).
+  std::vector<ReplicaAllocation> allocate_adoption(const TaskSpec& spec, const Adoption& a) {
+    std::vector<ReplicaAllocation> got;
+    const GangOption& o = spec.options[a.option];
+    try {
+      for (std::size_t i = 0; i < a.replicas.size(); ++i)
+        got.push_back(cluster_.allocate_exact(a.replicas[i].node, i == 0 ? o.head : o.worker, a.replicas[i].gpu_mask));
+    } catch (...) {
+      for (auto it = got.rbegin(); it != got.rend(); ++it) cluster_.release(*it);
+      throw;
+    }
+    return got;
+  }
   void check_task_id(TaskId t, std::string_view fn) const {
     if (!knows_task(t)) [[unlikely]]
       throw UnknownTask(fmt::format("{}: unknown task id {}", fn, t.value));
