@@ -47,6 +47,9 @@ from ._schedsim import (  # noqa: F401  (re-exported)
     UnknownTask,
     WaitCode,
     WaitStatus,
+    _register_placement,
+    _register_queue_order,
+    _registered_plugins,
     _run,
     default_scenario_json,
     version,
@@ -66,6 +69,9 @@ __all__ = [
     "TimeWentBackwards",
     "InvalidState",
     "default_scenario",
+    "register_queue_order",
+    "register_placement",
+    "registered_plugins",
     "Cluster",
     "GangOption",
     "IdleStability",
@@ -273,6 +279,53 @@ def run(scenario=None, seed=None, set=None, until=None, out=None, skip_bad_rows=
         if code != 0:
             raise Error("\n".join(lines) or "schedsim run failed with status {}".format(code))
         return RunResult(directory, table, lines, out)
+
+
+def register_queue_order(name, rank):
+    """Registers a queue order written in Python under ``name`` (docs/python.md "Policy plugins").
+
+    ``rank(task, task_id)`` gets the waiting task's ``TaskSpec`` (times in ms) and id and returns
+    its sort key: a number, or a tuple of 1 to 3 numbers compared in order (compared as floats;
+    missing items count as 0). Smaller goes first; ties by task name, then id. It is called once
+    per task when the task is enqueued, so it must depend on the task alone (as every libsched
+    queue order; docs/architecture.md "Plugins").
+
+    The name then works wherever a queue order is named: ``run(..., set={"scheduler.queue_order":
+    name})``, a scenario's ``scheduler.queue_order`` run through ``run``, and
+    ``SchedulerOptions(queue_order=name)``. Registrations last as long as the process.
+
+    Raises:
+        InvalidArgument: ``name`` is taken (a builtin or an earlier registration), empty, longer
+            than 64 characters or not printable ASCII without spaces; ``rank`` is not callable.
+
+    During a simulation, whatever ``rank`` raises is raised by ``run`` (or ``Scheduler.schedule``
+    / ``enqueue``) as is; a result that is not a number or a tuple of 1 to 3 numbers raises
+    TypeError / ValueError naming the plugin and the task. The run then writes nothing.
+    """
+    _register_queue_order(name, rank)
+
+
+def register_placement(name, score):
+    """Registers a placement policy written in Python under ``name`` (docs/python.md "Policy
+    plugins").
+
+    ``score(node, shape)`` gets a ``NodeInfo`` snapshot of a node the replica fits on and the
+    replica's ``ReplicaShape`` and returns a number; the replica goes to the node with the
+    highest score (ties: the lowest node id), as every libsched placement policy
+    (docs/architecture.md "Plugins"). It must be a pure function of its arguments: the scheduler
+    may reuse it for replicas of equal shape.
+
+    The name then works as ``scheduler.placement`` in ``run`` and in
+    ``SchedulerOptions(placement=name)``. Raises InvalidArgument as ``register_queue_order``;
+    errors during a run as there (TypeError for a non-number, ValueError for NaN).
+    """
+    _register_placement(name, score)
+
+
+def registered_plugins():
+    """The registered plugin names by kind: ``{"placement": [...], "queue_order": [...],
+    "victim_order": [...], "admission": [...]}``, each sorted (builtin and Python ones)."""
+    return _registered_plugins()
 
 
 def default_scenario(seed=1):

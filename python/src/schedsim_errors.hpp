@@ -58,9 +58,9 @@ void check_registered(const Registry& registry, const char* kind, const std::str
   raise_unknown_name(std::string("unknown ") + kind + " '" + name + "'; registered: " + list, names);
 }
 
-/// Every plugin name of `o` is in libsched's builtin registry (what the Scheduler is built from).
-inline void check_plugin_names(const libsched::SchedulerOptions& o) {
-  const libsched::Registry& r = libsched::Registry::builtin();
+/// Every plugin name of `o` is in `r` (what the Scheduler is built from: the builtin plugins and
+/// the Python ones, schedsim_plugins.hpp).
+inline void check_plugin_names(const libsched::SchedulerOptions& o, const libsched::Registry& r) {
   check_registered(r.placement, "placement policy", o.placement);
   check_registered(r.queue_order, "queue order", o.queue_order);
   check_registered(r.victim_order, "victim order", o.victim_order);

@@ -24,43 +24,15 @@
 #include "sim/cli/validate_cli.hpp"
 #include "sim/cli/run_cli.hpp"
 #include "schedsim_errors.hpp"
+#include "schedsim_plugins.hpp"
 
 namespace py = pybind11;
 using namespace libsched;
 
 namespace {
 
-/// A snapshot of one node for Python (Cluster::node).
-struct NodeInfo {
-  int id = -1;
-  std::string name;
-  int pool = -1;
-  std::string gpu_model;
-  int gpus = 0;
-  Resources capacity;
-  Resources free;
-  int free_gpus = 0;  ///< GPUs with all 1000 milli-GPU free
-  bool up = true;
-  bool drained = false;
-  bool removed = false;
-};
-
-NodeInfo node_info(const Cluster& c, NodeId id) {
-  const Node& n = c.node(id);
-  NodeInfo i;
-  i.id = id.value;
-  i.name = n.name;
-  i.pool = n.pool.value;
-  i.gpu_model = n.model < 0 ? std::string() : c.models()[std::size_t(n.model)];
-  i.gpus = n.gpus;
-  i.capacity = n.capacity;
-  i.free = n.free;
-  i.free_gpus = n.full_free_gpus;
-  i.up = n.up;
-  i.drained = n.drained;
-  i.removed = n.removed;
-  return i;
-}
+using schedsim_py::NodeInfo;
+using schedsim_py::node_info;
 
 NodeId checked_node(const Cluster& c, int id) {
   if (id < 0 || std::size_t(id) >= c.size()) throw UnknownNode("no node with id " + std::to_string(id));
@@ -192,6 +164,7 @@ std::tuple<int, std::string, std::string> run_scenario(const std::string& path, 
     src.seed = seed;
     src.until_s = until;
     src.skip_bad_rows = skip_bad_rows;
+    src.registry = &schedsim_py::py_registry();  // with the Python plugins (docs/python.md)
     auto r = sim::resolve_scenario(src, err);
     if (!r) {
       code = sim::io::exit_invalid_input;
@@ -201,8 +174,15 @@ std::tuple<int, std::string, std::string> run_scenario(const std::string& path, 
       opts.seed = seed;
       opts.until_s = until;
       opts.progress = false;
+      opts.registry = &schedsim_py::py_registry();
       code = sim::run_command(r->scenario, opts, out, err, r->resolved_json);
     }
+  }
+  // A Python plugin raised: the run stopped (nothing published); raise that exception itself.
+  if (auto& e = schedsim_py::pending_plugin_error(); e) {
+    py::error_already_set x = std::move(*e);
+    e.reset();
+    throw x;
   }
   return {code, out.str(), err.str()};
 }
@@ -212,6 +192,7 @@ std::tuple<int, std::string, std::string> run_scenario(const std::string& path, 
 PYBIND11_MODULE(_schedsim, m) {
   m.doc() = "libsched and the schedsim simulator (C++ core of the `schedsim` package; see docs/python.md)";
   schedsim_py::register_errors(m);
+  schedsim_py::register_plugin_functions(m);
   m.def("version", [] { return std::string(LIBSCHED_VERSION_STRING); }, "libsched's version string.");
 
   // ------------------------------------------------------------------ enums
@@ -370,6 +351,13 @@ PYBIND11_MODULE(_schedsim, m) {
           })
       .def_readwrite("selected_policies", &TaskSpec::selected_policies)
       .def_property_readonly("replicas", &TaskSpec::replicas, "1 + workers.")
+      .def_property_readonly(
+          "true_remaining", [](const TaskSpec& t) { return t.true_remaining; },
+          "The true remaining run time at enqueue, ms (the oracle that sjf/srtf read; the simulator fills it, -1 "
+          "when unknown).")
+      .def_property_readonly(
+          "attained_gpu_s", [](const TaskSpec& t) { return t.attained_gpu_s; },
+          "GPUs x seconds of the task's ended attempts (what las reads).")
       .def("__repr__", [](const TaskSpec& t) {
         return "TaskSpec('" + t.name + "', user='" + t.user + "', workers=" + std::to_string(t.workers) + ", " +
                std::string(to_string(t.resource_type)) + ", priority=" + std::to_string(t.priority) + ")";
@@ -450,9 +438,10 @@ PYBIND11_MODULE(_schedsim, m) {
   py::class_<SchedulerOptions>(m, "SchedulerOptions",
                                "Scheduler settings (docs/scenario-format.md \"scheduler\"); idle stability ages in ms.")
       .def(py::init([](std::string placement, bool preemption, bool idle_reclaim, bool spot_eviction, Queueing queueing,
-                       std::uint64_t seed) {
+                       std::uint64_t seed, std::string queue_order) {
              SchedulerOptions o;
              o.placement = std::move(placement);
+             o.queue_order = std::move(queue_order);
              o.preemption = preemption;
              o.idle_reclaim = idle_reclaim;
              o.spot_eviction = spot_eviction;
@@ -461,8 +450,11 @@ PYBIND11_MODULE(_schedsim, m) {
              return o;
            }),
            py::arg("placement") = "best-fit", py::arg("preemption") = true, py::arg("idle_reclaim") = true,
-           py::arg("spot_eviction") = true, py::arg("queueing") = Queueing::greedy, py::arg("seed") = 1)
+           py::arg("spot_eviction") = true, py::arg("queueing") = Queueing::greedy, py::arg("seed") = 1,
+           py::arg("queue_order") = "priority-fifo")
       .def_readwrite("placement", &SchedulerOptions::placement)
+      .def_readwrite("queue_order", &SchedulerOptions::queue_order,
+                     "A registered queue order: builtin (docs/scheduler.md) or register_queue_order's.")
       .def_readwrite("preemption", &SchedulerOptions::preemption)
       .def_readwrite("idle_reclaim", &SchedulerOptions::idle_reclaim)
       .def_readwrite("spot_eviction", &SchedulerOptions::spot_eviction)
@@ -522,8 +514,8 @@ PYBIND11_MODULE(_schedsim, m) {
                         "placement_of, explain(task, now), release(task, now). Not thread-safe.")
       .def(py::init([](const Cluster& c, std::optional<SchedulerOptions> o) {
              SchedulerOptions opts = o.value_or(SchedulerOptions{});
-             schedsim_py::check_plugin_names(opts);  // before the move: the names are read here
-             return std::make_unique<Scheduler>(c, std::move(opts));
+             schedsim_py::check_plugin_names(opts, schedsim_py::py_registry());  // before the move: the names are read here
+             return std::make_unique<Scheduler>(c, std::move(opts), schedsim_py::py_registry());
            }),
            py::arg("cluster"), py::arg("options") = py::none(),
            "Raises UnknownName (a ValueError) naming the value and the registered names when options.placement "
