@@ -45,6 +45,8 @@ if [ "$RUN_ONLY" = 0 ]; then
     clang libclang-rt-14-dev llvm-14
     # Python bindings (python/) and their pytest suite
     pybind11-dev python3-dev python3-pandas python3-numpy python3-pytest
+    # pip: the python_install and python_wheel tests (pip show, pip install of the wheel)
+    python3-pip
     # schedsim report: its render test draws the page in headless Chromium
     chromium
     # Sharded sweeps (schedsim sweep --shard, --emit slurm): the single-node Slurm integration
