@@ -287,6 +287,7 @@ void Simulator::build() {
   so.placement = sc_.scheduler.placement;
   so.queue_order = sc_.scheduler.queue_order;
   so.las_thresholds_gpu_s = sc_.scheduler.las_thresholds_gpu_s;
+  so.fair_shares = sc_.scheduler.fair_shares;
   so.victim_order = sc_.scheduler.victim_order;
   so.admission = sc_.scheduler.admission;
   so.preemption = sc_.scheduler.preemption;

@@ -363,7 +363,7 @@ class Scheduler : private detail::SchedulerCore {
 
   /// Puts a registered (or ended) task in the queue. O(log queue). Throws UnknownTask;
   /// InvalidState when it already waits or runs.
-  void enqueue(TaskId t, Time /*now*/) {
+  void enqueue(TaskId t, Time now) {
     check_task_id(t, "Scheduler::enqueue");
     Entry& e = tasks_[t.index()];
     if (e.state != State::idle_state)
@@ -372,7 +372,7 @@ class Scheduler : private detail::SchedulerCore {
     e.hold = Entry::Hold::none;
     e.reported_held = false;
     e.failed_epoch = ~std::uint64_t{0};
-    e.rank = queue_rank(e.spec, t);
+    e.rank = queue_rank(e.spec, t, now);
     e.failed_pass = 0;
     e.spec_hash = 0;
     queue_.insert(key(t));

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <map>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -48,6 +51,15 @@ class QueueOrder {
   virtual Time next_change(const TaskSpec& /*victim*/, Time /*start*/, std::int64_t /*gpu_milli*/, Time /*now*/) const {
     return kTimeNever;
   }
+  /// Does the rank depend on the task's tenant's attained service (fair)? Then the scheduler
+  /// keeps every tenant's attained GPU x seconds, ranks with rank_for_tenant() instead of
+  /// rank(), and ranks the whole queue anew at every new instant (a tenant's service grows
+  /// while its tasks run). Default: false (rank() at enqueue only).
+  virtual bool ranks_by_tenant_service() const { return false; }
+  /// The rank of `task` when its tenant (TaskSpec::tenant) has attained `tenant_gpu_s` GPU x
+  /// seconds by now: the GPUs x time of its ended attempts and of its running ones so far.
+  /// Only asked when ranks_by_tenant_service(). Default: rank().
+  virtual Rank rank_for_tenant(const TaskSpec& task, TaskId id, double /*tenant_gpu_s*/) const { return rank(task, id); }
 };
 
 namespace plugins {
@@ -137,6 +149,38 @@ class Las final : public QueueOrder {
 
  private:
   std::vector<double> th_;
+};
+
+/// "fair" (a fairness baseline after DRF, Ghodsi et al., NSDI'11, and Themis, Mahajan et al.,
+/// NSDI'20; docs/scheduler.md "Research queue orders"): the task of the tenant with the least
+/// attained service per unit of share goes first. A tenant's share is `shares[tenant]` (> 0),
+/// 1 for a tenant not listed. Priority still dominates and idle tasks stay last: Rank =
+/// (100 x idle - priority, round(1000 x attained GPU-s / share), submit). Never preempts.
+class Fair final : public QueueOrder {
+ public:
+  /// Throws InvalidArgument unless every share is finite and > 0.
+  explicit Fair(std::map<std::string, double, std::less<>> shares) : shares_(std::move(shares)) {
+    for (const auto& [tenant, share] : shares_)
+      if (!(share > 0) || !std::isfinite(share)) throw InvalidArgument("Fair: the share of tenant " + tenant + " must be finite and > 0");
+  }
+  std::string_view name() const override { return "fair"; }
+  /// The share of `tenant` (1 when not listed).
+  double share_of(std::string_view tenant) const {
+    const auto it = shares_.find(tenant);
+    return it == shares_.end() ? 1.0 : it->second;
+  }
+  /// Attained service per unit of share in milli-GPU-seconds, rounded to the nearest.
+  std::int64_t deficit_key(std::string_view tenant, double tenant_gpu_s) const {
+    return std::llround(std::min(tenant_gpu_s / share_of(tenant) * 1000.0, 9e18));
+  }
+  Rank rank(const TaskSpec& s, TaskId id) const override { return rank_for_tenant(s, id, 0); }
+  bool ranks_by_tenant_service() const override { return true; }
+  Rank rank_for_tenant(const TaskSpec& s, TaskId, double tenant_gpu_s) const override {
+    return {(s.is_idle() ? 100 : 0) - std::int64_t(s.priority), deficit_key(s.tenant, tenant_gpu_s), s.submit};
+  }
+
+ private:
+  std::map<std::string, double, std::less<>> shares_;
 };
 
 }  // namespace plugins

@@ -1,0 +1,89 @@
+// Research queue orders, round 2 (docs/scheduler.md "Research queue orders"): fair. Each
+// scenario's start and end times are derived by hand in the comments; the rows are tasks.csv's
+// first 9 columns (name, attempt, state, submit, start, end, spec, nodes, reason).
+#include <catch2/catch.hpp>
+
+#include "builders.hpp"
+
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
+using namespace simtest;
+using Rows = std::vector<std::string>;
+
+namespace {
+
+/// A whole-node task of `tenant`.
+sim::io::TaskCfg tenant_task(const std::string& name, const std::string& tenant, double submit_s, double duration_s) {
+  auto t = task(name, submit_s, duration_s);
+  t.tenant = tenant;
+  return t;
+}
+
+/// One 8-GPU node: a1 (tenant A, 0 s, 100 s) runs first; a2 (A, at 1 s, 100 s), b1 (B, at
+/// 2 s, 50 s) and b2 (B, at 3 s, 100 s) wait for it.
+sim::io::Scenario two_tenants(const std::string& order) {
+  auto sc = cluster(1);
+  sc.scheduler.queue_order = order;
+  sc.tasks = {tenant_task("a1", "a", 0, 100), tenant_task("a2", "a", 1, 100), tenant_task("b1", "b", 2, 50),
+              tenant_task("b2", "b", 3, 100)};
+  return sc;
+}
+
+}  // namespace
+
+TEST_CASE("fair: the tenant furthest below its share starts first (equal shares)") {
+  // priority-fifo: submit order, a2 100-200 s, b1 200-250 s, b2 250-350 s.
+  REQUIRE(run_rows(two_tenants("priority-fifo")) == Rows{
+                                                        "a1,1,Succeeded,0,0,100,a100.8x,a100-0,",
+                                                        "a2,1,Succeeded,1,100,200,a100.8x,a100-0,",
+                                                        "b1,1,Succeeded,2,200,250,a100.8x,a100-0,",
+                                                        "b2,1,Succeeded,3,250,350,a100.8x,a100-0,",
+                                                    });
+  // fair, shares 1 and 1: at 100 s A has attained 8 GPUs x 100 s = 800 GPU-s, B 0: b1 (B's
+  // earliest) runs 100-150 s. At 150 s A 800 > B 8 x 50 = 400: b2 runs 150-250 s; a2 250-350 s.
+  REQUIRE(run_rows(two_tenants("fair")) == Rows{
+                                               "a1,1,Succeeded,0,0,100,a100.8x,a100-0,",
+                                               "a2,1,Succeeded,1,250,350,a100.8x,a100-0,",
+                                               "b1,1,Succeeded,2,100,150,a100.8x,a100-0,",
+                                               "b2,1,Succeeded,3,150,250,a100.8x,a100-0,",
+                                           });
+}
+
+TEST_CASE("fair: scheduler.fair_shares divides each tenant's attained service by its share") {
+  // Shares a: 3, b: 1. At 100 s A has 800 / 3 = 266.7, B 0 / 1 = 0: b1 100-150 s. At 150 s A
+  // 266.7 < B 400 / 1 = 400: the tenant below its share is A now, a2 runs 150-250 s, b2 250-350 s.
+  auto sc = two_tenants("fair");
+  sc.scheduler.fair_shares = {{"a", 3}, {"b", 1}};
+  REQUIRE(run_rows(sc) == Rows{
+                              "a1,1,Succeeded,0,0,100,a100.8x,a100-0,",
+                              "a2,1,Succeeded,1,150,250,a100.8x,a100-0,",
+                              "b1,1,Succeeded,2,100,150,a100.8x,a100-0,",
+                              "b2,1,Succeeded,3,250,350,a100.8x,a100-0,",
+                          });
+  // A tenant not listed has share 1: {"a": 3} alone gives the same order.
+  sc.scheduler.fair_shares = {{"a", 3}};
+  CHECK(run_rows(sc)[1] == "a2,1,Succeeded,1,150,250,a100.8x,a100-0,");
+}
+
+TEST_CASE("fair: a tenant's attained service counts its running tasks up to now") {
+  // Two 8-GPU nodes. a1 (A, 0 s, 200 s) runs 0-200 s; b1 (B, at 20 s, 100 s) 20-120 s. a2 (A,
+  // at 25 s, 100 s) and b2 (B, at 30 s, 100 s) wait. At 120 s B has ended 8 x 100 = 800 GPU-s
+  // and A's running a1 has 8 x 120 = 960: b2 (B below A) starts on the freed node 120-220 s,
+  // a2 when a1 ends, 200-300 s. priority-fifo would start a2 at 120 s.
+  auto sc = cluster(2);
+  sc.scheduler.queue_order = "fair";
+  sc.tasks = {tenant_task("a1", "a", 0, 200), tenant_task("b1", "b", 20, 100), tenant_task("a2", "a", 25, 100),
+              tenant_task("b2", "b", 30, 100)};
+  REQUIRE(run_rows(sc) == Rows{
+                              "a1,1,Succeeded,0,0,200,a100.8x,a100-0,",
+                              "b1,1,Succeeded,20,20,120,a100.8x,a100-1,",
+                              "a2,1,Succeeded,25,200,300,a100.8x,a100-0,",
+                              "b2,1,Succeeded,30,120,220,a100.8x,a100-1,",
+                          });
+  sc.scheduler.queue_order = "priority-fifo";
+  CHECK(run_rows(sc)[2] == "a2,1,Succeeded,25,120,220,a100.8x,a100-1,");
+}
+
+}  // namespace SCHEDSIM_UNITY_ID
