@@ -288,6 +288,7 @@ void Simulator::build() {
   so.queue_order = sc_.scheduler.queue_order;
   so.las_thresholds_gpu_s = sc_.scheduler.las_thresholds_gpu_s;
   so.fair_shares = sc_.scheduler.fair_shares;
+  so.las_starvation = from_seconds(sc_.scheduler.las_starvation_s);
   so.victim_order = sc_.scheduler.victim_order;
   so.admission = sc_.scheduler.admission;
   so.preemption = sc_.scheduler.preemption;

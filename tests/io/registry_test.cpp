@@ -100,6 +100,20 @@ TEST_CASE("scheduler.las_thresholds_gpu_s must be 1 to 16 increasing numbers > 0
   CHECK(diag(3600) == "s.json: scheduler.las_thresholds_gpu_s: 3600: must be an array of 1 to 16 numbers (GPU-seconds)");
 }
 
+TEST_CASE("scheduler.las_starvation_s must be a number of seconds >= 0") {
+  auto diag = [](const nlohmann::json& v) {
+    auto j = valid_scenario();
+    j["scheduler"]["queue_order"] = "las";
+    j["scheduler"]["las_starvation_s"] = v;
+    const auto r = sim::io::parse_scenario_text(j.dump(), "s.json");
+    return r.diagnostics.empty() ? std::string() : r.diagnostics[0].str();
+  };
+  CHECK(diag(0).empty());
+  CHECK(diag(600).empty());
+  CHECK(diag(-1) == "s.json: scheduler.las_starvation_s: -1: must be between 0 and 1000000000");
+  CHECK(diag("600") == "s.json: scheduler.las_starvation_s: \"600\": must be a number");
+}
+
 TEST_CASE("scheduler.fair_shares must map tenants to shares > 0") {
   auto diag = [](const nlohmann::json& shares) {
     auto j = valid_scenario();

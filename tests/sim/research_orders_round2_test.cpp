@@ -1,4 +1,5 @@
-// Research queue orders, round 2 (docs/scheduler.md "Research queue orders"): fair. Each
+// Research queue orders, round 2 (docs/scheduler.md "Research queue orders"): fair, the las
+// starvation guard. Each
 // scenario's start and end times are derived by hand in the comments; the rows are tasks.csv's
 // first 9 columns (name, attempt, state, submit, start, end, spec, nodes, reason).
 #include <catch2/catch.hpp>
@@ -84,6 +85,61 @@ TEST_CASE("fair: a tenant's attained service counts its running tasks up to now"
                           });
   sc.scheduler.queue_order = "priority-fifo";
   CHECK(run_rows(sc)[2] == "a2,1,Succeeded,25,120,220,a100.8x,a100-1,");
+}
+
+namespace {
+
+/// las with threshold 800 GPU-s on one 8-GPU node: a (0 s, 300 s) and b (at 50 s, 300 s), both
+/// with a checkpoint every 10 s and one resubmission.
+sim::io::Scenario starving(double starvation_s) {
+  auto sc = cluster(1);
+  sc.scheduler.queue_order = "las";
+  sc.scheduler.las_thresholds_gpu_s = {800};
+  sc.scheduler.las_starvation_s = starvation_s;
+  auto a = task("a", 0, 300);
+  auto b = task("b", 50, 300);
+  for (auto* t : {&a, &b}) {
+    t->checkpoint_interval_s = 10;
+    t->fault_tolerance.max_resubmissions = 1;
+  }
+  sc.tasks = {a, b};
+  return sc;
+}
+
+}  // namespace
+
+TEST_CASE("las_starvation_s: a demoted job waiting that long is promoted to the first queue and preempts") {
+  // a reaches 800 GPU-s at 100 s and b (first queue) preempts it: a saved 100 s, 200 s to do,
+  // waits from 100 s in the second queue. Without the guard b runs 100-400 s (b is demoted at
+  // 200 s, in a's queue then: no preemption) and a 400-600 s.
+  REQUIRE(run_rows(starving(0)) == Rows{
+                                       "a,1,Failed,0,0,100,a100.8x,a100-0,was preempted by another task: b (priority)",
+                                       "a,2,Succeeded,100,400,600,a100.8x,a100-0,",
+                                       "b,1,Succeeded,50,100,400,a100.8x,a100-0,",
+                                   });
+  // Guard 250 s: at 100 + 250 = 350 s (a wake-up, no other event) a is promoted (attained
+  // service reset to 0, first queue); b has 8 x 250 = 2000 GPU-s (second queue), so a preempts
+  // it (b saved 250 s, 50 s to do). a runs 350-550 s (demoted at 450 s, b waits in the same
+  // queue: no preemption); b waits from 350 s, would be promoted at 600 s, runs 550-600 s.
+  REQUIRE(run_rows(starving(250)) == Rows{
+                                         "a,1,Failed,0,0,100,a100.8x,a100-0,was preempted by another task: b (priority)",
+                                         "a,2,Succeeded,100,350,550,a100.8x,a100-0,",
+                                         "b,1,Failed,50,100,350,a100.8x,a100-0,was preempted by another task: a (priority)",
+                                         "b,2,Succeeded,350,550,600,a100.8x,a100-0,",
+                                     });
+}
+
+TEST_CASE("las_starvation_s: a job in the first queue is never promoted, and a longer limit changes nothing") {
+  // Guard 400 s: a would be promoted at 500 s, but b ends at 400 s and a starts then: same rows
+  // as without the guard.
+  REQUIRE(run_rows(starving(400)) == run_rows(starving(0)));
+  // Two jobs that never leave the first queue (default threshold 3600 GPU-s): FIFO whatever the guard.
+  auto sc = starving(10);
+  sc.scheduler.las_thresholds_gpu_s = {3600};
+  REQUIRE(run_rows(sc) == Rows{
+                              "a,1,Succeeded,0,0,300,a100.8x,a100-0,",
+                              "b,1,Succeeded,50,300,600,a100.8x,a100-0,",
+                          });
 }
 
 }  // namespace SCHEDSIM_UNITY_ID

@@ -19,6 +19,7 @@ struct PolicyContext {
   std::uint64_t seed = 1;             ///< SchedulerOptions::seed (e.g. for the `random` placement)
   WorkloadDistribution workload;      ///< for `fgd` (empty: each gang's own shapes are used)
   std::vector<double> las_thresholds_gpu_s{3600};  ///< SchedulerOptions::las_thresholds_gpu_s (`las`)
+  Time las_starvation = 0;  ///< SchedulerOptions::las_starvation (`las`; ms, 0 = off)
   std::map<std::string, double, std::less<>> fair_shares;  ///< SchedulerOptions::fair_shares (`fair`)
 };
 

@@ -36,6 +36,9 @@ struct SchedulerOptions {
   /// Queue thresholds of the `las` queue order in GPU-seconds of attained service, > 0 and
   /// increasing: k thresholds make k + 1 queues (docs/scheduler.md "Research queue orders").
   std::vector<double> las_thresholds_gpu_s{3600};
+  /// The `las` order's starvation guard (ms; 0 = off): a task of a later queue waiting this long
+  /// since its enqueue is promoted to the first queue (docs/scheduler.md "Research queue orders").
+  Time las_starvation = 0;
   /// Tenant shares of the `fair` queue order (each finite and > 0; a tenant not listed has
   /// share 1), docs/scheduler.md "Research queue orders".
   std::map<std::string, double, std::less<>> fair_shares;

@@ -45,7 +45,7 @@ struct Registry {
       reg.queue_order.add("srtf", [](const PolicyContext&) { return std::make_unique<SF>(SF::Source::oracle, true); });
       reg.queue_order.add("sjf-estimate", [](const PolicyContext&) { return std::make_unique<SF>(SF::Source::estimate, false); });
       reg.queue_order.add("srtf-estimate", [](const PolicyContext&) { return std::make_unique<SF>(SF::Source::estimate, true); });
-      reg.queue_order.add("las", [](const PolicyContext& c) { return std::make_unique<plugins::Las>(c.las_thresholds_gpu_s); });
+      reg.queue_order.add("las", [](const PolicyContext& c) { return std::make_unique<plugins::Las>(c.las_thresholds_gpu_s, c.las_starvation); });
       reg.queue_order.add("fair", [](const PolicyContext& c) { return std::make_unique<plugins::Fair>(c.fair_shares); });
       reg.victim_order.add("idle-spot-first", [](const PolicyContext&) { return std::make_unique<plugins::IdleSpotFirst>(); });
       reg.admission.add("quota", [](const PolicyContext&) { return std::make_unique<plugins::QuotaAdmission>(); });

@@ -373,6 +373,7 @@ class Scheduler : private detail::SchedulerCore {
     e.reported_held = false;
     e.failed_epoch = ~std::uint64_t{0};
     e.rank = queue_rank(e.spec, t, now);
+    e.enqueued_at = now;
     e.failed_pass = 0;
     e.spec_hash = 0;
     queue_.insert(key(t));
@@ -708,6 +709,13 @@ class Scheduler : private detail::SchedulerCore {
       for (const Node& n : cluster_.nodes())
         if (n.up && n.last_owner_change + th > now) next = std::min(next, n.last_owner_change + th);
     }
+    // The order's starvation guard (las): when a waiting task is promoted.
+    if (promote_after_ > 0)
+      for (const auto& k : queue_) {
+        const Entry& e = tasks_[k.id.index()];
+        if (queue_order_->promotable(e.spec) && e.enqueued_at + promote_after_ > now)
+          next = std::min(next, e.enqueued_at + promote_after_);
+      }
     // A queue order whose victims grow with time (las): when a running task may become one.
     if (order_victims_grow_) {
       const Session s(const_cast<Scheduler&>(*this), now);

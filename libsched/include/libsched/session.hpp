@@ -91,7 +91,8 @@ struct ReleasedCapacity {
 struct SchedulerCore {
   SchedulerCore(Cluster cluster, SchedulerOptions options, const Registry& registry)
       : cluster_(std::move(cluster)), options_(std::move(options)) {
-    PolicyContext ctx{options_.seed, options_.workload, options_.las_thresholds_gpu_s, options_.fair_shares};
+    PolicyContext ctx{options_.seed, options_.workload, options_.las_thresholds_gpu_s, options_.las_starvation,
+                        options_.fair_shares};
     policy_ = registry.placement.create(options_.placement, ctx);
     queue_order_ = registry.queue_order.create(options_.queue_order, ctx);
     victim_order_ = registry.victim_order.create(options_.victim_order, ctx);
@@ -103,6 +104,7 @@ struct SchedulerCore {
     order_preempts_ = !builtin_queue_order_ && queue_order_->preemptive();
     order_victims_grow_ = order_preempts_ && queue_order_->victims_grow();
     order_by_tenant_ = !builtin_queue_order_ && queue_order_->ranks_by_tenant_service();
+    promote_after_ = builtin_queue_order_ ? 0 : queue_order_->promote_after();
     // An order that preempts tells equal requests apart (what each may preempt depends on its
     // own rank): no merging of equal requests then (nor request classes).
     memo_by_signature_ = builtin_admission_ && policy_->shape_only() && !order_preempts_;
@@ -139,6 +141,7 @@ struct SchedulerCore {
     Hold hold = Hold::none;
     TaskId hold_head;
     Rank rank{};                                      ///< queue rank, set at enqueue
+    Time enqueued_at = 0;                             ///< `now` of its last enqueue
     std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
     /// (pass, capacity epoch, now) of the pass that set a blocked_by_queue status.
     std::tuple<std::uint64_t, std::uint64_t, Time> hold_stamp{0, 0, 0};
@@ -356,6 +359,26 @@ struct SchedulerCore {
   /// The queue order ranks by tenant service (QueueOrder::ranks_by_tenant_service, fair): the
   /// tenants' attained service is kept and the queue ranked anew at every new instant.
   bool order_by_tenant_ = false;
+  /// The order's starvation guard (QueueOrder::promote_after, ms; 0 = none): promote_starving.
+  Time promote_after_ = 0;
+  /// Promotes every waiting task the order's starvation guard allows at `now` (waited
+  /// promote_after_ since its enqueue): its attained service reset to 0, its rank anew.
+  /// Returns whether any was. O(queue) per instant, only with the guard on.
+  bool promote_starving(Time now) {
+    std::vector<TaskId> due;
+    for (const auto& k : queue_) {
+      const Entry& e = tasks_[k.id.index()];
+      if (e.enqueued_at + promote_after_ <= now && queue_order_->promotable(e.spec)) due.push_back(k.id);
+    }
+    for (TaskId t : due) {
+      Entry& e = tasks_[t.index()];
+      queue_.erase(key(t));
+      e.spec.attained_gpu_s = 0;
+      e.rank = queue_rank(e.spec, t, now);
+      queue_.insert(key(t));
+    }
+    return !due.empty();
+  }
   /// GPU x seconds of every tenant's ended attempts (order_by_tenant_ only).
   std::map<std::string, double, std::less<>> tenant_ended_gpu_s_;
   /// Identical requests of different tasks get the same decisions (the plugins look at shapes,
@@ -890,6 +913,12 @@ class Session {
   /// Bumps the epoch when a node policy starts or ends in (last_now_, now].
   void note_time(Time now) {
     if (policies_change_by(now) || (st.order_victims_grow_ && now > st.last_now_)) {
+      ++st.capacity_epoch_;
+      ++st.state_epoch_;
+    }
+    // The starvation guard (las): promotions due by now (their preemptions may start now).
+    if (st.promote_after_ > 0 && now > st.last_now_ && st.promote_starving(now)) {
+      ++st.queue_epoch_;
       ++st.capacity_epoch_;
       ++st.state_epoch_;
     }

@@ -60,6 +60,14 @@ class QueueOrder {
   /// seconds by now: the GPUs x time of its ended attempts and of its running ones so far.
   /// Only asked when ranks_by_tenant_service(). Default: rank().
   virtual Rank rank_for_tenant(const TaskSpec& task, TaskId id, double /*tenant_gpu_s*/) const { return rank(task, id); }
+  /// Starvation guard (las: Tiresias's STARVELIMIT): a waiting task for which promotable() holds
+  /// and that has waited this long (ms) since its enqueue is promoted: the scheduler resets its
+  /// attained service (TaskSpec::attained_gpu_s) to 0 and ranks it again, at the first
+  /// scheduling instant at or after that time, and wakes up then (next_eligibility_change).
+  /// 0 (default): never.
+  virtual Time promote_after() const { return 0; }
+  /// Would a promotion move waiting task `task` (las: it is not in the first queue)?
+  virtual bool promotable(const TaskSpec& /*task*/) const { return false; }
 };
 
 namespace plugins {
@@ -116,8 +124,11 @@ class ShortestFirst final : public QueueOrder {
 /// task whose attained service now puts it in a later queue than the waiting task's.
 class Las final : public QueueOrder {
  public:
-  /// Throws InvalidArgument unless the thresholds are finite, > 0 and strictly increasing.
-  explicit Las(std::vector<double> thresholds_gpu_s) : th_(std::move(thresholds_gpu_s)) {
+  /// `starvation` (ms, 0 = off): the starvation guard's limit (promote_after()). Throws
+  /// InvalidArgument unless the thresholds are finite, > 0 and strictly increasing, or when
+  /// `starvation` is negative.
+  explicit Las(std::vector<double> thresholds_gpu_s, Time starvation = 0) : th_(std::move(thresholds_gpu_s)), starve_(starvation) {
+    if (starve_ < 0) throw InvalidArgument("Las: las_starvation must be >= 0");
     for (std::size_t i = 0; i < th_.size(); ++i)
       if (!(th_[i] > 0) || !std::isfinite(th_[i]) || (i > 0 && !(th_[i] > th_[i - 1])))
         throw InvalidArgument("Las: las_thresholds_gpu_s must be finite, > 0 and strictly increasing");
@@ -137,6 +148,8 @@ class Las final : public QueueOrder {
   bool preempts(const TaskSpec& p, const TaskSpec& v, Time start, std::int64_t gpu_milli, Time now) const override {
     return queue_of(attained_at(v, start, gpu_milli, now)) > queue_of(p.attained_gpu_s);
   }
+  Time promote_after() const override { return starve_; }
+  bool promotable(const TaskSpec& s) const override { return queue_of(s.attained_gpu_s) > 0; }
   /// When the running task reaches its next threshold (ms, rounded up).
   Time next_change(const TaskSpec& v, Time start, std::int64_t gpu_milli, Time now) const override {
     if (gpu_milli <= 0) return kTimeNever;
@@ -149,6 +162,7 @@ class Las final : public QueueOrder {
 
  private:
   std::vector<double> th_;
+  Time starve_ = 0;
 };
 
 /// "fair" (a fairness baseline after DRF, Ghodsi et al., NSDI'11, and Themis, Mahajan et al.,
