@@ -74,7 +74,7 @@ TEST_CASE("queue_order, victim_order and admission accept the registered plugin 
   CHECK(ok.scenario->scheduler.queue_order == "by-name");
   const auto refused = sim::io::parse_scenario_text(j.dump(), "s.json");
   REQUIRE(refused.diagnostics.size() == 1);
-  CHECK(refused.diagnostics[0].str() == "s.json: scheduler.queue_order: \"by-name\": must be one of `fair`, `las`, `priority-fifo`, `sjf`, `sjf-estimate`, "
+  CHECK(refused.diagnostics[0].str() == "s.json: scheduler.queue_order: \"by-name\": must be one of `fair`, `gittins`, `las`, `priority-fifo`, `sjf`, `sjf-estimate`, "
                                            "`srtf`, `srtf-estimate`");
   j["scheduler"]["queue_order"] = "priority-fifo";
   j["scheduler"]["admission"] = "none";

@@ -1,5 +1,5 @@
 // Research queue orders, round 2 (docs/scheduler.md "Research queue orders"): fair, the las
-// starvation guard. Each
+// starvation guard, gittins. Each
 // scenario's start and end times are derived by hand in the comments; the rows are tasks.csv's
 // first 9 columns (name, attempt, state, submit, start, end, spec, nodes, reason).
 #include <catch2/catch.hpp>
@@ -140,6 +140,61 @@ TEST_CASE("las_starvation_s: a job in the first queue is never promoted, and a l
                               "a,1,Succeeded,0,0,300,a100.8x,a100-0,",
                               "b,1,Succeeded,50,300,600,a100.8x,a100-0,",
                           });
+}
+
+TEST_CASE("gittins: within a queue the job with the highest Gittins index of the trace's service goes first") {
+  // Threshold 800 GPU-s; the service distribution is the tasks' GPU-s: a 8 x 300 = 2400, h
+  // 8 x 150 = 1200, b 8 x 25 = 200. a (priority 5, 0 s, 300 s, a checkpoint every 10 s) runs
+  // 0-50 s; h (priority 9, 50 s, 150 s) preempts it (priority) and runs 50-200 s; a (400 GPU-s,
+  // 250 s to do) and b (priority 5, at 60 s, 0 GPU-s) wait in the first queue.
+  // b: a = 0, quantum 800: samples above 0 ending by 800: {200}; 1/G = (200 + 800 x 2) / 1 =
+  // 1800 GPU-s. a: a = 400, quantum 400: no sample in (400, 800]: G = 0, last. So b runs
+  // 200-225 s, a 225-475 s (demoted at 275 s, nobody waits).
+  // las (FIFO in the queue): a 200-250 s, demoted at 250 s (800 GPU-s) and preempted by b (a
+  // saved 50 s, 200 s to do): b 250-275 s, a 275-475 s.
+  auto sc = cluster(1);
+  sc.scheduler.queue_order = "las";
+  sc.scheduler.las_thresholds_gpu_s = {800};
+  auto a = task("a", 0, 300);
+  a.checkpoint_interval_s = 10;
+  a.fault_tolerance.max_resubmissions = 2;
+  auto h = task("h", 50, 150);
+  h.priority = 9;
+  sc.tasks = {a, h, task("b", 60, 25)};
+  REQUIRE(run_rows(sc) == Rows{
+                              "a,1,Failed,0,0,50,a100.8x,a100-0,was preempted by another task: h (priority)",
+                              "a,2,Failed,50,200,250,a100.8x,a100-0,was preempted by another task: b (priority)",
+                              "a,3,Succeeded,250,275,475,a100.8x,a100-0,",
+                              "h,1,Succeeded,50,50,200,a100.8x,a100-0,",
+                              "b,1,Succeeded,60,250,275,a100.8x,a100-0,",
+                          });
+  sc.scheduler.queue_order = "gittins";
+  REQUIRE(run_rows(sc) == Rows{
+                              "a,1,Failed,0,0,50,a100.8x,a100-0,was preempted by another task: h (priority)",
+                              "a,2,Succeeded,50,225,475,a100.8x,a100-0,",
+                              "h,1,Succeeded,50,50,200,a100.8x,a100-0,",
+                              "b,1,Succeeded,60,200,225,a100.8x,a100-0,",
+                          });
+}
+
+TEST_CASE("gittins: the index of a tiny distribution, by hand") {
+  // Samples {200, 1200, 2400} GPU-s, threshold 800. a = 0 (quantum 800): (200 + 800 x 2) / 1 =
+  // 1800. a = 100 (quantum 700): (200 - 100 + 700 x 2) / 1 = 1500. a = 400 (quantum 400): none
+  // ends, infinity. a = 1000 (last queue, no quantum): (1200 - 1000 + 2400 - 1000) / 2 = 800.
+  // a = 3000: none above, infinity.
+  libsched::plugins::Gittins g({800}, {2400, 200, 1200});
+  CHECK(g.inverse_index(0) == 1800);
+  CHECK(g.inverse_index(100) == 1500);
+  CHECK(g.inverse_index(400) == std::numeric_limits<double>::infinity());
+  CHECK(g.inverse_index(1000) == 800);
+  CHECK(g.inverse_index(3000) == std::numeric_limits<double>::infinity());
+  // Rank: ((0 - priority) x 64 + queue, 1000 / G, submit).
+  libsched::TaskSpec s;
+  s.priority = 5;
+  s.submit = 7;
+  s.attained_gpu_s = 1000;
+  CHECK(g.rank(s, libsched::TaskId()) == libsched::Rank{-5 * 64 + 1, 800000, 7});
+  CHECK_THROWS_AS(libsched::plugins::Gittins({800}, {-1}), libsched::InvalidArgument);
 }
 
 }  // namespace SCHEDSIM_UNITY_ID

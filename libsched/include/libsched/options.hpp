@@ -39,6 +39,9 @@ struct SchedulerOptions {
   /// The `las` order's starvation guard (ms; 0 = off): a task of a later queue waiting this long
   /// since its enqueue is promoted to the first queue (docs/scheduler.md "Research queue orders").
   Time las_starvation = 0;
+  /// The service distribution of the `gittins` order: samples in GPU-seconds (each >= 0);
+  /// empty: every Gittins index equal.
+  std::vector<double> service_gpu_s;
   /// Tenant shares of the `fair` queue order (each finite and > 0; a tenant not listed has
   /// share 1), docs/scheduler.md "Research queue orders".
   std::map<std::string, double, std::less<>> fair_shares;

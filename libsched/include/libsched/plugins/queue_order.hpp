@@ -150,6 +150,11 @@ class Las final : public QueueOrder {
   }
   Time promote_after() const override { return starve_; }
   bool promotable(const TaskSpec& s) const override { return queue_of(s.attained_gpu_s) > 0; }
+  /// The attained service (GPU-s) at which a task with `gpu_s` leaves its queue (infinity in the last).
+  double next_threshold(double gpu_s) const {
+    const auto q = std::size_t(queue_of(gpu_s));
+    return q < th_.size() ? th_[q] : std::numeric_limits<double>::infinity();
+  }
   /// When the running task reaches its next threshold (ms, rounded up).
   Time next_change(const TaskSpec& v, Time start, std::int64_t gpu_milli, Time now) const override {
     if (gpu_milli <= 0) return kTimeNever;
@@ -163,6 +168,62 @@ class Las final : public QueueOrder {
  private:
   std::vector<double> th_;
   Time starve_ = 0;
+};
+
+/// "gittins" (discretized 2D-Gittins index, Tiresias, NSDI'19; docs/scheduler.md "Research
+/// queue orders"): las's queues, preemption and starvation guard; within a queue the task with
+/// the highest Gittins index goes first. For attained service a and quantum D = the queue's
+/// next threshold - a (infinite in the last queue), over the service distribution S (GPU-s
+/// samples): G(a) = P(S - a <= D | S > a) / E[min(S - a, D) | S > a]. The rank keeps 1 / G
+/// (GPU-s, the expected service per completion; none completing: last):
+/// Rank = ((100 x idle - priority) x 64 + queue, round(1000 / G), submit).
+class Gittins final : public QueueOrder {
+ public:
+  /// `service_gpu_s`: the samples of the service distribution (any order; each finite and
+  /// >= 0); empty: every index equal (then FIFO within a queue, as las). Throws as Las, and
+  /// InvalidArgument for a sample that is negative or not finite.
+  Gittins(std::vector<double> thresholds_gpu_s, std::vector<double> service_gpu_s, Time starvation = 0)
+      : las_(std::move(thresholds_gpu_s), starvation), s_(std::move(service_gpu_s)) {
+    for (double x : s_)
+      if (!(x >= 0) || !std::isfinite(x)) throw InvalidArgument("Gittins: service samples must be finite and >= 0");
+    std::sort(s_.begin(), s_.end());
+    sum_.resize(s_.size() + 1, 0.0);
+    for (std::size_t i = 0; i < s_.size(); ++i) sum_[i + 1] = sum_[i] + s_[i];
+  }
+  std::string_view name() const override { return "gittins"; }
+  /// 1 / G(a) in GPU-s (infinity when no sample above `a` ends within the quantum; 0 with no samples).
+  double inverse_index(double a) const {
+    if (s_.empty()) return 0;
+    const double d = las_.next_threshold(a);
+    const std::size_t lo = std::size_t(std::upper_bound(s_.begin(), s_.end(), a) - s_.begin());
+    const std::size_t hi = std::isfinite(d) ? std::size_t(std::upper_bound(s_.begin(), s_.end(), d) - s_.begin()) : s_.size();
+    if (hi <= lo) return std::numeric_limits<double>::infinity();
+    // E[min(S - a, D) | S > a] / P(S - a <= D | S > a): the count of samples above a cancels.
+    const double ends = double(hi - lo);
+    const double within = sum_[hi] - sum_[lo] - a * ends;
+    const double beyond = std::isfinite(d) ? (d - a) * double(s_.size() - hi) : 0.0;
+    return (within + beyond) / ends;
+  }
+  Rank rank(const TaskSpec& s, TaskId) const override {
+    const double inv = inverse_index(s.attained_gpu_s);
+    const std::int64_t key = std::llround(std::min(inv * 1000.0, 9e18));
+    return {((s.is_idle() ? 100 : 0) - std::int64_t(s.priority)) * 64 + las_.queue_of(s.attained_gpu_s), key, s.submit};
+  }
+  bool preemptive() const override { return true; }
+  bool victims_grow() const override { return true; }
+  bool preempts(const TaskSpec& p, const TaskSpec& v, Time start, std::int64_t gpu_milli, Time now) const override {
+    return las_.preempts(p, v, start, gpu_milli, now);
+  }
+  Time next_change(const TaskSpec& v, Time start, std::int64_t gpu_milli, Time now) const override {
+    return las_.next_change(v, start, gpu_milli, now);
+  }
+  Time promote_after() const override { return las_.promote_after(); }
+  bool promotable(const TaskSpec& s) const override { return las_.promotable(s); }
+
+ private:
+  Las las_;
+  std::vector<double> s_;    ///< samples, ascending
+  std::vector<double> sum_;  ///< prefix sums of s_
 };
 
 /// "fair" (a fairness baseline after DRF, Ghodsi et al., NSDI'11, and Themis, Mahajan et al.,
