@@ -289,6 +289,7 @@ void Simulator::build() {
   so.las_thresholds_gpu_s = sc_.scheduler.las_thresholds_gpu_s;
   so.fair_shares = sc_.scheduler.fair_shares;
   so.las_starvation = from_seconds(sc_.scheduler.las_starvation_s);
+  so.qssf_default = from_seconds(sc_.scheduler.qssf_default_s);
   // gittins: the service distribution is every task's GPU-s (GPUs of its first option x duration).
   if (so.queue_order == "gittins") {
     so.service_gpu_s.reserve(n_tasks);

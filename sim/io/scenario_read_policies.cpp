@@ -42,7 +42,7 @@ SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path, 
   Obj o(sink, j, path,
         {"placement", "queue_order", "victim_order", "admission", "preemption", "idle_reclaim", "spot_eviction",
          "queueing", "idle_stability_high_s", "idle_stability_medium_s", "retry_on", "precheck_cordon_s",
-         "las_thresholds_gpu_s", "las_starvation_s", "fair_shares"});
+         "las_thresholds_gpu_s", "las_starvation_s", "qssf_default_s", "fair_shares"});
   auto plugin = [&](const char* key, std::string& value, const std::vector<std::string>& names) {
     o.enumeration(key, value, std::vector<std::string_view>(names.begin(), names.end()));
   };
@@ -82,6 +82,7 @@ SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path, 
     }
   }
   o.number("las_starvation_s", s.las_starvation_s, Req::optional, between(0, k_max_time_s));
+  o.number("qssf_default_s", s.qssf_default_s, Req::optional, between(0, k_max_time_s));
   if (const json* v = o.find("fair_shares")) {
     const std::string path_sh = o.path("fair_shares");
     if (!v->is_object() || v->size() > k_max_fair_tenants) {

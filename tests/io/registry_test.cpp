@@ -74,7 +74,7 @@ TEST_CASE("queue_order, victim_order and admission accept the registered plugin 
   CHECK(ok.scenario->scheduler.queue_order == "by-name");
   const auto refused = sim::io::parse_scenario_text(j.dump(), "s.json");
   REQUIRE(refused.diagnostics.size() == 1);
-  CHECK(refused.diagnostics[0].str() == "s.json: scheduler.queue_order: \"by-name\": must be one of `fair`, `gittins`, `las`, `priority-fifo`, `sjf`, `sjf-estimate`, "
+  CHECK(refused.diagnostics[0].str() == "s.json: scheduler.queue_order: \"by-name\": must be one of `fair`, `gittins`, `las`, `priority-fifo`, `qssf`, `sjf`, `sjf-estimate`, "
                                            "`srtf`, `srtf-estimate`");
   j["scheduler"]["queue_order"] = "priority-fifo";
   j["scheduler"]["admission"] = "none";
@@ -112,6 +112,15 @@ TEST_CASE("scheduler.las_starvation_s must be a number of seconds >= 0") {
   CHECK(diag(600).empty());
   CHECK(diag(-1) == "s.json: scheduler.las_starvation_s: -1: must be between 0 and 1000000000");
   CHECK(diag("600") == "s.json: scheduler.las_starvation_s: \"600\": must be a number");
+}
+
+TEST_CASE("scheduler.qssf_default_s must be a number of seconds >= 0") {
+  auto j = valid_scenario();
+  j["scheduler"]["queue_order"] = "qssf";
+  j["scheduler"]["qssf_default_s"] = -5;
+  const auto r = sim::io::parse_scenario_text(j.dump(), "s.json");
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].str() == "s.json: scheduler.qssf_default_s: -5: must be between 0 and 1000000000");
 }
 
 TEST_CASE("scheduler.fair_shares must map tenants to shares > 0") {

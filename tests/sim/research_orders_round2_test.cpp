@@ -1,5 +1,5 @@
 // Research queue orders, round 2 (docs/scheduler.md "Research queue orders"): fair, the las
-// starvation guard, gittins. Each
+// starvation guard, gittins, qssf. Each
 // scenario's start and end times are derived by hand in the comments; the rows are tasks.csv's
 // first 9 columns (name, attempt, state, submit, start, end, spec, nodes, reason).
 #include <catch2/catch.hpp>
@@ -195,6 +195,33 @@ TEST_CASE("gittins: the index of a tiny distribution, by hand") {
   s.attained_gpu_s = 1000;
   CHECK(g.rank(s, libsched::TaskId()) == libsched::Rank{-5 * 64 + 1, 800000, 7});
   CHECK_THROWS_AS(libsched::plugins::Gittins({800}, {-1}), libsched::InvalidArgument);
+}
+
+TEST_CASE("qssf: smallest predicted GPU-s first: own estimate, else the user's mean, else the default") {
+  // One 8-GPU node, qssf_default_s 160. x (alice, 0 s, 100 s) runs 0-100 s. y (bob, at 5 s,
+  // 200 s, estimate 150 s, 8 GPUs): 1200 GPU-s; w (carol, at 6 s, 10 s, 1 GPU, no estimate, no
+  // history): 160 x 1 = 160 GPU-s. At 100 s w starts (100-110 s), y does not fit beside it:
+  // 110-310 s. u (dave, at 140 s, 20 s, 8 GPUs): no history, 160 x 8 = 1280 GPU-s; z (alice,
+  // at 150 s, 50 s): alice's x succeeded after 100 s, 100 x 8 = 800 GPU-s. At 310 s z before u
+  // (submitted earlier): z 310-360 s, u 360-380 s.
+  auto sc = cluster(1);
+  sc.scheduler.queue_order = "qssf";
+  sc.scheduler.qssf_default_s = 160;
+  auto y = task("y", 5, 200);
+  y.user = "bob";
+  y.runtime_estimate_s = 150;
+  auto w = task("w", 6, 10, 0, "a100.1x");
+  w.user = "carol";
+  auto u = task("u", 140, 20);
+  u.user = "dave";
+  sc.tasks = {task("x", 0, 100), y, w, task("z", 150, 50), u};
+  REQUIRE(run_rows(sc) == Rows{
+                              "x,1,Succeeded,0,0,100,a100.8x,a100-0,",
+                              "y,1,Succeeded,5,110,310,a100.8x,a100-0,",
+                              "w,1,Succeeded,6,100,110,a100.1x,a100-0,",
+                              "z,1,Succeeded,150,310,360,a100.8x,a100-0,",
+                              "u,1,Succeeded,140,360,380,a100.8x,a100-0,",
+                          });
 }
 
 }  // namespace SCHEDSIM_UNITY_ID

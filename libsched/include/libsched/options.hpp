@@ -42,6 +42,8 @@ struct SchedulerOptions {
   /// The service distribution of the `gittins` order: samples in GPU-seconds (each >= 0);
   /// empty: every Gittins index equal.
   std::vector<double> service_gpu_s;
+  /// The `qssf` order's predicted duration (ms) of a task without estimate or user history.
+  Time qssf_default = 3600 * kMsPerSecond;
   /// Tenant shares of the `fair` queue order (each finite and > 0; a tenant not listed has
   /// share 1), docs/scheduler.md "Research queue orders".
   std::map<std::string, double, std::less<>> fair_shares;

@@ -382,6 +382,12 @@ class Scheduler : private detail::SchedulerCore {
     fresh_.push_back(t);
     if (ages(e.spec) && std::find(aging_.begin(), aging_.end(), t) == aging_.end()) aging_.push_back(t);
   }
+  /// Task `t` succeeded after `run_time` ms of work in all: queue orders that learn from history
+  /// (qssf's per-user mean) record it; the ranks of waiting tasks stay. Throws UnknownTask.
+  void note_finished(TaskId t, Time run_time) {
+    check_task_id(t, "Scheduler::note_finished");
+    if (!builtin_queue_order_) queue_order_->task_finished(tasks_[t.index()].spec, run_time);
+  }
   /// Removes a waiting task from the queue (e.g. the user stops it); no-op for a task that does
   /// not wait. Throws UnknownTask.
   void dequeue(TaskId t) {

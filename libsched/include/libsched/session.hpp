@@ -92,7 +92,7 @@ struct SchedulerCore {
   SchedulerCore(Cluster cluster, SchedulerOptions options, const Registry& registry)
       : cluster_(std::move(cluster)), options_(std::move(options)) {
     PolicyContext ctx{options_.seed, options_.workload, options_.las_thresholds_gpu_s, options_.las_starvation,
-                        options_.service_gpu_s, options_.fair_shares};
+                        options_.service_gpu_s, options_.qssf_default, options_.fair_shares};
     policy_ = registry.placement.create(options_.placement, ctx);
     queue_order_ = registry.queue_order.create(options_.queue_order, ctx);
     victim_order_ = registry.victim_order.create(options_.victim_order, ctx);

@@ -68,6 +68,9 @@ class QueueOrder {
   virtual Time promote_after() const { return 0; }
   /// Would a promotion move waiting task `task` (las: it is not in the first queue)?
   virtual bool promotable(const TaskSpec& /*task*/) const { return false; }
+  /// Task `task` succeeded after `run_time` ms of work in all (Scheduler::note_finished): an
+  /// order that learns from history (qssf) records it; ranks given before stay. Default: nothing.
+  virtual void task_finished(const TaskSpec& /*task*/, Time /*run_time*/) {}
 };
 
 namespace plugins {
@@ -224,6 +227,42 @@ class Gittins final : public QueueOrder {
   Las las_;
   std::vector<double> s_;    ///< samples, ascending
   std::vector<double> sum_;  ///< prefix sums of s_
+};
+
+/// "qssf" (quasi-shortest-service-first, Helios, Hu et al., SC'21; docs/scheduler.md "Research
+/// queue orders"): the smallest predicted service (predicted duration x the gang's GPUs of its
+/// first option) first. The prediction is the task's runtime estimate if it has one, else the
+/// mean run time of its user's tasks that succeeded before its enqueue (task_finished), else
+/// `default_duration`. Priority still dominates and idle tasks stay last: Rank =
+/// (100 x idle - priority, predicted ms x GPUs (GPU-ms), submit). Never preempts.
+class Qssf final : public QueueOrder {
+ public:
+  /// `default_duration` (ms, >= 0): the prediction without estimate or history. Throws
+  /// InvalidArgument when negative.
+  explicit Qssf(Time default_duration) : default_(default_duration) {
+    if (default_ < 0) throw InvalidArgument("Qssf: qssf_default must be >= 0");
+  }
+  std::string_view name() const override { return "qssf"; }
+  /// The predicted duration (ms) of `s` now.
+  Time predicted(const TaskSpec& s) const {
+    if (s.runtime_estimate >= 0) return s.runtime_estimate;
+    const auto it = history_.find(s.user);
+    if (it == history_.end()) return default_;
+    return Time(std::llround(double(it->second.first) / double(it->second.second)));
+  }
+  Rank rank(const TaskSpec& s, TaskId) const override {
+    const double gpus = s.options.empty() ? 0.0 : double(s.demand(0).gpu_milli) / 1000.0;
+    return {(s.is_idle() ? 100 : 0) - std::int64_t(s.priority), std::llround(std::min(double(predicted(s)) * gpus, 9e18)), s.submit};
+  }
+  void task_finished(const TaskSpec& s, Time run_time) override {
+    auto& h = history_[s.user];
+    h.first += run_time;
+    ++h.second;
+  }
+
+ private:
+  Time default_;
+  std::map<std::string, std::pair<Time, std::int64_t>, std::less<>> history_;  ///< user -> (sum of run times, count)
 };
 
 /// "fair" (a fairness baseline after DRF, Ghodsi et al., NSDI'11, and Themis, Mahajan et al.,
