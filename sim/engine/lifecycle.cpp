@@ -234,6 +234,7 @@ void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string
     return;
   }
   r.done = true;
+  if (st == AttemptState::succeeded) sched_->note_finished(r.id, r.duration);  // (qssf's user history)
   std::vector<EventHandle>().swap(r.handles);  // cancelled above; a million finished tasks keep no buffers
   s.finished = st == AttemptState::succeeded || st == AttemptState::failed;
   s.succeeded = st == AttemptState::succeeded;

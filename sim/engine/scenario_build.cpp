@@ -287,6 +287,17 @@ void Simulator::build() {
   so.placement = sc_.scheduler.placement;
   so.queue_order = sc_.scheduler.queue_order;
   so.las_thresholds_gpu_s = sc_.scheduler.las_thresholds_gpu_s;
+  so.fair_shares = sc_.scheduler.fair_shares;
+  so.las_starvation = from_seconds(sc_.scheduler.las_starvation_s);
+  so.qssf_default = from_seconds(sc_.scheduler.qssf_default_s);
+  // gittins: the service distribution is every task's GPU-s (GPUs of its first option x duration).
+  if (so.queue_order == "gittins") {
+    so.service_gpu_s.reserve(n_tasks);
+    for (std::size_t i = 0; i < n_tasks; ++i) {
+      const TaskSpec& t = templates[profile_of_[i]];
+      so.service_gpu_s.push_back(t.options.empty() ? 0.0 : double(t.demand(0).gpu_milli) / 1000.0 * ident_[i].duration_s);
+    }
+  }
   so.victim_order = sc_.scheduler.victim_order;
   so.admission = sc_.scheduler.admission;
   so.preemption = sc_.scheduler.preemption;

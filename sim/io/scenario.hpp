@@ -106,6 +106,12 @@ struct SchedulerCfg {
   double precheck_cordon_s = 600;
   /// extension: the `las` queue order's thresholds (GPU-seconds of attained service, increasing)
   std::vector<double> las_thresholds_gpu_s{3600};
+  /// extension: the `las` order's starvation guard (s waiting since the last enqueue; 0 = off)
+  double las_starvation_s = 0;
+  /// extension: the `qssf` order's predicted duration (s) without estimate or user history
+  double qssf_default_s = 3600;
+  /// extension: the `fair` queue order's tenant shares (each > 0; a tenant not listed has 1)
+  std::map<std::string, double, std::less<>> fair_shares;
   std::vector<std::string> retry_on = {"transient", "node_failure", "preemption", "spot_eviction",
                                        "precheck_failure", "image_pull_failure"};  ///< extension
 };

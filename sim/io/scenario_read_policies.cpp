@@ -3,6 +3,9 @@
 
 namespace sim::io::detail {
 
+/// At most this many tenants in `scheduler.fair_shares`.
+inline constexpr std::size_t k_max_fair_tenants = 10000;
+
 QuotaCfg read_quota(Sink& sink, const json& j, const std::string& path) {
   QuotaCfg q;
   Obj o(sink, j, path, {"user", "resource_type", "pool", "gpus", "vcpu", "memory_gib"});
@@ -39,7 +42,7 @@ SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path, 
   Obj o(sink, j, path,
         {"placement", "queue_order", "victim_order", "admission", "preemption", "idle_reclaim", "spot_eviction",
          "queueing", "idle_stability_high_s", "idle_stability_medium_s", "retry_on", "precheck_cordon_s",
-         "las_thresholds_gpu_s"});
+         "las_thresholds_gpu_s", "las_starvation_s", "qssf_default_s", "fair_shares"});
   auto plugin = [&](const char* key, std::string& value, const std::vector<std::string>& names) {
     o.enumeration(key, value, std::vector<std::string_view>(names.begin(), names.end()));
   };
@@ -76,6 +79,22 @@ SchedulerCfg read_scheduler(Sink& sink, const json& j, const std::string& path, 
         break;
       }
       if (th.size() == v->size()) s.las_thresholds_gpu_s = std::move(th);
+    }
+  }
+  o.number("las_starvation_s", s.las_starvation_s, Req::optional, between(0, k_max_time_s));
+  o.number("qssf_default_s", s.qssf_default_s, Req::optional, between(0, k_max_time_s));
+  if (const json* v = o.find("fair_shares")) {
+    const std::string path_sh = o.path("fair_shares");
+    if (!v->is_object() || v->size() > k_max_fair_tenants) {
+      sink.error(path_sh, dump(*v), "must be an object of at most 10000 tenant: share (a number > 0)");
+    } else {
+      for (const auto& [tenant, x] : v->items()) {
+        const std::string p = key_path(path_sh, tenant);
+        if (tenant.empty()) sink.error(p, dump(x), "must name a tenant (the key is empty)");
+        else if (!x.is_number()) sink.error(p, dump(x), "must be a number");
+        else if (!(x.get<double>() > 0) || x.get<double>() > 1e15) sink.error(p, dump(x), "must be > 0 and <= 1e15 (a share)");
+        else s.fair_shares[tenant] = x.get<double>();
+      }
     }
   }
   return s;

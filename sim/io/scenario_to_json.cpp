@@ -223,8 +223,15 @@ json scenario_to_json(const Scenario& s) {
                     {"retry_on", sc.retry_on},
                     {"precheck_cordon_s", sc.precheck_cordon_s}};
   // (only for las or when set: resolved scenarios of the other orders stay byte-identical)
-  if (sc.queue_order == "las" || sc.las_thresholds_gpu_s != SchedulerCfg{}.las_thresholds_gpu_s)
+  if (sc.queue_order == "las" || sc.queue_order == "gittins" || sc.las_thresholds_gpu_s != SchedulerCfg{}.las_thresholds_gpu_s)
     j["scheduler"]["las_thresholds_gpu_s"] = sc.las_thresholds_gpu_s;
+  if (sc.las_starvation_s != 0) j["scheduler"]["las_starvation_s"] = sc.las_starvation_s;
+  if (sc.queue_order == "qssf" || sc.qssf_default_s != SchedulerCfg{}.qssf_default_s) j["scheduler"]["qssf_default_s"] = sc.qssf_default_s;
+  if (sc.queue_order == "fair" || !sc.fair_shares.empty()) {
+    json shares = json::object();
+    for (const auto& [tenant, share] : sc.fair_shares) shares[tenant] = share;
+    j["scheduler"]["fair_shares"] = shares;
+  }
 
   json tasks = json::array();
   for (const auto& t : s.tasks) tasks.push_back(task_to_json(t));

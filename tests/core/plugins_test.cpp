@@ -68,7 +68,7 @@ TEST_CASE("the builtin registry names today's behaviour as the defaults") {
   SchedulerOptions o;
   const Registry& r = Registry::builtin();
   CHECK(r.placement.contains(o.placement));
-  CHECK(r.queue_order.names() == std::vector<std::string>{"las", "priority-fifo", "sjf", "sjf-estimate", "srtf", "srtf-estimate"});
+  CHECK(r.queue_order.names() == std::vector<std::string>{"fair", "gittins", "las", "priority-fifo", "qssf", "sjf", "sjf-estimate", "srtf", "srtf-estimate"});
   CHECK(r.victim_order.names() == std::vector<std::string>{"idle-spot-first"});
   CHECK(r.admission.names() == std::vector<std::string>{"quota"});
   CHECK(o.queue_order == "priority-fifo");

@@ -74,7 +74,7 @@ TEST_CASE("queue_order, victim_order and admission accept the registered plugin 
   CHECK(ok.scenario->scheduler.queue_order == "by-name");
   const auto refused = sim::io::parse_scenario_text(j.dump(), "s.json");
   REQUIRE(refused.diagnostics.size() == 1);
-  CHECK(refused.diagnostics[0].str() == "s.json: scheduler.queue_order: \"by-name\": must be one of `las`, `priority-fifo`, `sjf`, `sjf-estimate`, "
+  CHECK(refused.diagnostics[0].str() == "s.json: scheduler.queue_order: \"by-name\": must be one of `fair`, `gittins`, `las`, `priority-fifo`, `qssf`, `sjf`, `sjf-estimate`, "
                                            "`srtf`, `srtf-estimate`");
   j["scheduler"]["queue_order"] = "priority-fifo";
   j["scheduler"]["admission"] = "none";
@@ -98,6 +98,52 @@ TEST_CASE("scheduler.las_thresholds_gpu_s must be 1 to 16 increasing numbers > 0
   CHECK(diag(nlohmann::json::array({"1"})) == "s.json: scheduler.las_thresholds_gpu_s[0]: \"1\": must be a number");
   CHECK(diag(nlohmann::json::array()) == "s.json: scheduler.las_thresholds_gpu_s: []: must be an array of 1 to 16 numbers (GPU-seconds)");
   CHECK(diag(3600) == "s.json: scheduler.las_thresholds_gpu_s: 3600: must be an array of 1 to 16 numbers (GPU-seconds)");
+}
+
+TEST_CASE("scheduler.las_starvation_s must be a number of seconds >= 0") {
+  auto diag = [](const nlohmann::json& v) {
+    auto j = valid_scenario();
+    j["scheduler"]["queue_order"] = "las";
+    j["scheduler"]["las_starvation_s"] = v;
+    const auto r = sim::io::parse_scenario_text(j.dump(), "s.json");
+    return r.diagnostics.empty() ? std::string() : r.diagnostics[0].str();
+  };
+  CHECK(diag(0).empty());
+  CHECK(diag(600).empty());
+  CHECK(diag(-1) == "s.json: scheduler.las_starvation_s: -1: must be between 0 and 1000000000");
+  CHECK(diag("600") == "s.json: scheduler.las_starvation_s: \"600\": must be a number");
+}
+
+TEST_CASE("scheduler.qssf_default_s must be a number of seconds >= 0") {
+  auto j = valid_scenario();
+  j["scheduler"]["queue_order"] = "qssf";
+  j["scheduler"]["qssf_default_s"] = -5;
+  const auto r = sim::io::parse_scenario_text(j.dump(), "s.json");
+  REQUIRE(r.diagnostics.size() == 1);
+  CHECK(r.diagnostics[0].str() == "s.json: scheduler.qssf_default_s: -5: must be between 0 and 1000000000");
+}
+
+TEST_CASE("scheduler.fair_shares must map tenants to shares > 0") {
+  auto diag = [](const nlohmann::json& shares) {
+    auto j = valid_scenario();
+    j["scheduler"]["queue_order"] = "fair";
+    j["scheduler"]["fair_shares"] = shares;
+    const auto r = sim::io::parse_scenario_text(j.dump(), "s.json");
+    return r.diagnostics.empty() ? std::string() : r.diagnostics[0].str();
+  };
+  CHECK(diag(nlohmann::json::object({{"a", 2}, {"b", 0.5}})).empty());
+  CHECK(diag(nlohmann::json::object({{"a", 0}})) == "s.json: scheduler.fair_shares.a: 0: must be > 0 and <= 1e15 (a share)");
+  CHECK(diag(nlohmann::json::object({{"a", -1}})) == "s.json: scheduler.fair_shares.a: -1: must be > 0 and <= 1e15 (a share)");
+  CHECK(diag(nlohmann::json::object({{"a", "2"}})) == "s.json: scheduler.fair_shares.a: \"2\": must be a number");
+  CHECK(diag(nlohmann::json::object({{"", 1}})) == "s.json: scheduler.fair_shares.: 1: must name a tenant (the key is empty)");
+  CHECK(diag(nlohmann::json::array({2})) ==
+        "s.json: scheduler.fair_shares: [2]: must be an object of at most 10000 tenant: share (a number > 0)");
+  // The shares reach the scenario (a tenant not listed has share 1 at run time).
+  auto j = valid_scenario();
+  j["scheduler"]["fair_shares"] = nlohmann::json::object({{"a", 2}});
+  const auto r = sim::io::parse_scenario_text(j.dump(), "s.json");
+  REQUIRE(r.ok());
+  CHECK(r.scenario->scheduler.fair_shares.at("a") == 2);
 }
 
 }  // namespace SCHEDSIM_UNITY_ID

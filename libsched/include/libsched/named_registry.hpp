@@ -19,6 +19,10 @@ struct PolicyContext {
   std::uint64_t seed = 1;             ///< SchedulerOptions::seed (e.g. for the `random` placement)
   WorkloadDistribution workload;      ///< for `fgd` (empty: each gang's own shapes are used)
   std::vector<double> las_thresholds_gpu_s{3600};  ///< SchedulerOptions::las_thresholds_gpu_s (`las`)
+  Time las_starvation = 0;  ///< SchedulerOptions::las_starvation (`las`; ms, 0 = off)
+  std::vector<double> service_gpu_s;  ///< SchedulerOptions::service_gpu_s (`gittins`)
+  Time qssf_default = 3600 * 1000;    ///< SchedulerOptions::qssf_default (`qssf`, ms)
+  std::map<std::string, double, std::less<>> fair_shares;  ///< SchedulerOptions::fair_shares (`fair`)
 };
 
 /// Factories of plugin kind `T` by name. `kind` names the kind in error messages.

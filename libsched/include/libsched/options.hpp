@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,17 @@ struct SchedulerOptions {
   /// Queue thresholds of the `las` queue order in GPU-seconds of attained service, > 0 and
   /// increasing: k thresholds make k + 1 queues (docs/scheduler.md "Research queue orders").
   std::vector<double> las_thresholds_gpu_s{3600};
+  /// The `las` order's starvation guard (ms; 0 = off): a task of a later queue waiting this long
+  /// since its enqueue is promoted to the first queue (docs/scheduler.md "Research queue orders").
+  Time las_starvation = 0;
+  /// The service distribution of the `gittins` order: samples in GPU-seconds (each >= 0);
+  /// empty: every Gittins index equal.
+  std::vector<double> service_gpu_s;
+  /// The `qssf` order's predicted duration (ms) of a task without estimate or user history.
+  Time qssf_default = 3600 * kMsPerSecond;
+  /// Tenant shares of the `fair` queue order (each finite and > 0; a tenant not listed has
+  /// share 1), docs/scheduler.md "Research queue orders".
+  std::map<std::string, double, std::less<>> fair_shares;
   /// Score every feasible node of every placement instead of using the free-capacity index or
   /// the policy's node groups (placement/pick.hpp). Same decisions, O(N) per replica: the
   /// reference the fast paths are tested against. Not a scenario key.

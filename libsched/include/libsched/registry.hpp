@@ -34,7 +34,7 @@ struct Registry {
     return r;
   }
   /// The nine placement policies of placement/builtin.hpp, the queue orders "priority-fifo",
-  /// "sjf", "srtf", "sjf-estimate", "srtf-estimate" and "las", "idle-spot-first" and "quota".
+  /// "sjf", "srtf", "sjf-estimate", "srtf-estimate", "las", "gittins", "qssf" and "fair", "idle-spot-first" and "quota".
   static const Registry& builtin() {
     static const Registry r = [] {
       Registry reg;
@@ -45,7 +45,12 @@ struct Registry {
       reg.queue_order.add("srtf", [](const PolicyContext&) { return std::make_unique<SF>(SF::Source::oracle, true); });
       reg.queue_order.add("sjf-estimate", [](const PolicyContext&) { return std::make_unique<SF>(SF::Source::estimate, false); });
       reg.queue_order.add("srtf-estimate", [](const PolicyContext&) { return std::make_unique<SF>(SF::Source::estimate, true); });
-      reg.queue_order.add("las", [](const PolicyContext& c) { return std::make_unique<plugins::Las>(c.las_thresholds_gpu_s); });
+      reg.queue_order.add("las", [](const PolicyContext& c) { return std::make_unique<plugins::Las>(c.las_thresholds_gpu_s, c.las_starvation); });
+      reg.queue_order.add("gittins", [](const PolicyContext& c) {
+        return std::make_unique<plugins::Gittins>(c.las_thresholds_gpu_s, c.service_gpu_s, c.las_starvation);
+      });
+      reg.queue_order.add("qssf", [](const PolicyContext& c) { return std::make_unique<plugins::Qssf>(c.qssf_default); });
+      reg.queue_order.add("fair", [](const PolicyContext& c) { return std::make_unique<plugins::Fair>(c.fair_shares); });
       reg.victim_order.add("idle-spot-first", [](const PolicyContext&) { return std::make_unique<plugins::IdleSpotFirst>(); });
       reg.admission.add("quota", [](const PolicyContext&) { return std::make_unique<plugins::QuotaAdmission>(); });
       return reg;

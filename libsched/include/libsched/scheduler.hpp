@@ -363,7 +363,7 @@ class Scheduler : private detail::SchedulerCore {
 
   /// Puts a registered (or ended) task in the queue. O(log queue). Throws UnknownTask;
   /// InvalidState when it already waits or runs.
-  void enqueue(TaskId t, Time /*now*/) {
+  void enqueue(TaskId t, Time now) {
     check_task_id(t, "Scheduler::enqueue");
     Entry& e = tasks_[t.index()];
     if (e.state != State::idle_state)
@@ -372,7 +372,8 @@ class Scheduler : private detail::SchedulerCore {
     e.hold = Entry::Hold::none;
     e.reported_held = false;
     e.failed_epoch = ~std::uint64_t{0};
-    e.rank = queue_rank(e.spec, t);
+    e.rank = queue_rank(e.spec, t, now);
+    e.enqueued_at = now;
     e.failed_pass = 0;
     e.spec_hash = 0;
     queue_.insert(key(t));
@@ -380,6 +381,12 @@ class Scheduler : private detail::SchedulerCore {
     ++queue_epoch_;
     fresh_.push_back(t);
     if (ages(e.spec) && std::find(aging_.begin(), aging_.end(), t) == aging_.end()) aging_.push_back(t);
+  }
+  /// Task `t` succeeded after `run_time` ms of work in all: queue orders that learn from history
+  /// (qssf's per-user mean) record it; the ranks of waiting tasks stay. Throws UnknownTask.
+  void note_finished(TaskId t, Time run_time) {
+    check_task_id(t, "Scheduler::note_finished");
+    if (!builtin_queue_order_) queue_order_->task_finished(tasks_[t.index()].spec, run_time);
   }
   /// Removes a waiting task from the queue (e.g. the user stops it); no-op for a task that does
   /// not wait. Throws UnknownTask.
@@ -708,6 +715,13 @@ class Scheduler : private detail::SchedulerCore {
       for (const Node& n : cluster_.nodes())
         if (n.up && n.last_owner_change + th > now) next = std::min(next, n.last_owner_change + th);
     }
+    // The order's starvation guard (las): when a waiting task is promoted.
+    if (promote_after_ > 0)
+      for (const auto& k : queue_) {
+        const Entry& e = tasks_[k.id.index()];
+        if (queue_order_->promotable(e.spec) && e.enqueued_at + promote_after_ > now)
+          next = std::min(next, e.enqueued_at + promote_after_);
+      }
     // A queue order whose victims grow with time (las): when a running task may become one.
     if (order_victims_grow_) {
       const Session s(const_cast<Scheduler&>(*this), now);

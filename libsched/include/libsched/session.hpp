@@ -91,7 +91,8 @@ struct ReleasedCapacity {
 struct SchedulerCore {
   SchedulerCore(Cluster cluster, SchedulerOptions options, const Registry& registry)
       : cluster_(std::move(cluster)), options_(std::move(options)) {
-    PolicyContext ctx{options_.seed, options_.workload, options_.las_thresholds_gpu_s};
+    PolicyContext ctx{options_.seed, options_.workload, options_.las_thresholds_gpu_s, options_.las_starvation,
+                        options_.service_gpu_s, options_.qssf_default, options_.fair_shares};
     policy_ = registry.placement.create(options_.placement, ctx);
     queue_order_ = registry.queue_order.create(options_.queue_order, ctx);
     victim_order_ = registry.victim_order.create(options_.victim_order, ctx);
@@ -102,6 +103,8 @@ struct SchedulerCore {
     builtin_admission_ = dynamic_cast<const plugins::QuotaAdmission*>(admission_.get()) != nullptr;
     order_preempts_ = !builtin_queue_order_ && queue_order_->preemptive();
     order_victims_grow_ = order_preempts_ && queue_order_->victims_grow();
+    order_by_tenant_ = !builtin_queue_order_ && queue_order_->ranks_by_tenant_service();
+    promote_after_ = builtin_queue_order_ ? 0 : queue_order_->promote_after();
     // An order that preempts tells equal requests apart (what each may preempt depends on its
     // own rank): no merging of equal requests then (nor request classes).
     memo_by_signature_ = builtin_admission_ && policy_->shape_only() && !order_preempts_;
@@ -115,7 +118,9 @@ struct SchedulerCore {
                            cluster_.size() >= kFitTreeMinNodes);
     node_tasks_.resize(cluster_.size());
     keep_ends_ = options_.queueing == Queueing::backfill;
-    classes_on_ = options_.fast_paths && options_.request_classes && memo_by_signature_ && options_.queueing == Queueing::greedy;
+    // (request classes hold queue keys, which an order by tenant service changes: off then)
+    classes_on_ = options_.fast_paths && options_.request_classes && memo_by_signature_ &&
+                  options_.queueing == Queueing::greedy && !order_by_tenant_;
   }
 
   enum class State : std::uint8_t { idle_state, waiting, running };
@@ -136,6 +141,7 @@ struct SchedulerCore {
     Hold hold = Hold::none;
     TaskId hold_head;
     Rank rank{};                                      ///< queue rank, set at enqueue
+    Time enqueued_at = 0;                             ///< `now` of its last enqueue
     std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
     /// (pass, capacity epoch, now) of the pass that set a blocked_by_queue status.
     std::tuple<std::uint64_t, std::uint64_t, Time> hold_stamp{0, 0, 0};
@@ -176,8 +182,49 @@ struct SchedulerCore {
     const Entry& e = tasks_[t.index()];
     return {e.rank, e.spec.name, t};
   }
-  Rank queue_rank(const TaskSpec& s, TaskId t) const {
-    return builtin_queue_order_ ? plugins::PriorityFifo::of(s) : queue_order_->rank(s, t);
+  /// The rank of task `t` (spec `s`) enqueued at `now`.
+  Rank queue_rank(const TaskSpec& s, TaskId t, Time now) const {
+    if (builtin_queue_order_) return plugins::PriorityFifo::of(s);
+    if (order_by_tenant_) return queue_order_->rank_for_tenant(s, t, tenant_gpu_s(s.tenant, now));
+    return queue_order_->rank(s, t);
+  }
+  /// Milli-GPU held by running task `t` (all replicas).
+  std::int64_t held_gpu_milli(TaskId t) const {
+    std::int64_t m = 0;
+    for (const auto& a : placement(tasks_[t.index()]).replicas) m += a.total_gpu_milli();
+    return m;
+  }
+  /// GPU x seconds of running task `ri` from its start to `now` (the unit of attained service).
+  double run_gpu_s(const RunInfo& ri, Time now) const { return double(held_gpu_milli(ri.id)) * double(now - ri.start) / 1e6; }
+  /// Attained service of `tenant` at `now` (order_by_tenant_ only): GPU x seconds of its ended
+  /// attempts and of its running ones so far. O(running tasks).
+  double tenant_gpu_s(std::string_view tenant, Time now) const {
+    const auto it = tenant_ended_gpu_s_.find(tenant);
+    double g = it == tenant_ended_gpu_s_.end() ? 0.0 : it->second;
+    for (const RunInfo& ri : run_info_)
+      if (tasks_[ri.id.index()].spec.tenant == tenant) g += run_gpu_s(ri, now);
+    return g;
+  }
+  /// Ranks every waiting task anew at `now` (order_by_tenant_): each tenant's attained service
+  /// once, then the queue's keys, reusing its nodes. Returns whether any rank changed.
+  /// O(running + queue x log queue).
+  bool rerank_queue(Time now) {
+    std::map<std::string_view, double, std::less<>> by_tenant;
+    for (const auto& [tenant, g] : tenant_ended_gpu_s_) by_tenant[tenant] = g;
+    for (const RunInfo& ri : run_info_) by_tenant[tasks_[ri.id.index()].spec.tenant] += run_gpu_s(ri, now);
+    bool changed = false;
+    std::set<QueueKey> q;
+    while (!queue_.empty()) {
+      auto node = queue_.extract(queue_.begin());
+      Entry& e = tasks_[node.value().id.index()];
+      const auto it = by_tenant.find(e.spec.tenant);
+      const Rank r = queue_order_->rank_for_tenant(e.spec, node.value().id, it == by_tenant.end() ? 0.0 : it->second);
+      if (!(r == e.rank)) changed = true;
+      e.rank = node.value().rank = r;
+      q.insert(std::move(node));
+    }
+    queue_.swap(q);
+    return changed;
   }
   /// Tasks whose candidate nodes can grow with time alone: idle fragments offered at high or
   /// medium stability age into eligibility.
@@ -309,6 +356,31 @@ struct SchedulerCore {
   /// ... and a running task may become its victim by time alone (QueueOrder::victims_grow, las):
   /// every new instant drops the failure memos (Session::note_time).
   bool order_victims_grow_ = false;
+  /// The queue order ranks by tenant service (QueueOrder::ranks_by_tenant_service, fair): the
+  /// tenants' attained service is kept and the queue ranked anew at every new instant.
+  bool order_by_tenant_ = false;
+  /// The order's starvation guard (QueueOrder::promote_after, ms; 0 = none): promote_starving.
+  Time promote_after_ = 0;
+  /// Promotes every waiting task the order's starvation guard allows at `now` (waited
+  /// promote_after_ since its enqueue): its attained service reset to 0, its rank anew.
+  /// Returns whether any was. O(queue) per instant, only with the guard on.
+  bool promote_starving(Time now) {
+    std::vector<TaskId> due;
+    for (const auto& k : queue_) {
+      const Entry& e = tasks_[k.id.index()];
+      if (e.enqueued_at + promote_after_ <= now && queue_order_->promotable(e.spec)) due.push_back(k.id);
+    }
+    for (TaskId t : due) {
+      Entry& e = tasks_[t.index()];
+      queue_.erase(key(t));
+      e.spec.attained_gpu_s = 0;
+      e.rank = queue_rank(e.spec, t, now);
+      queue_.insert(key(t));
+    }
+    return !due.empty();
+  }
+  /// GPU x seconds of every tenant's ended attempts (order_by_tenant_ only).
+  std::map<std::string, double, std::less<>> tenant_ended_gpu_s_;
   /// Identical requests of different tasks get the same decisions (the plugins look at shapes,
   /// class, pool, priority and quota owner only): Session::signature() may merge them.
   bool memo_by_signature_ = false;
@@ -765,11 +837,7 @@ class Session {
     return PreemptionKind::priority;
   }
   /// Milli-GPU held by running task `t` (all replicas).
-  std::int64_t gpu_milli_of(TaskId t) const {
-    std::int64_t m = 0;
-    for (const auto& a : st.placement(st.tasks_[t.index()]).replicas) m += a.total_gpu_milli();
-    return m;
-  }
+  std::int64_t gpu_milli_of(TaskId t) const { return st.held_gpu_milli(t); }
 
   // ------------------------------------------------------------------ applying decisions
   /// Frees a running task's replicas and quota inside `tx`.
@@ -783,7 +851,9 @@ class Session {
   void finish_release(TaskId t, Time now) {
     Entry& e = st.tasks_[t.index()];
     const Placement& pl = st.placement(e);
-    e.spec.attained_gpu_s += double(gpu_milli_of(t)) * double(now - pl.start) / 1e6;  // milli-GPU x ms -> GPU x s
+    const double attempt_gpu_s = double(gpu_milli_of(t)) * double(now - pl.start) / 1e6;  // milli-GPU x ms -> GPU x s
+    e.spec.attained_gpu_s += attempt_gpu_s;
+    if (st.order_by_tenant_) st.tenant_ended_gpu_s_[e.spec.tenant] += attempt_gpu_s;
     for (const auto& a : pl.replicas) {
       auto& v = st.node_tasks_[a.node.index()];
       v.erase(std::find(v.begin(), v.end(), t));
@@ -845,6 +915,20 @@ class Session {
     if (policies_change_by(now) || (st.order_victims_grow_ && now > st.last_now_)) {
       ++st.capacity_epoch_;
       ++st.state_epoch_;
+    }
+    // The starvation guard (las): promotions due by now (their preemptions may start now).
+    if (st.promote_after_ > 0 && now > st.last_now_ && st.promote_starving(now)) {
+      ++st.queue_epoch_;
+      ++st.capacity_epoch_;
+      ++st.state_epoch_;
+    }
+    // An order by tenant service (fair): the ranks of this instant. A new order changes which
+    // task heads the queue (strict / backfill holds), not what capacity a task finds.
+    if (st.order_by_tenant_ && now > st.last_now_ && st.rerank_queue(now)) {
+      ++st.queue_epoch_;
+      ++st.state_epoch_;
+      st.strict_tail_.reset();
+      st.bf_chainable_ = false;
     }
     st.last_now_ = std::max(st.last_now_, now);
   }
