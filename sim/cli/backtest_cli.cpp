@@ -156,9 +156,12 @@ int backtest_command(const BacktestArgs& args, std::ostream& out, std::ostream& 
     out << fmt::format("schedsim backtest: {} snapshots ({} skipped), {} waiting tasks, {} compared\n", r.snapshots,
                        r.snapshots_skipped, r.rows.size(), r.compared);
     out << fmt::format("  {:<10} {:>9} {:>9} {:>9} {:>12} {:>9}\n", "", "<=1min", "<=10min", "<=1h", "MAE s", "P10-P90");
-    for (const auto& [name, s] : {std::pair<const char*, const BacktestScores&>{"forecast", r.forecast}, {"baseline", r.baseline}})
+    const auto line = [&out](const char* name, const BacktestScores& s) {
       out << fmt::format("  {:<10} {:>9.3f} {:>9.3f} {:>9.3f} {:>12.1f} {:>9.3f}\n", name, s.within_1min, s.within_10min, s.within_1h,
                          s.mae_s, s.p10_p90_coverage);
+    };
+    line("forecast", r.forecast);
+    line("baseline", r.baseline);
     out << fmt::format("  outputs in {}\n", args.out);
     return 0;
   } catch (const Interrupted& e) {

@@ -57,6 +57,7 @@
 namespace sim {
 
 class ExternalScheduler;  // sim/engine/external.hpp
+class Simulator;
 struct ExternalRun;       // sim/engine/external.hpp
 
 /// Seconds from ms for outputs: an integer when whole ("60"), else up to 3 decimals with
