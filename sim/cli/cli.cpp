@@ -21,6 +21,7 @@
 #include <libsched/version.hpp>
 
 #include "sim/cli/cli.hpp"
+#include "sim/cli/backtest_cli.hpp"
 #include "sim/cli/convert_cli.hpp"
 #include "sim/cli/decide_cli.hpp"
 #include "sim/cli/fill_cli.hpp"
@@ -618,6 +619,33 @@ void add_forecast_command(CLI::App& app, int& exit_code, const libsched::Registr
   cmd->callback([a, &exit_code, &registry] { exit_code = sim::forecast_command(*a, std::cout, std::cerr, registry); });
 }
 
+/// `schedsim backtest SCENARIO --every T --out DIR [--samples K] [--seed S] [--model M] [--spread F]
+/// [--horizon-s H] [--max-snapshots N]` (docs/forecast.md "Backtest").
+void add_backtest_command(CLI::App& app, int& exit_code, const libsched::Registry& registry) {
+  auto* cmd = app.add_subcommand("backtest", "Replay a scenario, forecast from a snapshot every T s, score the starts against the replay's");
+  auto a = std::make_shared<sim::BacktestArgs>();
+  const auto seconds = [](double lo_excl) {
+    return parsed_check<double>([lo_excl](double x) { return std::isfinite(x) && x > lo_excl && x <= 1e9; },
+                                "must be a number of seconds > 0 and <= 1e9", "SECONDS");
+  };
+  cmd->add_option("SCENARIO", a->scenario, "Scenario JSON file (its traces are loaded as run does)")->required();
+  cmd->add_option("--out", a->out, "Output directory (backtest.json, backtest.csv)")->required();
+  cmd->add_option("--every", a->every_s, "Seconds between snapshots (T > 0)")->required()->check(seconds(0));
+  cmd->add_option("--samples", a->samples, "Forward simulations K per snapshot (default 8)")
+      ->check(parsed_check<int>([](int x) { return x >= 1 && x <= 10000; }, "must be an integer from 1 to 10000 (a number of samples)", "K"));
+  cmd->add_option("--seed", a->seed, "Seed of the forecast's draws (default 1)")->check(k_seed_check);
+  cmd->add_option("--model", a->model, "empirical (run times of the tasks finished by then; default) or uniform (--spread)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string { return v == "empirical" || v == "uniform" ? std::string() : v + ": must be empirical or uniform"; },
+          "MODEL"));
+  cmd->add_option("--spread", a->spread, "The uniform model's width F (default 0.5)")
+      ->check(parsed_check<double>([](double x) { return std::isfinite(x) && x >= 0 && x <= 1; }, "must be a number from 0 to 1", "F"));
+  cmd->add_option("--horizon-s", a->horizon_s, "Each forward simulation covers snapshot + H seconds (default 604800)")->check(seconds(0));
+  cmd->add_option("--max-snapshots", a->max_snapshots, "Only the first N snapshots (default 0: all)")
+      ->check(parsed_check<int>([](int x) { return x >= 0 && x <= 100000; }, "must be an integer from 0 to 100000", "N"));
+  cmd->callback([a, &exit_code, &registry] { exit_code = sim::backtest_command(*a, std::cout, std::cerr, registry); });
+}
+
 /// The end of every command: stdout is flushed and checked (`> /dev/full`, a closed pipe, a
 /// full disk). A write error is the environment's failure: exit 1 with one line on stderr
 /// (a command that already failed keeps its status).
@@ -649,6 +677,7 @@ int sim::cli_main(int argc, char** argv, const libsched::Registry& registry) {
   add_fill_command(app, exit_code, registry, args);
   add_decide_command(app, exit_code, registry);
   add_forecast_command(app, exit_code, registry);
+  add_backtest_command(app, exit_code, registry);
   add_report_command(app, exit_code);
   add_show_default_command(app, exit_code);
   add_compare_command(app, exit_code, registry);

@@ -55,6 +55,11 @@ std::optional<ResourceType> ext_class(const std::string& s) {
 
 }  // namespace
 
+std::string Simulator::decide_snapshot(Time now) {
+  if (!ext_) ext_ = std::make_unique<ExternalRun>();
+  return external_snapshot(now);
+}
+
 std::string Simulator::external_snapshot(Time now) {
   ExternalRun& x = *ext_;
   if (x.head.empty()) {

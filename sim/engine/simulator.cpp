@@ -370,6 +370,7 @@ void Simulator::run() {
     if (ts != kTimeNever && (!q || ts <= *q)) return ts;
     return q;
   };
+  Time next_observe = opt_.observe_every > 0 && opt_.observer ? opt_.observe_every : kTimeNever;
   while (live_tasks_ > 0) {
     auto nt = next_time();
     if (!nt) break;
@@ -378,6 +379,10 @@ void Simulator::run() {
       break;
     }
     Time now = *nt;
+    while (next_observe != kTimeNever && next_observe < now) {  // SimOptions::observer: the state at k * observe_every
+      opt_.observer(*this, next_observe);
+      next_observe += opt_.observe_every;
+    }
     if (now > ts_limit_)
       throw SimulationLimitError(fmt::format(
           "{}: timeseries_interval_s: {}: simulated time reached {} s, past the {} rows timeseries.csv may hold "

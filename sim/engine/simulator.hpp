@@ -57,6 +57,7 @@
 namespace sim {
 
 class ExternalScheduler;  // sim/engine/external.hpp
+class Simulator;
 struct ExternalRun;       // sim/engine/external.hpp
 
 /// Seconds from ms for outputs: an integer when whole ("60"), else up to 3 decimals with
@@ -126,6 +127,12 @@ struct SimOptions {
   /// scheduling instant with a waiting task sends it the `decide` snapshot and applies its answer
   /// instead of calling Scheduler::schedule(). Must outlive run(). nullptr: the built-in scheduler.
   ExternalScheduler* external = nullptr;
+  /// Snapshots (schedsim backtest, docs/forecast.md "Backtest"): with observe_every > 0 (ms),
+  /// `observer(sim, t)` is called at t = k * observe_every (k = 1, 2, ...) for every such t
+  /// before the run ends, once every instant <= t is processed and before any later one (so
+  /// `sim.decide_snapshot(t)` is the state at t). Changes nothing in the run.
+  Time observe_every = 0;
+  std::function<void(Simulator&, Time)> observer;
 };
 
 // ------------------------------------------------------------------ runtime bounds
@@ -174,6 +181,12 @@ class Simulator {
   /// sim::Interrupted when SIGINT/SIGTERM arrived under an InterruptGuard (sim/publish.hpp).
   /// A second call returns at once (a run happens once per Simulator).
   void run();
+
+  /// The `decide` snapshot (docs/decide.md) of the state now, on the clock `now` (ms, >= the last
+  /// instant processed): nodes down or drained, the running tasks with their placements, the
+  /// waiting tasks in queue order, every task without its true `duration_s`. One JSON line.
+  /// Meant for SimOptions::observer.
+  std::string decide_snapshot(Time now);
 
   /// The scenario as given, except `tasks`, which is empty: the simulator keeps the tasks in a
   /// compact form after construction (tasks that differ only in name, submit_s, duration_s and
