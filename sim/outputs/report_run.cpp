@@ -329,6 +329,11 @@ void run_page(const fs::path& dir, Page& page) {
       waiters.push_back({*w, r});
     }
     ojson cdf = ojson::array();
+    // Ticks of the log axis: 0, then the powers of 10 up to the longest wait.
+    double longest = 0;
+    for (const auto& w : waiters) longest = std::max(longest, w.wait);
+    ojson ticks = ojson::array({0});
+    for (double p = 1; ticks.size() < 2 || p / 10 < longest; p *= 10) ticks.push_back(p);
     for (auto& [tenant, v] : waits) {
       std::sort(v.begin(), v.end());
       const std::size_t n = v.size();
@@ -341,7 +346,8 @@ void run_page(const fs::path& dir, Page& page) {
                    {"mark", {{"type", "line"}, {"interpolate", "step-after"}, {"point", false}}},
                    {"encoding",
                     {{"x", {{"field", "wait_s"}, {"type", "quantitative"}, {"title", "queueing delay (s, log scale; 0 at the left)"},
-                            {"scale", {{"type", "symlog"}}}}},
+                            {"scale", {{"type", "symlog"}, {"domain", ojson::array({0, ticks.back()})}}},
+                            {"axis", {{"values", ticks}, {"format", "~s"}}}}},
                      {"y", {{"field", "fraction"}, {"type", "quantitative"}, {"title", "fraction of tasks"}, {"scale", {{"domain", {0, 1}}}}}},
                      {"color", field("tenant", "nominal", "tenant (team)")}}}};
     page.blocks.push_back(chart("Queueing delay CDF per tenant",
