@@ -347,7 +347,7 @@ void run_page(const fs::path& dir, Page& page) {
                    {"encoding",
                     {{"x", {{"field", "wait_s"}, {"type", "quantitative"}, {"title", "queueing delay (s, log scale; 0 at the left)"},
                             {"scale", {{"type", "symlog"}, {"domain", ojson::array({0, ticks.back()})}}},
-                            {"axis", {{"values", ticks}, {"format", "~s"}}}}},
+                            {"axis", {{"values", ticks}, {"labelExpr", "format(datum.value, ',')"}}}}},
                      {"y", {{"field", "fraction"}, {"type", "quantitative"}, {"title", "fraction of tasks"}, {"scale", {{"domain", {0, 1}}}}}},
                      {"color", field("tenant", "nominal", "tenant (team)")}}}};
     page.blocks.push_back(chart("Queueing delay CDF per tenant",
