@@ -6,7 +6,8 @@
 #                                 Eigen, zlib, yaml-cpp, tcmalloc); about a minute on a fresh machine
 #   tools/install-deps.sh         everything: also the test suite (Catch2, pkg-config), the
 #                                 fuzzers (clang), the Python module and its tests (pybind11,
-#                                 pandas, pytest), the report's render test (Chromium), the Slurm
+#                                 pandas, pytest), the report's render test and PDF export
+#                                 (Chromium, poppler-utils; node runs its SVG export), the Slurm
 #                                 integration test (slurm-wlm, munge), ccache, and the Vega
 #                                 runtimes of `schedsim report` from the npm registry (npm ci in
 #                                 tools/report, pinned by tools/report/package-lock.json;
@@ -49,6 +50,9 @@ if [ "$RUN_ONLY" = 0 ]; then
     python3-pip
     # schedsim report: its render test draws the page in headless Chromium
     chromium
+    # schedsim report: its render tests draw the page in headless Chromium, which also prints
+    # `report --format pdf`; poppler-utils (pdfinfo, pdftoppm) reads the PDF back in the tests
+    chromium poppler-utils
     # Sharded sweeps (schedsim sweep --shard, --emit slurm): the single-node Slurm integration
     # test starts slurmctld + slurmd + munged in a temporary folder; GNU parallel is the README's
     # one-machine example
@@ -56,7 +60,8 @@ if [ "$RUN_ONLY" = 0 ]; then
     # faster rebuilds (optional; CMAKE_CXX_COMPILER_LAUNCHER=ccache)
     ccache
   )
-  # node and npm (npm ci of the report runtimes), from Debian unless a node is already installed
+  # node and npm (npm ci of the report runtimes; node draws `report --format svg`), from Debian
+  # unless a node is already installed
   if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(nodejs npm); fi
 fi
 

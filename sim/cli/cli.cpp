@@ -567,13 +567,28 @@ void add_merge_command(CLI::App& app, int& exit_code) {
   cmd->callback([a, &exit_code] { exit_code = sim::merge_command(a->dirs, a->out, std::cout, std::cerr); });
 }
 
-/// `schedsim report DIR`: DIR/report.html, a self-contained page of charts (docs/report.md).
+/// `schedsim report DIR [--format html,svg,pdf]`: DIR/report.html, a self-contained page of charts, its charts as SVG
+/// files and the page as a PDF (docs/report.md).
 void add_report_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("report",
                                  "Write DIR/report.html: charts and tables of a run, --seeds, compare, sweep or plan folder");
-  auto dir = std::make_shared<std::string>();
-  cmd->add_option("DIR", *dir, "Output folder of schedsim run, run --seeds, compare, sweep or plan")->required();
-  cmd->callback([dir, &exit_code] { exit_code = sim::report_command(*dir, std::cout, std::cerr); });
+  struct Args { std::string dir, format = "html"; };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("DIR", a->dir, "Output folder of schedsim run, run --seeds, compare, sweep or plan")->required();
+  cmd->add_option("--format", a->format,
+                  "Files to write, comma-separated: html (DIR/report.html, the default), svg (DIR/report-svg/NN-TITLE.svg per "
+                  "chart; needs node), pdf (DIR/report.pdf; needs chromium)");
+  cmd->callback([a, &exit_code] {
+    sim::ReportFormats f;
+    try {
+      f = sim::parse_report_formats(a->format);
+    } catch (const sim::ReportInputError& e) {
+      std::cerr << "schedsim report: " << e.what() << "\n";
+      exit_code = sim::io::exit_invalid_input;
+      return;
+    }
+    exit_code = sim::report_command(a->dir, f, std::cout, std::cerr);
+  });
 }
 
 /// `schedsim decide < SNAPSHOT.json`: one scheduling decision as JSON (docs/decide.md). Stdin

@@ -149,7 +149,7 @@ int run_command(io::Scenario&& sc, const RunOptions& opts, std::ostream& out, st
     out << fmt::format("schedsim run: {} (seed {})\n", title, s.seed());
     out << fmt::format("  {:<22} {:>12}\n", "metric", "value");
     for (const char* k : {"tasks", "attempts", "succeeded", "failed", "unfinished", "never_started", "makespan_s", "mean_wait_s",
-                          "p95_wait_s", "mean_jct_s", "gpu_allocation_ratio", "preemptions", "resubmissions", "lost_work_s", "events"})
+                          "p95_wait_s", "mean_jct_s", "gpu_allocation_ratio", "cpu_allocation_ratio", "preemptions", "resubmissions", "lost_work_s", "events"})
       out << fmt::format("  {:<22} {:>12}\n", k, j[k].dump());
     if (const std::string currency = j["currency"].get<std::string>(); !currency.empty())  // a scenario with prices
       out << fmt::format("  {:<22} {:>12}\n", "cost_total (" + currency + ")", j["cost_total"].dump());

@@ -9,6 +9,8 @@
 // the HTML rendering (report_html.cpp).
 #include "sim/outputs/report.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -111,6 +113,118 @@ int report_chart_count(const std::string& dir) {
   int n = 0;
   for (const auto& b : build_page(dir).blocks) n += b.chart ? 1 : 0;
   return n;
+}
+
+ReportFormats parse_report_formats(const std::string& list) {
+  ReportFormats f{false, false, false};
+  std::string_view rest = list;
+  while (true) {
+    const auto comma = rest.find(',');
+    const std::string_view name = rest.substr(0, comma);
+    bool* flag = name == "html" ? &f.html : name == "svg" ? &f.svg : name == "pdf" ? &f.pdf : nullptr;
+    if (!flag)
+      throw ReportInputError(fmt::format("--format: {}: must be html, svg or pdf (a comma-separated list)", esc(name.empty() ? "\"\"" : name)));
+    if (*flag) throw ReportInputError(fmt::format("--format: {}: listed twice", esc(name)));
+    *flag = true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return f;
+}
+
+namespace {
+
+/// The scratch folder of one export (DIR/.report-tmp-PID), removed on every exit path.
+struct ReportScratch {
+  fs::path path;
+  explicit ReportScratch(fs::path p) : path(std::move(p)) {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+    if (!fs::create_directory(path, ec) || ec)
+      throw OutputError(fmt::format("{}: cannot create the scratch folder: {}", path.string(), ec ? ec.message() : "exists"));
+  }
+  ~ReportScratch() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  ReportScratch(const ReportScratch&) = delete;
+  ReportScratch& operator=(const ReportScratch&) = delete;
+};
+
+void report_rename(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::rename(from, to, ec);
+  if (ec) throw OutputError(fmt::format("{}: cannot rename to {}: {}", from.string(), to.string(), ec.message()));
+}
+
+}  // namespace
+
+int report_command(const std::string& dir, const ReportFormats& formats, std::ostream& out, std::ostream& err) {
+  if (!formats.svg && !formats.pdf) return report_command(dir, out, err);
+  Page page;
+  try {
+    page = build_page(dir);
+  } catch (const ReportInputError& e) {
+    err << "schedsim report: " << e.what() << "\n";
+    return io::exit_invalid_input;
+  } catch (const OutputError& e) {
+    err << "schedsim report: " << esc(e.what()) << "\n";
+    return e.status;
+  }
+  std::string searched;
+  const auto rt = find_report_runtimes(searched);
+  if (!rt) {
+    err << "schedsim report: the Vega runtimes (vega.min.js, vega-lite.min.js, vega-embed.min.js) were not found (looked in "
+        << esc(searched) << "); install them with tools/install-deps.sh (npm ci in tools/report)\n";
+    return exit_environment;
+  }
+  const auto node = formats.svg ? report_detail::find_program("SCHEDSIM_NODE", "node") : std::optional<std::string>("");
+  if (!node) {
+    err << "schedsim report: --format svg needs node (Node.js) to run vega's SVG renderer, and none was found ($SCHEDSIM_NODE, "
+           "else PATH); install it with tools/install-deps.sh (Debian package nodejs)\n";
+    return exit_environment;
+  }
+  const auto chromium = formats.pdf ? report_detail::find_program("SCHEDSIM_CHROMIUM", "chromium") : std::optional<std::string>("");
+  if (!chromium) {
+    err << "schedsim report: --format pdf needs chromium (headless) to print the page, and none was found ($SCHEDSIM_CHROMIUM, "
+           "else PATH); install it with tools/install-deps.sh (Debian package chromium)\n";
+    return exit_environment;
+  }
+  const fs::path d(dir), html_file = d / "report.html", svg_dir = d / "report-svg", pdf_file = d / "report.pdf";
+  int charts = 0;
+  for (const auto& b : page.blocks) charts += b.chart ? 1 : 0;
+  try {
+    std::error_code ec;
+    if (formats.svg && fs::exists(fs::symlink_status(svg_dir, ec)) && !fs::is_directory(fs::symlink_status(svg_dir, ec)))
+      throw OutputRefused(svg_dir.string() + ": exists and is not a folder (a real folder only): not replaced");
+    if (formats.pdf) refuse_non_regular(pdf_file.string(), pdf_file.string());
+    if (formats.html) refuse_non_regular(html_file.string(), html_file.string());
+    const std::string html = render(page, *rt);
+    ReportScratch work(d / fmt::format(".report-tmp-{}", ::getpid()));
+    std::vector<std::string> svgs;
+    if (formats.svg) {
+      fs::create_directory(work.path / "report-svg");
+      svgs = report_detail::export_svgs(page, *rt, *node, work.path / "report-svg", work.path);
+    }
+    if (formats.pdf) {
+      write_file_checked((work.path / "report.html").string(), html);
+      report_detail::export_pdf(*chromium, work.path / "report.html", work.path / "report.pdf", work.path);
+    }
+    // Everything made: publish (the page, the charts' folder swapped whole, the PDF).
+    if (formats.html) write_file_atomic(html_file.string(), html);
+    if (formats.svg) {
+      if (fs::exists(fs::symlink_status(svg_dir, ec))) report_rename(svg_dir, work.path / "old-report-svg");
+      report_rename(work.path / "report-svg", svg_dir);
+    }
+    if (formats.pdf) report_rename(work.path / "report.pdf", pdf_file);
+    if (formats.html) out << fmt::format("schedsim report: {} ({} charts)\n", html_file.string(), charts);
+    if (formats.svg) out << fmt::format("schedsim report: {}/ ({} SVG files)\n", svg_dir.string(), svgs.size());
+    if (formats.pdf) out << fmt::format("schedsim report: {}\n", pdf_file.string());
+  } catch (const std::exception& e) {
+    err << "schedsim report: " << esc(e.what()) << "\n";
+    return output_exit_status(e);
+  }
+  return 0;
 }
 
 int report_command(const std::string& dir, std::ostream& out, std::ostream& err) {

@@ -51,6 +51,23 @@ std::string build_report_html(const std::string& dir, const ReportRuntimes& rt);
 /// Throws like build_report_html. Used by tests and printed by the command.
 int report_chart_count(const std::string& dir);
 
+/// The files `schedsim report --format` writes (docs/report.md "Export").
+struct ReportFormats {
+  bool html = true;  ///< DIR/report.html
+  bool svg = false;  ///< DIR/report-svg/NN-TITLE.svg, one per chart (vega's SVG renderer under node)
+  bool pdf = false;  ///< DIR/report.pdf (the page printed by headless Chromium)
+};
+
+/// Parses the `--format` list: comma-separated `html`, `svg`, `pdf` (each at most once, at least
+/// one). Throws ReportInputError `--format: VALUE: RULE` otherwise (exit 2).
+ReportFormats parse_report_formats(const std::string& list);
+
+/// `schedsim report DIR --format ...`: the files of `formats`, published all together after
+/// every one was made (nothing is replaced when one fails). Exit 2 as below; exit 1 also when
+/// node (svg) or chromium (pdf) is missing ($SCHEDSIM_NODE / $SCHEDSIM_CHROMIUM, else PATH),
+/// fails or takes more than 180 s.
+int report_command(const std::string& dir, const ReportFormats& formats, std::ostream& out, std::ostream& err);
+
 /// `schedsim report DIR`: writes DIR/report.html atomically (sim/publish.hpp
 /// write_file_atomic). Returns 0 on success; 2 when the folder or its files are wrong (one line
 /// `FILE: PROBLEM` on `err`); 1 when the runtimes are missing (a message saying to run

@@ -154,4 +154,22 @@ void plan_front_page(const fs::path& dir, const ojson& plan, Page& page);
 /// (mean over seeds) with the min..max band over seeds.
 void fill_page(const fs::path& dir, Page& page);
 
+// ------------------------------------------------------------------ export (report_export.cpp)
+
+/// The program `$ENV` names (a path, or a name looked up in PATH), else `name` looked up in
+/// PATH; nullopt when it is not an executable file.
+std::optional<std::string> find_program(const char* env, const char* name);
+
+/// Writes every chart of `page` as `out_dir/NN-SLUG.svg` (NN from 01 in page order, SLUG from its
+/// title) with vega's SVG renderer under `node` (the runtimes of `rt`); `work` holds the program,
+/// the job and the log. Returns the file names. Throws OutputError (exit 1) when node fails or
+/// does not finish within 180 s, with the end of its output.
+std::vector<std::string> export_svgs(const Page& page, const ReportRuntimes& rt, const std::string& node, const fs::path& out_dir,
+                                     const fs::path& work);
+
+/// Prints the page `html` to the PDF file `pdf` with `chromium --headless --print-to-pdf` (a
+/// fresh profile in `work`). Throws OutputError (exit 1) when Chromium fails, writes no PDF or
+/// does not finish within 180 s.
+void export_pdf(const std::string& chromium, const fs::path& html, const fs::path& pdf, const fs::path& work);
+
 }  // namespace sim::report_detail

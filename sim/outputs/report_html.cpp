@@ -159,12 +159,17 @@ h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-bottom: 0.2em; }
 p.sub { color: #555; margin-top: 0; }
 p.desc { color: #555; font-size: 0.92em; }
-table { border-collapse: collapse; font-size: 0.9em; }
+table { border-collapse: collapse; font-size: 0.9em; display: block; max-width: 100%; overflow-x: auto; }
+td { overflow-wrap: anywhere; }
+.chart { max-width: 100%; overflow-x: auto; }
+.chart .vega-embed, .chart svg { max-width: 100%; }
+.chart svg { height: auto; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 th { background: #f4f4f4; }
 .chart.failed { color: #b00; }
 footer { margin-top: 3em; color: #888; font-size: 0.85em; }
+@media print { body { margin: 0; max-width: none; } section { break-inside: avoid; } h2 { break-after: avoid; } .chart, table { overflow: visible; } }
 )";
 
 }  // namespace

@@ -18,7 +18,13 @@ constexpr std::size_t k_max_table_rows = 500;
 
 namespace {
 
-/// A faceted point + error-bar chart: one row per metric, independent x scales.
+/// The drawn lower end of a confidence band: a metric whose mean is non-negative (every metric
+/// of a run: waits, ratios, counts, costs) cannot go below 0, so its band is clipped there
+/// (the tooltips and tables keep ci95_low as written).
+double band_low(double lo, double mean) { return mean >= 0 ? std::max(0.0, lo) : lo; }
+
+/// A point + error-bar chart per metric, stacked (vconcat, each filtered to its metric), with
+/// independent scales. Not a facet: Vega-Lite warns about layered facets with independent scales.
 ojson errorbar_facet(const ojson& values, const char* x, const char* lo, const char* hi, const std::string& xtitle,
                      const std::string& ytitle_field, bool zero_rule) {
   ojson layer = ojson::array();
@@ -27,10 +33,18 @@ ojson errorbar_facet(const ojson& values, const char* x, const char* lo, const c
   layer.push_back({{"mark", {{"type", "point"}, {"filled", true}}},
                    {"encoding", {{"x", field(x, "quantitative", xtitle)}, {"y", field("label", "nominal", ytitle_field)}}}});
   if (zero_rule) layer.push_back({{"mark", {{"type", "rule"}, {"color", "grey"}, {"strokeDash", {3, 3}}}}, {"encoding", {{"x", {{"datum", 0}}}}}});
-  return {{"data", {{"values", values}}},
-          {"facet", {{"row", {{"field", "metric"}, {"type", "nominal"}, {"title", nullptr}, {"header", {{"labelAngle", 0}, {"labelAlign", "left"}}}}}}},
-          {"spec", {{"width", 480}, {"layer", layer}}},
-          {"resolve", {{"scale", {{"x", "independent"}, {"y", "independent"}}}}}};
+  std::vector<std::string> metrics;  // first-seen order
+  for (const auto& v : values)
+    if (std::find(metrics.begin(), metrics.end(), v["metric"].get<std::string>()) == metrics.end())
+      metrics.push_back(v["metric"].get<std::string>());
+  if (metrics.empty()) return {{"data", {{"values", values}}}, {"width", 480}, {"layer", layer}};  // nothing to draw
+  ojson rows = ojson::array();
+  for (const auto& m : metrics)
+    rows.push_back({{"title", {{"text", m}, {"anchor", "start"}, {"fontSize", 12}}},
+                    {"width", 480},
+                    {"transform", ojson::array({{{"filter", {{"field", "metric"}, {"equal", m}}}}})},
+                    {"layer", layer}});
+  return {{"data", {{"values", values}}}, {"vconcat", rows}, {"resolve", {{"scale", {{"x", "independent"}, {"y", "independent"}}}}}};
 }
 
 }  // namespace
@@ -50,12 +64,12 @@ void seeds_page(const fs::path& dir, Page& page) {
       vals.push_back({{"metric", r.metric},
                       {"label", "mean"},
                       {"mean", *r.v.at("mean")},
-                      {"lo", r.v.at("ci95_low").value_or(*r.v.at("mean"))},
+                      {"lo", band_low(r.v.at("ci95_low").value_or(*r.v.at("mean")), *r.v.at("mean"))},
                       {"hi", r.v.at("ci95_high").value_or(*r.v.at("mean"))}});
   }
   page.blocks.push_back(html_block("Metrics with 95 % confidence intervals", "seeds_summary.json.",
                                    table({"metric", "mean", "std", "ci95_low", "ci95_high", "n"}, t)));
-  page.blocks.push_back(chart("Mean and 95 % CI per metric", "seeds_summary.json: the mean (point) and its 95 % confidence interval (bar).",
+  page.blocks.push_back(chart("Mean and 95 % CI per metric", "seeds_summary.json: the mean (point) and its 95 % confidence interval (bar, clipped at 0).",
                               errorbar_facet(vals, "mean", "lo", "hi", "value", "", false)));
   const fs::path sf = dir / "seeds.csv";
   if (fs::exists(sf)) {
@@ -75,12 +89,61 @@ void seeds_page(const fs::path& dir, Page& page) {
   }
 }
 
+namespace {
+
+/// Up to `cap` JSON paths where `a` and `b` differ, each `PATH: A -> B` (values shortened).
+void compare_json_diff(const ojson& a, const ojson& b, const std::string& path, std::vector<std::string>& out, std::size_t cap) {
+  if (out.size() >= cap || a == b) return;
+  auto shorten = [](const ojson& v) {
+    std::string t = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return t.size() > 40 ? t.substr(0, 37) + "..." : t;
+  };
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [k, v] : a.items())
+      compare_json_diff(v, b.contains(k) ? b[k] : ojson(), path.empty() ? k : path + "." + k, out, cap);
+    for (const auto& [k, v] : b.items())
+      if (!a.contains(k)) compare_json_diff(ojson(), v, path.empty() ? k : path + "." + k, out, cap);
+    return;
+  }
+  if (a.is_array() && b.is_array() && a.size() == b.size()) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      // Arrays of named objects (pools, tasks, ...) by name, as --set writes them.
+      const bool named = a[i].is_object() && a[i].contains("name") && a[i]["name"].is_string();
+      compare_json_diff(a[i], b[i], path + (named ? "[" + a[i]["name"].get<std::string>() + "]" : fmt::format("[{}]", i)), out, cap);
+    }
+    return;
+  }
+  out.push_back(fmt::format("{}: {} -> {}", path, a.is_null() ? "(absent)" : shorten(a), b.is_null() ? "(absent)" : shorten(b)));
+}
+
+}  // namespace
+
 void compare_page(const fs::path& dir, Page& page) {
   const fs::path f = dir / "compare.json";
   const auto rows = metric_object(f, read_json(f), "", {"a", "b", "diff", "ci95_low", "ci95_high"});
   page.title = "schedsim compare: " + dir.filename().string();
-  page.subtitle = fmt::format("Folder {}: B - A per metric (paired over seeds) with the 95 % confidence interval of the difference.",
-                              dir.string());
+  // A and B by their scenario names (a.resolved.json, b.resolved.json) and where they differ.
+  std::string a_name = "A", b_name = "B";
+  const fs::path af = dir / "a.resolved.json", bf = dir / "b.resolved.json";
+  if (fs::exists(af) && fs::exists(bf)) {
+    const ojson ja = read_json(af), jb = read_json(bf);
+    auto name_of = [](const ojson& j) {
+      return j.is_object() && j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : std::string();
+    };
+    a_name = name_of(ja).empty() ? "A" : "A (" + name_of(ja) + ")";
+    b_name = name_of(jb).empty() ? "B" : "B (" + name_of(jb) + ")";
+    std::vector<std::string> diffs;
+    compare_json_diff(ja, jb, "", diffs, 8);
+    std::vector<std::vector<std::string>> t;
+    for (const auto& d : diffs) t.push_back({d});
+    page.blocks.push_back(html_block("A and B",
+                                     fmt::format("A = {}, B = {} (a.resolved.json, b.resolved.json). {}", a_name, b_name,
+                                                 diffs.empty() ? "The two resolved scenarios are identical."
+                                                               : "Where the resolved scenarios differ (first 8):"),
+                                     diffs.empty() ? std::string() : table({"path: A -> B"}, t)));
+  }
+  page.subtitle = fmt::format("Folder {}: {} vs {}: B - A per metric (paired over seeds) with the 95 % confidence interval of the difference.",
+                              dir.string(), a_name, b_name);
   std::vector<std::vector<std::string>> t;
   ojson vals = ojson::array();
   for (const auto& r : rows) {
@@ -93,7 +156,7 @@ void compare_page(const fs::path& dir, Page& page) {
                       {"lo", r.v.at("ci95_low").value_or(*r.v.at("diff"))},
                       {"hi", r.v.at("ci95_high").value_or(*r.v.at("diff"))}});
   }
-  page.blocks.push_back(html_block("Metrics of A and B", "compare.json.", table({"metric", "a", "b", "diff (b - a)", "ci95_low", "ci95_high"}, t)));
+  page.blocks.push_back(html_block("Metrics of A and B", "compare.json.", table({"metric", a_name == "A" ? "a" : "a = " + a_name, b_name == "B" ? "b" : "b = " + b_name, "diff (b - a)", "ci95_low", "ci95_high"}, t)));
   page.blocks.push_back(chart("Difference B - A with 95 % CI",
                               "compare.json: the mean paired difference (point), its 95 % CI (bar) and zero (dashed): a bar "
                               "that does not cross zero is a difference the seeds support.",
@@ -143,7 +206,7 @@ ojson metric_vs_param(const ojson& values, bool x_numeric, const std::string& xt
   };
   ojson layer = ojson::array();
   layer.push_back({{"mark", {{"type", "area"}, {"opacity", 0.2}}},
-                   {"encoding", with_color({{"x", enc_x}, {"y", field("lo", "quantitative", ytitle)}, {"y2", {{"field", "hi"}}}})}});
+                   {"encoding", with_color({{"x", enc_x}, {"y", field("band_lo", "quantitative", ytitle)}, {"y2", {{"field", "hi"}}}})}});
   layer.push_back({{"mark", {{"type", "line"}, {"point", true}}},
                    {"encoding", with_color({{"x", enc_x},
                                             {"y", field("mean", "quantitative", ytitle)},
@@ -181,7 +244,8 @@ void sweep_page(const fs::path& dir, Page& page) {
     const auto mean = s.number(r, c_mean, true);
     if (!mean) continue;
     ojson x = x_numeric ? ojson(*parse_double(s.rows[r][1])) : ojson(s.rows[r][1]);
-    values[m].push_back({{"x", x}, {"series", series}, {"mean", *mean}, {"lo", s.number(r, c_lo, true).value_or(*mean)},
+    const double lo = s.number(r, c_lo, true).value_or(*mean);
+    values[m].push_back({{"x", x}, {"series", series}, {"mean", *mean}, {"lo", lo}, {"band_lo", band_low(lo, *mean)},
                          {"hi", s.number(r, c_hi, true).value_or(*mean)}});
   }
   page.title = "schedsim sweep: " + dir.filename().string();
@@ -282,6 +346,7 @@ void plan_page(const fs::path& dir, Page& page) {
                                   {"series", pmet.get<bool>() ? "meets the SLOs" : "misses the SLOs"},
                                   {"mean", mean},
                                   {"lo", r.v.at("ci95_low").value_or(mean)},
+                                  {"band_lo", band_low(r.v.at("ci95_low").value_or(mean), mean)},
                                   {"hi", r.v.at("ci95_high").value_or(mean)}});
       for (const auto& s : slos)
         if (s.metric == r.metric)

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -26,6 +27,13 @@ std::vector<std::size_t> strided(std::size_t n, std::size_t cap) {
 constexpr std::size_t k_max_points = 2000;  // samples per time-series chart
 constexpr std::size_t k_cdf_points = 400;   // points per tenant of the wait CDF
 constexpr std::size_t k_top_waits = 20;     // rows of the top waiting tasks table
+constexpr std::size_t k_top_users = 50;     // rows of the users table
+
+/// tasks.csv's wait split columns (the buckets of summary.json wait_split_s) and their titles.
+const std::pair<const char*, const char*> k_wait_split_columns[] = {
+    {"wait_quota_s", "quota"},           {"wait_capacity_s", "capacity"},   {"wait_fragmentation_s", "fragmentation"},
+    {"wait_cpu_memory_s", "cpu/memory"}, {"wait_node_policy_s", "node policy"}, {"wait_idle_stability_s", "idle stability"},
+    {"wait_preemption_s", "preemption"}};
 
 // ------------------------------------------------------------------ run folder
 
@@ -109,16 +117,47 @@ void run_page(const fs::path& dir, Page& page) {
     std::size_t cc[4];
     for (int c = 0; c < 4; ++c) cc[c] = ts.need("gpus_" + classes[std::size_t(c)]);
     const std::size_t cup = ts.need("gpus_up"), cq = ts.need("queue_length"), crun = ts.need("running_tasks");
-    ojson alloc = ojson::array(), up = ojson::array(), queue = ojson::array();
+    ojson alloc = ojson::array(), up = ojson::array(), queue = ojson::array(), band = ojson::array(), vcpu = ojson::array(),
+          vband = ojson::array();
     cpu_only = !ts.rows.empty();
     for (std::size_t r = 0; r < ts.rows.size(); ++r) cpu_only = cpu_only && *ts.number(r, cup) == 0;
+    // Columns appended later (folders written before them lack them): the interval's min..max,
+    // the vCPU series.
+    const int cgmin = ts.find("gpus_allocated_min"), cgmax = ts.find("gpus_allocated_max"), cvalloc = ts.find("vcpus_allocated"),
+              cvup = ts.find("vcpus_up"), cvmin = ts.find("vcpus_allocated_min"), cvmax = ts.find("vcpus_allocated_max");
+    std::size_t kept = 0;  // the previous row drawn
+    // min and max of column c over the rows since the previous one drawn (every interval they cover).
+    auto range_of = [&](std::size_t r, int cmin, int cmax) {
+      double lo = *ts.number(r, std::size_t(cmin)), hi = *ts.number(r, std::size_t(cmax));
+      for (std::size_t k = kept + 1; k < r; ++k) {
+        lo = std::min(lo, *ts.number(k, std::size_t(cmin)));
+        hi = std::max(hi, *ts.number(k, std::size_t(cmax)));
+      }
+      return std::pair<double, double>(std::max(0.0, lo), hi);  // clipped at 0: a count
+    };
     for (std::size_t r : strided(ts.rows.size(), k_max_points)) {
       const double t = *ts.number(r, ct);
       sample_times.push_back(t);
-      for (std::size_t c = 0; c < 4; ++c) alloc.push_back({{"t", t}, {"class", classes[c]}, {"gpus", *ts.number(r, cc[c])}});
+      for (std::size_t c = 0; c < 4; ++c)
+        alloc.push_back({{"t", t}, {"class", classes[c]}, {"k", int(c)}, {"gpus", *ts.number(r, cc[c])}});
       up.push_back({{"t", t}, {"gpus", *ts.number(r, cup)}});
       queue.push_back({{"t", t}, {"series", "waiting tasks"}, {"n", *ts.number(r, cq)}});
       queue.push_back({{"t", t}, {"series", "running tasks"}, {"n", *ts.number(r, crun)}});
+      // The band of sample r covers the interval(s) before it: from the previous drawn sample's time.
+      const double t0 = r == 0 ? t : *ts.number(kept, ct);
+      if (cgmin >= 0 && cgmax >= 0) {
+        const auto [lo, hi] = range_of(r, cgmin, cgmax);
+        band.push_back({{"t0", t0}, {"t", t}, {"lo", lo}, {"hi", hi}});
+      }
+      if (cvalloc >= 0 && cvup >= 0) {
+        vcpu.push_back({{"t", t}, {"series", "allocated"}, {"vcpus", *ts.number(r, std::size_t(cvalloc))}});
+        vcpu.push_back({{"t", t}, {"series", "up"}, {"vcpus", *ts.number(r, std::size_t(cvup))}});
+      }
+      if (cvmin >= 0 && cvmax >= 0) {
+        const auto [lo, hi] = range_of(r, cvmin, cvmax);
+        vband.push_back({{"t0", t0}, {"t", t}, {"lo", lo}, {"hi", hi}});
+      }
+      kept = r;
     }
     ojson spec = {
         {"width", 720},
@@ -130,21 +169,59 @@ void run_page(const fs::path& dir, Page& page) {
             {{"x", field("t", "quantitative", "time (s)")},
              {"y", {{"field", "gpus"}, {"type", "quantitative"}, {"stack", "zero"}, {"title", "GPUs"}}},
              {"color", {{"field", "class"}, {"type", "nominal"}, {"title", "capacity class"}, {"sort", classes}}},
-             {"order", {{"field", "class"}, {"type", "nominal"}}}}}},
+             {"order", {{"field", "k"}, {"type", "quantitative"}}}}}},  // stacked in capacity-class order
           {{"data", {{"values", up}}},
            {"mark", {{"type", "line"}, {"interpolate", "step-after"}, {"color", "black"}, {"strokeDash", {4, 3}}}},
            {"encoding", {{"x", field("t", "quantitative", "time (s)")}, {"y", field("gpus", "quantitative", "GPUs")}}}}}}};
-    if (cpu_only)
+    if (!band.empty())  // the allocated GPUs' min..max over each interval, over the stack
+      spec["layer"].push_back({{"data", {{"values", band}}},
+                               {"mark", {{"type", "rect"}, {"color", "#555"}, {"opacity", 0.18}}},
+                               {"encoding",
+                                {{"x", field("t0", "quantitative", "time (s)")},
+                                 {"x2", {{"field", "t"}}},
+                                 {"y", field("lo", "quantitative", "GPUs")},
+                                 {"y2", {{"field", "hi"}}},
+                                 {"tooltip", ojson::array({field("t", "quantitative", "until (s)"), field("lo", "quantitative", "min GPUs"),
+                                                           field("hi", "quantitative", "max GPUs")})}}}});
+    if (cpu_only) {
       page.blocks.push_back(note("CPU-only cluster", fmt::format("timeseries.csv: no GPU is up at any sample, so there is no GPU "
                                                                  "chart; the vCPU allocation is cpu_allocation_ratio = {} in the "
                                                                  "summary table.",
                                                                  summary.contains("cpu_allocation_ratio") && summary["cpu_allocation_ratio"].is_number()
                                                                      ? num_text(summary["cpu_allocation_ratio"].get<double>())
                                                                      : std::string("(absent)"))));
-    else
+      if (!vcpu.empty()) {
+        ojson vspec = {{"width", 720},
+                       {"height", 260},
+                       {"layer",
+                        {{{"data", {{"values", vcpu}}},
+                          {"mark", {{"type", "line"}, {"interpolate", "step-after"}}},
+                          {"encoding",
+                           {{"x", field("t", "quantitative", "time (s)")},
+                            {"y", field("vcpus", "quantitative", "vCPU")},
+                            {"color", field("series", "nominal", "")},
+                            {"strokeDash", {{"field", "series"}, {"type", "nominal"}, {"legend", nullptr}}}}}}}}};
+        if (!vband.empty())
+          vspec["layer"].push_back({{"data", {{"values", vband}}},
+                                    {"mark", {{"type", "rect"}, {"color", "#555"}, {"opacity", 0.18}}},
+                                    {"encoding",
+                                     {{"x", field("t0", "quantitative", "time (s)")},
+                                      {"x2", {{"field", "t"}}},
+                                      {"y", field("lo", "quantitative", "vCPU")},
+                                      {"y2", {{"field", "hi"}}}}}});
+        page.blocks.push_back(chart("vCPU allocation",
+                                    "timeseries.csv: vCPU allocated and vCPU of up nodes (dashed); the grey band is the allocated "
+                                    "vCPU's min..max over each interval between samples.",
+                                    std::move(vspec)));
+      }
+    } else {
       page.blocks.push_back(chart("GPU allocation by capacity class",
-                                  "timeseries.csv: GPUs allocated per capacity class (stacked) and GPUs of up nodes (dashed line).",
+                                  std::string("timeseries.csv: GPUs allocated per capacity class (stacked) and GPUs of up nodes (dashed "
+                                              "line)") +
+                                      (band.empty() ? "." : "; the grey band is the allocated GPUs' min..max over each interval "
+                                                            "between samples (the stack shows the value at each sample)."),
                                   std::move(spec)));
+    }
     ojson qspec = {{"width", 720},
                    {"height", 220},
                    {"data", {{"values", queue}}},
@@ -252,6 +329,11 @@ void run_page(const fs::path& dir, Page& page) {
       waiters.push_back({*w, r});
     }
     ojson cdf = ojson::array();
+    // Ticks of the log axis: 0, then the powers of 10 up to the longest wait.
+    double longest = 0;
+    for (const auto& w : waiters) longest = std::max(longest, w.wait);
+    ojson ticks = ojson::array({0});
+    for (double p = 1; ticks.size() < 2 || p / 10 < longest; p *= 10) ticks.push_back(p);
     for (auto& [tenant, v] : waits) {
       std::sort(v.begin(), v.end());
       const std::size_t n = v.size();
@@ -263,29 +345,57 @@ void run_page(const fs::path& dir, Page& page) {
                    {"data", {{"values", cdf}}},
                    {"mark", {{"type", "line"}, {"interpolate", "step-after"}, {"point", false}}},
                    {"encoding",
-                    {{"x", field("wait_s", "quantitative", "queueing delay (s)")},
+                    {{"x", {{"field", "wait_s"}, {"type", "quantitative"}, {"title", "queueing delay (s, log scale; 0 at the left)"},
+                            {"scale", {{"type", "symlog"}, {"domain", ojson::array({0, ticks.back()})}}},
+                            {"axis", {{"values", ticks}, {"labelExpr", "format(datum.value, ',')"}}}}},
                      {"y", {{"field", "fraction"}, {"type", "quantitative"}, {"title", "fraction of tasks"}, {"scale", {{"domain", {0, 1}}}}}},
                      {"color", field("tenant", "nominal", "tenant (team)")}}}};
     page.blocks.push_back(chart("Queueing delay CDF per tenant",
                                 "tasks.csv task_wait_s (one value per task, censored for unfinished tasks): the fraction of a "
-                                "tenant's tasks that waited at most x seconds.",
+                                "tenant's tasks that waited at most x seconds; x on a symmetric log scale (linear near 0, so "
+                                "tasks that did not wait stay on the chart).",
                                 std::move(cspec)));
 
     std::stable_sort(waiters.begin(), waiters.end(), [&](const Waiter& a, const Waiter& b) {
       if (a.wait != b.wait) return a.wait > b.wait;
       return tasks.rows[a.row][c_task] < tasks.rows[b.row][c_task];
     });
-    std::vector<std::vector<std::string>> rows;
-    for (std::size_t i = 0; i < std::min(waiters.size(), k_top_waits); ++i) {
-      const auto& row = tasks.rows[waiters[i].row];
-      rows.push_back({row[c_task], row[c_tenant], duration_text(waiters[i].wait), row[c_attempt], row[c_state],
-                      c_end_reason >= 0 ? row[std::size_t(c_end_reason)] : "", row[c_reason]});
+    const std::size_t shown = std::min(waiters.size(), k_top_waits);
+    // The wait split per task (tasks.csv wait_*_s, on the task's last row): a column per bucket
+    // that held one of the shown tasks; folders written before these columns show `reason` only.
+    std::vector<std::string> head{"task", "tenant", "wait", "attempts", "last state", "end reason"};
+    std::vector<std::size_t> split_cols;
+    for (const auto& [col, title] : k_wait_split_columns) {
+      const int c = tasks.find(col);
+      if (c < 0) continue;
+      bool any = false;
+      for (std::size_t i = 0; i < shown; ++i) any = any || tasks.number(waiters[i].row, std::size_t(c), true).value_or(0) > 0;
+      if (!any) continue;
+      split_cols.push_back(std::size_t(c));
+      head.push_back(title);
     }
-    page.blocks.push_back(html_block("Top waiting tasks",
-                                     fmt::format("The {} tasks with the longest queueing delay; reason = tasks.csv `reason` of "
-                                                 "the task's last attempt (for a task still queued: why it waits).",
-                                                 rows.size()),
-                                     table({"task", "tenant", "wait", "attempts", "last state", "end reason", "reason"}, rows)));
+    const bool has_split = tasks.find(k_wait_split_columns[0].first) >= 0;
+    bool any_reason = false;
+    for (std::size_t i = 0; i < shown; ++i) any_reason = any_reason || !tasks.rows[waiters[i].row][c_reason].empty();
+    if (any_reason || !has_split) head.push_back("reason");
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t i = 0; i < shown; ++i) {
+      const auto& row = tasks.rows[waiters[i].row];
+      std::vector<std::string> cells{row[c_task], row[c_tenant], duration_text(waiters[i].wait), row[c_attempt], row[c_state],
+                                     c_end_reason >= 0 ? row[std::size_t(c_end_reason)] : ""};
+      for (std::size_t c : split_cols) cells.push_back(cell_text(row[c], true));
+      if (any_reason || !has_split) cells.push_back(row[c_reason]);
+      rows.push_back(std::move(cells));
+    }
+    page.blocks.push_back(html_block(
+        "Top waiting tasks",
+        fmt::format("The {} tasks with the longest queueing delay. {}reason = tasks.csv `reason` of the task's last attempt (for a "
+                    "task still queued: why it waits).",
+                    rows.size(),
+                    has_split ? "Why they waited: the wait split per task (tasks.csv wait_*_s: the queued time by what held it, "
+                                "summing to the wait; a bucket is shown when it held one of these tasks); "
+                              : ""),
+        table(head, rows)));
   } else {
     page.blocks.push_back(note("GPU allocation by pool", "No tasks.csv in this folder (run with --outputs ...,tasks)."));
   }
@@ -339,6 +449,35 @@ void run_page(const fs::path& dir, Page& page) {
                                 std::move(spec)));
     page.blocks.push_back(html_block("Tenants", "groups.csv rows of group_by = tenant.",
                                      table({"tenant", "tasks", "mean wait", "p95 wait"}, rows)));
+    // Users (traces name them; scenarios may): the users with the longest mean wait.
+    const int c_gpu_s = g.find("gpu_seconds");
+    struct UserRow { double mean; std::size_t r; };
+    std::vector<UserRow> users;
+    bool named = false;
+    for (std::size_t r = 0; r < g.rows.size(); ++r)
+      if (g.rows[r][c_by] == "user") {
+        users.push_back({*g.number(r, c_mean), r});
+        named = named || !g.rows[r][c_group].empty();
+      }
+    if (named) {
+      std::stable_sort(users.begin(), users.end(), [&](const UserRow& a, const UserRow& b) {
+        if (a.mean != b.mean) return a.mean > b.mean;
+        return g.rows[a.r][c_group] < g.rows[b.r][c_group];
+      });
+      std::vector<std::vector<std::string>> urows;
+      for (std::size_t i = 0; i < std::min(users.size(), k_top_users); ++i) {
+        const std::size_t r = users[i].r;
+        urows.push_back({g.rows[r][c_group], cell_text(g.rows[r][c_tasks]), cell_text(g.rows[r][c_mean], true),
+                         cell_text(g.rows[r][c_p95], true),
+                         c_gpu_s >= 0 ? num_text(*g.number(r, std::size_t(c_gpu_s)) / 3600.0) : std::string()});
+      }
+      page.blocks.push_back(html_block(
+          "Users",
+          fmt::format("groups.csv rows of group_by = user: {} of {} users, longest mean wait first; GPU·h = gpu_seconds / 3600 "
+                      "(GPUs held at placement size).",
+                      urows.size(), users.size()),
+          table({"user", "tasks", "mean wait", "p95 wait", "GPU·h"}, urows)));
+    }
   }
 }
 

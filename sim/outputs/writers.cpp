@@ -264,7 +264,8 @@ std::string Simulator::tasks_csv() const {
 void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush) const {
   o += "task,attempt,state,submit_s,start_s,end_s,spec,nodes,reason,capacity,gpus,wait_s,work_s,lost_work_s,"
        "user,tenant,pool,type,priority,replicas,gpu_milli_per_replica,runtime_estimate_s,end_reason,preemptor,"
-       "task_wait_s,jct_s,slowdown,bounded_slowdown,cost\n";
+       "task_wait_s,jct_s,slowdown,bounded_slowdown,cost,wait_quota_s,wait_capacity_s,wait_fragmentation_s,"
+       "wait_cpu_memory_s,wait_node_policy_s,wait_idle_stability_s,wait_preemption_s\n";
   // Appended field by field (no temporaries): this file has a row per attempt.
   std::string nodes;
   for (std::size_t ti = 0; ti < runs_.size(); ++ti) {
@@ -359,6 +360,16 @@ void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush)
       }
       o += ',';
       if (started) append_decimal3(o, billed_cost(*a));
+      if (k + 1 == atts.size()) {  // the task's wait split (summary.json wait_split_s, per task)
+        const TaskStats& st = task_stats()[ti];
+        for (Time w : {st.wait_quota, st.wait_capacity, st.wait_fragmentation, st.wait_cpu_memory, st.wait_node_policy,
+                       st.wait_idle_stability, st.wait_preemption}) {
+          o += ',';
+          append_seconds(o, w);
+        }
+      } else {
+        o += ",,,,,,,";
+      }
       o += '\n';
     }
     flush();
@@ -698,18 +709,51 @@ void Simulator::write_timeseries(const std::string& dir) const {
   // At least 1 ms: a sub-millisecond interval would never advance (scenario files refuse < 1 s).
   Time interval = sc_.timeseries_interval_s > 0 ? std::max<Time>(1, from_seconds(sc_.timeseries_interval_s))
                                                 : std::max<Time>(1000, ((makespan_ / 100 + 999) / 1000) * 1000);
-  std::string ts = "time_s,gpus_reserved,gpus_pay_as_you_go,gpus_spot,gpus_idle,gpus_allocated,gpus_up,queue_length,running_tasks,frag_gpus\n";
+  std::string ts =
+      "time_s,gpus_reserved,gpus_pay_as_you_go,gpus_spot,gpus_idle,gpus_allocated,gpus_up,queue_length,running_tasks,frag_gpus,"
+      "vcpus_allocated,vcpus_up,cpu_allocation_ratio,gpus_allocated_mean,gpus_allocated_min,gpus_allocated_max,"
+      "vcpus_allocated_mean,vcpus_allocated_min,vcpus_allocated_max\n";
   // The last change point at or before t (times never decrease): one forward pass, `s` the
-  // current point and `next` the one after it.
+  // current point and `next` the one after it. Between two samples, every change point is
+  // folded into the interval's time-weighted mean, min and max of the allocated GPUs and vCPUs.
   auto next = snapshots().begin();
   const auto end = snapshots().end();
   Snapshot s = *next++;
-  for (Time t = 0;; t += interval) {
-    while (next != end && next->time <= t) s = *next++;
-    std::int64_t all = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
-    ts += fmt::format("{},{},{},{},{},{},{},{},{},{:.3f}\n", format_seconds(t), format_seconds(s.gpu_by_class[0]),
-                      format_seconds(s.gpu_by_class[1]), format_seconds(s.gpu_by_class[2]), format_seconds(s.gpu_by_class[3]),
-                      format_seconds(all), format_seconds(s.gpu_up), s.queue, s.running, s.frag_milli / 1000.0);
+  auto gpus_of = [](const Snapshot& x) { return x.gpu_by_class[0] + x.gpu_by_class[1] + x.gpu_by_class[2] + x.gpu_by_class[3]; };
+  for (Time t = 0, prev = 0;; prev = t, t += interval) {
+    // [prev, t): the value held at prev, then each change point before t; then the sample at t.
+    long double g_area = 0, c_area = 0;
+    std::int64_t g_min = gpus_of(s), g_max = g_min, c_min = s.cpu_alloc, c_max = c_min;
+    Time since = prev;
+    auto fold = [&](const Snapshot& x) {
+      g_min = std::min(g_min, gpus_of(x));
+      g_max = std::max(g_max, gpus_of(x));
+      c_min = std::min(c_min, x.cpu_alloc);
+      c_max = std::max(c_max, x.cpu_alloc);
+    };
+    while (next != end && next->time <= t) {
+      g_area += (long double)gpus_of(s) * (long double)(next->time - since);
+      c_area += (long double)s.cpu_alloc * (long double)(next->time - since);
+      since = next->time;
+      s = *next++;
+      fold(s);
+    }
+    g_area += (long double)gpus_of(s) * (long double)(t - since);
+    c_area += (long double)s.cpu_alloc * (long double)(t - since);
+    const std::int64_t all = gpus_of(s);
+    if (t == prev) {  // row 0 covers the instant 0 only: mean, min and max are the sample
+      g_min = g_max = all;
+      c_min = c_max = s.cpu_alloc;
+    }
+    const long double span = (long double)(t - prev);
+    const std::int64_t g_mean = t > prev ? std::int64_t(std::llround(double(g_area / span))) : all;
+    const std::int64_t c_mean = t > prev ? std::int64_t(std::llround(double(c_area / span))) : s.cpu_alloc;
+    ts += fmt::format("{},{},{},{},{},{},{},{},{},{:.3f},{},{},{:.4f},{},{},{},{},{},{}\n", format_seconds(t),
+                      format_seconds(s.gpu_by_class[0]), format_seconds(s.gpu_by_class[1]), format_seconds(s.gpu_by_class[2]),
+                      format_seconds(s.gpu_by_class[3]), format_seconds(all), format_seconds(s.gpu_up), s.queue, s.running,
+                      s.frag_milli / 1000.0, format_seconds(s.cpu_alloc), format_seconds(s.cpu_up),
+                      s.cpu_up > 0 ? double(s.cpu_alloc) / double(s.cpu_up) : 0.0, format_seconds(g_mean), format_seconds(g_min),
+                      format_seconds(g_max), format_seconds(c_mean), format_seconds(c_min), format_seconds(c_max));
     if (t >= makespan_) break;
   }
   write("timeseries.csv", ts);

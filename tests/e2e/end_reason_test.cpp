@@ -43,11 +43,12 @@ TEST_CASE("every scenario in scenarios/ writes end_reason codes from the documen
     std::getline(in, line);
     REQUIRE(line.find(",end_reason,preemptor,") != std::string::npos);
     // end_reason is the 23rd column; fields before it may be quoted (reason), so count from
-    // the end: end_reason,preemptor,task_wait_s,jct_s,slowdown,bounded_slowdown,cost.
+    // the end: end_reason,preemptor,task_wait_s,jct_s,slowdown,bounded_slowdown,cost and the 7
+    // wait split columns (wait_quota_s ... wait_preemption_s).
     while (std::getline(in, line)) {
       std::vector<std::string> back;
       std::string cur;
-      for (auto it = line.rbegin(); it != line.rend() && back.size() < 7; ++it) {
+      for (auto it = line.rbegin(); it != line.rend() && back.size() < 14; ++it) {
         if (*it == ',') {
           back.push_back(cur);
           cur.clear();
@@ -55,8 +56,8 @@ TEST_CASE("every scenario in scenarios/ writes end_reason codes from the documen
           cur.insert(cur.begin(), *it);
         }
       }
-      REQUIRE(back.size() == 7);
-      const std::string& reason = back[6];
+      REQUIRE(back.size() == 14);
+      const std::string& reason = back[13];
       INFO(line);
       CHECK(std::find(sim::k_end_reasons.begin(), sim::k_end_reasons.end(), reason) != sim::k_end_reasons.end());
     }

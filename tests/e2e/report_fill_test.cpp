@@ -281,6 +281,38 @@ TEST_CASE("report of a CPU-only (SWF) run draws no GPU chart and names cpu_alloc
   CHECK(html.find("GPU allocation by pool") == std::string::npos);
   CHECK(html.find("<h2>CPU-only cluster</h2>") != std::string::npos);
   CHECK(html.find("<h2>Queue length</h2>") != std::string::npos);
+  CHECK(rr.out.find("  cpu_allocation_ratio ") != std::string::npos);  // in the table run prints
+  // The vCPU chart: timeseries.csv vcpus_allocated and vcpus_up, and the min..max band.
+  REQUIRE(html.find("<h2>vCPU allocation</h2>") != std::string::npos);
+  const auto charts = page_charts(html);
+  const nlohmann::json* vspec = nullptr;
+  for (const auto& c : charts)
+    if (c.at("spec").contains("layer") && c.at("spec").at("layer").at(0).at("encoding").at("y").at("field") == "vcpus") vspec = &c.at("spec");
+  REQUIRE(vspec != nullptr);
+  // One 4-vCPU node (--procs-per-node 4): job 1 holds 4 vCPU over [0, 100), job 2 (waiting since
+  // 10) 2 vCPU over [100, 150); samples every 2 s (makespan 150 s / 100, whole seconds).
+  const auto& lines = vspec->at("layer").at(0).at("data").at("values");
+  auto has = [&](double t, const char* series, double vcpus) {
+    for (const auto& v : lines)
+      if (v.at("t") == t && v.at("series") == series) return v.at("vcpus") == vcpus;
+    return false;
+  };
+  CHECK(has(0, "allocated", 4));
+  CHECK(has(98, "allocated", 4));
+  CHECK(has(100, "allocated", 2));
+  CHECK(has(150, "allocated", 0));
+  CHECK(has(150, "up", 4));
+  // The band of the row at 100 covers [98, 100]: 4 before the change, 2 at it.
+  const auto& band = vspec->at("layer").at(1).at("data").at("values");
+  bool seen = false;
+  for (const auto& v : band)
+    if (v.at("t") == 100) {
+      seen = true;
+      CHECK(v.at("t0") == 98);
+      CHECK(v.at("lo") == 2);
+      CHECK(v.at("hi") == 4);
+    }
+  CHECK(seen);
   const auto summary = nlohmann::json::parse(slurp(w / "run" / "summary.json"));
   const double ratio = summary.at("cpu_allocation_ratio").get<double>();
   CHECK(ratio > 0);

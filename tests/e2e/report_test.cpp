@@ -94,12 +94,14 @@ fs::path run_folder(const fs::path& w) {
 // Fixture folders in the formats of run --seeds, compare, sweep and plan (docs/planning.md).
 void seeds_fixture(const fs::path& d) {
   fs::create_directories(d);
-  write(d / "seeds_summary.json", R"({"mean_wait_s": {"mean": 120.5, "std": 10.25, "ci95_low": 100, "ci95_high": 141, "n": 3},
+  write(d / "seeds_summary.json", R"({"mean_wait_s": {"mean": 120.5, "std": 10.25, "ci95_low": -20, "ci95_high": 141, "n": 3},
   "gpu_allocation_ratio": {"mean": 0.8, "std": 0.01, "ci95_low": 0.775, "ci95_high": 0.825, "n": 3}})");
   write(d / "seeds.csv", "seed,mean_wait_s,gpu_allocation_ratio\n1,110,0.79\n2,121,0.8\n3,130.5,0.81\n");
 }
 void compare_fixture(const fs::path& d) {
   fs::create_directories(d);
+  write(d / "a.resolved.json", R"({"name": "what-if", "cluster": {"pools": [{"name": "a100", "node_groups": [{"count": 2}]}]}})");
+  write(d / "b.resolved.json", R"({"name": "what-if", "cluster": {"pools": [{"name": "a100", "node_groups": [{"count": 4}]}]}})");
   write(d / "compare.json", R"({"mean_wait_s": {"a": 120, "b": 60, "diff": -60, "ci95_low": -80, "ci95_high": -40},
   "gpu_allocation_ratio": {"a": 0.8, "b": 0.7, "diff": -0.1, "ci95_low": -0.15, "ci95_high": 0.02}})");
   write(d / "compare_groups.csv",
@@ -153,14 +155,34 @@ bool have_chromium(std::string& why) {
   return false;
 }
 
-/// The DOM of `html` after the page's scripts ran in headless Chromium.
+/// The DOM of `html` after the page's scripts ran in headless Chromium in a 1280 px wide window.
+/// Checks on the way that the page logged nothing to the console (no error, no Vega warning) and
+/// does not scroll sideways: a copy of the page gets a probe script that writes the document's
+/// scroll width into the DOM once the charts are drawn.
 std::string rendered_dom(const fs::path& html, const fs::path& work) {
+  std::string page = slurp(html);
+  const auto end = page.rfind("</body>");
+  REQUIRE(end != std::string::npos);
+  page.insert(end, "<script>setTimeout(function () { document.body.setAttribute('data-scroll-width', "
+                   "String(document.documentElement.scrollWidth)); }, 3000);</script>\n");
+  const fs::path probe = work / ("probe-" + html.parent_path().filename().string() + ".html");
+  write(probe, page);
   const std::string cmd = "timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run "
                           "--user-data-dir=" + (work / "chromium-profile").string() +
-                          " --virtual-time-budget=10000 --dump-dom file://" + fs::absolute(html).string();
+                          " --window-size=1280,900 --enable-logging=stderr --v=0 --virtual-time-budget=10000 --dump-dom file://" +
+                          fs::absolute(probe).string();
   const auto r = sh(cmd);
   INFO(r.err);
   REQUIRE(r.status == 0);
+  // Console messages are logged as `...:INFO:CONSOLE:LINE] "TEXT", source: ...`.
+  std::string console;
+  for (std::size_t p = r.err.find(":CONSOLE"); p != std::string::npos; p = r.err.find(":CONSOLE", p + 1))
+    console += r.err.substr(p, r.err.find('\n', p) - p) + "\n";
+  INFO(console);
+  CHECK(console.empty());
+  std::smatch m;
+  REQUIRE(std::regex_search(r.out, m, std::regex(R"re(data-scroll-width="(\d+)")re")));
+  CHECK(std::stoi(m[1]) <= 1280);
   return r.out;
 }
 
@@ -349,9 +371,34 @@ std::string render_fixture(const std::string& kind, void (*make)(const fs::path&
 }
 }  // namespace
 
-TEST_CASE("report of a --seeds folder renders its charts in headless Chromium") { render_fixture("seeds", seeds_fixture); }
+TEST_CASE("report of a --seeds folder renders its charts in headless Chromium, the CI clipped at 0") {
+  const std::string html = render_fixture("seeds", seeds_fixture);
+  if (html.empty()) return;  // skipped
+  // mean_wait_s's CI [-20, 141]: the bar starts at 0, the table keeps -20.
+  CHECK(html.find(R"({"metric":"mean_wait_s","label":"mean","mean":120.5,"lo":0.0,"hi":141.0})") != std::string::npos);
+  CHECK(html.find("<td class=\"num\">-20 s</td>") != std::string::npos);
+}
 
-TEST_CASE("report of a compare folder renders its charts in headless Chromium") { render_fixture("compare", compare_fixture); }
+TEST_CASE("report of a compare folder renders its charts in headless Chromium, A and B named") {
+  const std::string html = render_fixture("compare", compare_fixture);
+  if (html.empty()) return;  // skipped
+  CHECK(html.find("A = A (what-if), B = B (what-if)") != std::string::npos);
+  CHECK(html.find("<td>cluster.pools[a100].node_groups[0].count: 2 -&gt; 4</td>") != std::string::npos);
+  CHECK(html.find("<th>a = A (what-if)</th><th>b = B (what-if)</th>") != std::string::npos);
+}
+
+namespace {
+/// A `schedsim fill --policies fgd,best-fit --seeds 2` folder (fill_curves.csv only).
+void fill_fixture(const fs::path& d) {
+  fs::create_directories(d);
+  write(d / "fill_curves.csv",
+        "policy,seed,arrived_pct,allocated_gpu_pct_mean,frag_gpu_pct_mean\n"
+        "fgd,1,50,50,2\nfgd,1,100,90,5\nfgd,2,50,49,3\nfgd,2,100,88,6\n"
+        "best-fit,1,50,50,4\nbest-fit,1,100,85,9\nbest-fit,2,50,48,5\nbest-fit,2,100,84,10\n");
+}
+}  // namespace
+
+TEST_CASE("report of a fill folder renders its charts in headless Chromium") { render_fixture("fill", fill_fixture); }
 
 TEST_CASE("report of a plan folder renders its charts with the SLO threshold and the answer marked") {
   const std::string plan = render_fixture("plan", plan_fixture);

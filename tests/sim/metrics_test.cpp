@@ -284,10 +284,89 @@ TEST_CASE("tasks.csv appends the task columns after the contract and existing co
                        "task", "attempt", "state", "submit_s", "start_s", "end_s", "spec", "nodes", "reason",
                        "capacity", "gpus", "wait_s", "work_s", "lost_work_s", "user", "tenant", "pool", "type",
                        "priority", "replicas", "gpu_milli_per_replica", "runtime_estimate_s", "end_reason", "preemptor",
-                       "task_wait_s", "jct_s", "slowdown", "bounded_slowdown", "cost"});
+                       "task_wait_s", "jct_s", "slowdown", "bounded_slowdown", "cost", "wait_quota_s", "wait_capacity_s",
+                       "wait_fragmentation_s", "wait_cpu_memory_s", "wait_node_policy_s", "wait_idle_stability_s",
+                       "wait_preemption_s"});
   CHECK(rows[1] == std::vector<std::string>{"a", "1", "Succeeded", "0", "0", "100", "a100.1x", "a100-0;a100-0", "",
                                             "pay_as_you_go", "2", "0", "100", "0", "alice", "team-a", "p", "PyTorchJob",
-                                            "6", "2", "1000", "150", "succeeded", "", "0", "100", "1", "1", "0"});
+                                            "6", "2", "1000", "150", "succeeded", "", "0", "100", "1", "1", "0",
+                                            "0", "0", "0", "0", "0", "0", "0"});
+}
+
+TEST_CASE("tasks.csv splits each task's wait by what held it, on its last attempt row, summing to task_wait_s") {
+  // alice's quota of 8 reserved GPUs, three 8-GPU tasks of 100 s at 0, strict queueing: second
+  // waits for quota 0-100; third waits behind second (blocked_by_queue: capacity) 0-100, then
+  // for quota 100-200 (wait_split_test.cpp derives the same totals).
+  auto sc = cluster(2);
+  sc.quotas.push_back(quota("alice", 8));
+  for (const char* n : {"first", "second", "third"}) {
+    auto t = task(n, 0, 100);
+    t.resource_type = "reserved";
+    sc.tasks.push_back(t);
+  }
+  sc.scheduler.queueing = "strict";
+  sim::Simulator s(sc);
+  s.run();
+  const std::string csv = s.tasks_csv();
+  using V = std::vector<std::string>;
+  CHECK(column(csv, "task_wait_s") == V{"0", "100", "200"});
+  CHECK(column(csv, "wait_quota_s") == V{"0", "100", "100"});
+  CHECK(column(csv, "wait_capacity_s") == V{"0", "0", "100"});
+  for (const char* c : {"wait_fragmentation_s", "wait_cpu_memory_s", "wait_node_policy_s", "wait_idle_stability_s", "wait_preemption_s"}) {
+    INFO(c);
+    CHECK(column(csv, c) == V{"0", "0", "0"});
+  }
+}
+
+TEST_CASE("tasks.csv leaves the wait split empty on a task's earlier attempt rows") {
+  auto sc = cluster(1);
+  auto t = task("a", 0, 3600);
+  t.fault_tolerance.max_resubmissions = 1;
+  sc.tasks.push_back(t);
+  sc.events.push_back(node_event(100, "node_down", "a100-0"));
+  sc.events.push_back(node_event(150, "node_up", "a100-0"));
+  sim::Simulator s(sc);
+  s.run();
+  const std::string csv = s.tasks_csv();
+  using V = std::vector<std::string>;
+  REQUIRE(column(csv, "attempt") == V{"1", "2"});
+  // Attempt 2 is queued at 100 while the only node is down until 150: 50 s of capacity wait.
+  CHECK(column(csv, "wait_capacity_s") == V{"", "50"});
+  CHECK(column(csv, "wait_quota_s") == V{"", "0"});
+  CHECK(column(csv, "task_wait_s") == V{"", "50"});
+}
+
+TEST_CASE("timeseries.csv appends allocated vCPU, the cpu allocation ratio and each interval's mean, min and max") {
+  // Two nodes (16 GPUs, 192 vCPU); a holds one node 0-150, b the other 30-70; samples every 100 s.
+  auto sc = cluster(2);
+  sc.timeseries_interval_s = 100;
+  sc.tasks.push_back(task("a", 0, 150));
+  sc.tasks.push_back(task("b", 30, 40));
+  sim::Simulator s(sc);
+  s.run();
+  const auto dir = testutil::fresh_dir("timeseries-columns");
+  std::filesystem::create_directories(dir);
+  s.write_outputs(dir.string());
+  const std::string csv = testutil::slurp(dir / "timeseries.csv");
+  std::filesystem::remove_all(dir);
+  using V = std::vector<std::string>;
+  // The contract's columns first, unchanged; the new ones appended.
+  CHECK(csv.rfind("time_s,gpus_reserved,gpus_pay_as_you_go,gpus_spot,gpus_idle,gpus_allocated,gpus_up,queue_length,running_tasks,"
+                  "frag_gpus,vcpus_allocated,vcpus_up,cpu_allocation_ratio,gpus_allocated_mean,gpus_allocated_min,gpus_allocated_max,"
+                  "vcpus_allocated_mean,vcpus_allocated_min,vcpus_allocated_max\n",
+                  0) == 0);
+  CHECK(column(csv, "time_s") == V{"0", "100", "200"});
+  CHECK(column(csv, "gpus_allocated") == V{"8", "8", "0"});
+  CHECK(column(csv, "vcpus_allocated") == V{"96", "96", "0"});
+  CHECK(column(csv, "vcpus_up") == V{"192", "192", "192"});
+  CHECK(column(csv, "cpu_allocation_ratio") == V{"0.5000", "0.5000", "0.0000"});
+  // [0, 100): 8 GPUs for 30 s, 16 for 40 s, 8 for 30 s = 1120 GPU-s / 100 s; [100, 200): 8 for 50 s.
+  CHECK(column(csv, "gpus_allocated_mean") == V{"8", "11.2", "4"});
+  CHECK(column(csv, "gpus_allocated_min") == V{"8", "8", "0"});
+  CHECK(column(csv, "gpus_allocated_max") == V{"8", "16", "8"});
+  CHECK(column(csv, "vcpus_allocated_mean") == V{"96", "134.4", "48"});
+  CHECK(column(csv, "vcpus_allocated_min") == V{"96", "96", "0"});
+  CHECK(column(csv, "vcpus_allocated_max") == V{"96", "192", "96"});
 }
 
 TEST_CASE("end_reason names each way an attempt ends, all from the documented vocabulary") {
