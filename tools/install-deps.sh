@@ -48,8 +48,6 @@ if [ "$RUN_ONLY" = 0 ]; then
     pybind11-dev python3-dev python3-pandas python3-numpy python3-pytest
     # pip: the python_install and python_wheel tests (pip show, pip install of the wheel)
     python3-pip
-    # schedsim report: its render test draws the page in headless Chromium
-    chromium
     # schedsim report: its render tests draw the page in headless Chromium, which also prints
     # `report --format pdf`; poppler-utils (pdfinfo, pdftoppm) reads the PDF back in the tests
     chromium poppler-utils
