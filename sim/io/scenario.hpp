@@ -230,6 +230,13 @@ struct TraceCfg {
   /// VC becomes a pool with a reserved quota and every job is mapped to one VC
   /// (docs/traces.md "Philly virtual clusters").
   std::string virtual_clusters;
+  /// Every task of the trace is resubmitted up to this many times after a failure the
+  /// scheduler retries (scheduler.retry_on: a preemption by default), as a task's
+  /// fault_tolerance.max_resubmissions; 0 = the format's tasks are never resubmitted.
+  int max_resubmissions = 0;
+  /// Every task of the trace saves its work every this many seconds (a task's
+  /// checkpoint_interval_s); absent = no checkpoints.
+  std::optional<double> checkpoint_interval_s;
 };
 
 // ------------------------------------------------------------------ workload generator (extension)

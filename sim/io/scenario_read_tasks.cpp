@@ -165,7 +165,8 @@ TraceCfg read_trace(Sink& sink, const json& j, const std::string& path) {
   TraceCfg t;
   Obj o(sink, j, path,
         {"format", "path", "nodes", "limit", "procs_per_node", "gpus_per_replica", "pool", "resource_type", "time_scale",
-         "arrival_scale", "runtime_estimate", "rebase_time", "virtual_clusters"});
+         "arrival_scale", "runtime_estimate", "rebase_time", "virtual_clusters", "max_resubmissions",
+         "checkpoint_interval_s"});
   o.enumeration("format", t.format, k_trace_formats, Req::required);
   o.str("path", t.path, Req::required, true);
   o.str("nodes", t.nodes);
@@ -192,6 +193,8 @@ TraceCfg read_trace(Sink& sink, const json& j, const std::string& path) {
     }
   }
   o.boolean("rebase_time", t.rebase_time);
+  o.integer("max_resubmissions", t.max_resubmissions, Req::optional, between(0, limits::max_resubmissions));
+  o.number("checkpoint_interval_s", t.checkpoint_interval_s, Range{0, false, k_max_time_s, true});
   if (o.str("virtual_clusters", t.virtual_clusters) && !t.virtual_clusters.empty()) {
     if (t.format != "philly" && !t.format.empty())
       sink.error(o.path("virtual_clusters"), dump(t.virtual_clusters), "only philly traces have virtual clusters");

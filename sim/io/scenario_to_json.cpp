@@ -37,6 +37,8 @@ json trace_json(const TraceCfg& t) {
     e["runtime_estimate"] = t.runtime_estimate;
   if (t.rebase_time) e["rebase_time"] = true;
   if (!t.virtual_clusters.empty()) e["virtual_clusters"] = t.virtual_clusters;
+  if (t.max_resubmissions) e["max_resubmissions"] = t.max_resubmissions;
+  if (t.checkpoint_interval_s) e["checkpoint_interval_s"] = *t.checkpoint_interval_s;
   return e;
 }
 

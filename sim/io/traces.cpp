@@ -176,6 +176,12 @@ TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts) {
     if (cfg.runtime_estimate == "actual") t.runtime_estimate_s = t.duration_s;
     else if (cfg.runtime_estimate == "affine") t.runtime_estimate_s = cfg.estimate_factor * t.duration_s + cfg.estimate_add_s;
   }
+  // Resubmission and checkpoints for every task of the trace (docs/traces.md "Scenario keys").
+  if (cfg.max_resubmissions != 0 || cfg.checkpoint_interval_s)
+    for (auto& t : load.tasks) {
+      t.fault_tolerance.max_resubmissions = cfg.max_resubmissions;
+      t.checkpoint_interval_s = cfg.checkpoint_interval_s;
+    }
   if (cfg.rebase_time && !load.tasks.empty()) {
     double first = load.tasks.front().submit_s;
     for (const auto& t : load.tasks) first = std::min(first, t.submit_s);

@@ -572,4 +572,23 @@ TEST_CASE("trace rebase_time shifts submit times so that the first is 0", "[trac
   CHECK(load.tasks[1].submit_s == 0.0);
 }
 
+TEST_CASE("trace max_resubmissions and checkpoint_interval_s apply to every task of the trace", "[traces][swf]") {
+  TempDir dir;
+  auto path = dir.write("two.swf",
+                        "    1      500   10   3600    1     -1    -1    1   7200    -1  1  12  1  -1 -1 -1 -1 -1\n"
+                        "    2      450   10   3600    1     -1    -1    1   7200    -1  1  12  1  -1 -1 -1 -1 -1\n");
+  auto cfg = cfg_of("swf", path);
+  auto plain = load_trace(cfg);
+  CHECK(plain.tasks[0].fault_tolerance.max_resubmissions == 0);
+  CHECK_FALSE(plain.tasks[1].checkpoint_interval_s.has_value());
+  cfg.max_resubmissions = 7;
+  cfg.checkpoint_interval_s = 600;
+  auto load = load_trace(cfg);
+  for (const auto& t : load.tasks) {
+    CHECK(t.fault_tolerance.max_resubmissions == 7);
+    REQUIRE(t.checkpoint_interval_s.has_value());
+    CHECK(*t.checkpoint_interval_s == 600.0);
+  }
+}
+
 }  // namespace SCHEDSIM_UNITY_ID
