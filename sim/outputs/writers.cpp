@@ -264,7 +264,10 @@ std::string Simulator::tasks_csv() const {
 void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush) const {
   o += "task,attempt,state,submit_s,start_s,end_s,spec,nodes,reason,capacity,gpus,wait_s,work_s,lost_work_s,"
        "user,tenant,pool,type,priority,replicas,gpu_milli_per_replica,runtime_estimate_s,end_reason,preemptor,"
-       "task_wait_s,jct_s,slowdown,bounded_slowdown,cost\n";
+       "task_wait_s,jct_s,slowdown,bounded_slowdown,cost";
+  // With a `throughput` section only (docs/heterogeneity.md): the attempt's relative speed.
+  const bool with_speed = !sc_.throughput.empty();
+  o += with_speed ? ",speed\n" : "\n";
   // Appended field by field (no temporaries): this file has a row per attempt.
   std::string nodes;
   for (std::size_t ti = 0; ti < runs_.size(); ++ti) {
@@ -359,6 +362,10 @@ void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush)
       }
       o += ',';
       if (started) append_decimal3(o, billed_cost(*a));
+      if (with_speed) {
+        o += ',';
+        if (started) append_decimal3(o, attempt_speed(*a));
+      }
       o += '\n';
     }
     flush();
