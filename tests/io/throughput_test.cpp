@@ -2,7 +2,7 @@
 // is checked when it is read (rows of `match.name_glob` and `speed`, every speed between 0.001
 // and 1000), its GPU models against the cluster by check_throughput once the trace nodes are
 // known; `validate` refuses every bad row with exit 2.
-#include <cstdlib>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>

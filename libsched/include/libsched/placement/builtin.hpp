@@ -350,6 +350,7 @@ class Fgd final : public StateScore<Fgd> {
 class FastestModel final : public PlacementPolicy {
  public:
   std::string_view name() const override { return "fastest-model"; }
+  using PlacementPolicy::score;
   double score(const Cluster& c, NodeId id, const ReplicaRequest& r) override { return speed(c, id, r.task); }
   std::optional<NodeId> pick_by_rule(const Cluster& c, const ReplicaRequest& q, const NodeCheck& check) override {
     NodeId best;
