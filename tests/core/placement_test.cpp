@@ -77,7 +77,9 @@ TEST_CASE("fastest-model picks the model the task runs fastest on, then best-fit
     return c;
   };
   auto pick_speed = [&](std::vector<GpuSpeed> speeds) {
-    Scheduler s(build(), SchedulerOptions{.placement = "fastest-model"});
+    SchedulerOptions o;
+    o.placement = "fastest-model";
+    Scheduler s(build(), o);
     TaskSpec t = make_task("t").option("x", gpus(2, 1000, 1, 1));
     t.gpu_speed = std::move(speeds);
     TaskId id = submit(s, t);
