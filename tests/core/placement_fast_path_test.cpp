@@ -206,7 +206,7 @@ TEST_CASE("every policy's fast path picks the full scan's node and GPUs on rando
   }
   CHECK(compared > 5000);
   CHECK(placed > 3000);
-  CHECK(grouped_policies == 300 * 8);  // every policy but first-fit (a full scan with the fit tree) has node groups
+  CHECK(grouped_policies == 300 * 9);  // every policy but first-fit (a full scan with the fit tree) has node groups
 }
 
 TEST_CASE("node groups stay equal to a rebuild through allocate, release, rollback and node changes") {
