@@ -1,4 +1,4 @@
-// PlacementRegistry::builtin(): the nine built-in placement policies under the names used by
+// PlacementRegistry::builtin(): the ten built-in placement policies under the names used by
 // `scheduler.placement`. Defined here, in the compiled part of libsched, so that the public
 // headers never need Boost.Graph (only placement/topology.hpp includes it; docs/packaging.md).
 #include <memory>
@@ -22,6 +22,7 @@ const PlacementRegistry& PlacementRegistry::builtin() {
     reg.add("random", [](const PolicyContext& ctx) { return std::make_unique<Random>(ctx.seed); });
     reg.add("fgd", [](const PolicyContext& ctx) { return std::make_unique<Fgd>(ctx.workload); });
     reg.add("topology", [](const PolicyContext&) { return std::make_unique<Topology>(); });
+    reg.add("fastest-model", [](const PolicyContext&) { return std::make_unique<FastestModel>(); });
     return reg;
   }();
   return r;

@@ -9,7 +9,7 @@ import schedsim
 
 GIB = 1024
 
-BUILTIN_PLACEMENTS = ["best-fit", "dot-product", "fgd", "first-fit", "gpu-clustering", "gpu-packing", "random",
+BUILTIN_PLACEMENTS = ["best-fit", "dot-product", "fastest-model", "fgd", "first-fit", "gpu-clustering", "gpu-packing", "random",
                       "topology", "worst-fit"]
 
 

@@ -3,6 +3,7 @@
 #include "sim/io/prices.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/spot_reclaim.hpp"
+#include "sim/io/throughput.hpp"
 #include "sim/io/traces.hpp"
 #include "sim/io/workload.hpp"
 
@@ -39,6 +40,7 @@ int validate_command(const std::string& path, std::ostream& out, std::ostream& e
   std::vector<Diagnostic> price_diagnostics;
   check_prices(*r.scenario, price_diagnostics);
   check_spot_reclaim(*r.scenario, price_diagnostics);  // its names need the trace nodes too
+  check_throughput(*r.scenario, price_diagnostics);    // so do its GPU models
   for (const auto& d : price_diagnostics) err << d.str() << '\n';
   if (count_errors(price_diagnostics) > 0) return exit_invalid_input;
   out << path << ": ok (" << r.scenario->tasks.size() << " tasks, " << expanded_node_names(r.scenario->cluster).size()

@@ -3,6 +3,7 @@
 // entrypoint, and ends (Succeeded / Failed / Stopped); a retriable failure resubmits the task
 // from its last checkpoint. Every state change is recorded in the Metrics event log.
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,36 @@
 namespace sim {
 
 using namespace libsched;
+
+namespace lifecycle_detail {
+// GPU heterogeneity (docs/heterogeneity.md): work is counted in reference ms (speed 1.0).
+/// Wall ms that `work` reference ms take at `speed`: rounded up, so the work is done by then.
+Time wall_of_work(Time work, double speed) {
+  return speed == 1.0 ? work : Time(std::ceil(double(work) / speed));
+}
+/// Reference ms of work done in `wall` ms at `speed` (rounded down).
+Time work_of_wall(Time wall, double speed) {
+  return speed == 1.0 ? wall : Time(std::floor(double(wall) * speed));
+}
+}  // namespace lifecycle_detail
+
+using lifecycle_detail::wall_of_work;
+using lifecycle_detail::work_of_wall;
+
+double Simulator::attempt_speed(const AttemptRecord& a) const {
+  const TaskSpec& s = sched_->task(runs_[std::size_t(a.task)].id);
+  if (s.gpu_speed.empty()) return 1.0;
+  const Cluster& cl = sched_->cluster();
+  double speed = 0;
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    if (i < a.replica_gpu_milli.size() && a.replica_gpu_milli[i] <= 0) continue;  // CPU-only replica: no GPU work
+    const NodeId n = cl.find_node(a.nodes[i]);
+    const std::int32_t m = n.valid() ? cl.node(n).model : -1;
+    const double v = m < 0 ? 1.0 : s.speed_on(cl.models()[std::size_t(m)]);
+    speed = speed == 0 ? v : std::min(speed, v);
+  }
+  return speed == 0 ? 1.0 : speed;
+}
 
 bool Simulator::current(int ti, int attempt) const {
   const auto& r = runs_[std::size_t(ti)];
@@ -171,12 +202,14 @@ void Simulator::start_entrypoint(int ti, Time now) {
   auto& a = r.attempts.back();
   r.phase = TaskRun::running;
   a.run_start = now;
-  r.handles.push_back(q_.schedule(later(now, r.remaining, ti, "duration_s", ident_[std::size_t(ti)].duration_s), FinishEv{ti, a.attempt}));
+  // The remaining reference work at the gang's speed (1.0 without a throughput section).
+  const Time wall = wall_of_work(r.remaining, attempt_speed(a));
+  r.handles.push_back(q_.schedule(later(now, wall, ti, "duration_s", ident_[std::size_t(ti)].duration_s), FinishEv{ti, a.attempt}));
   if (t.transient_failure_rate_per_h > 0) {
     double ttf_s = faults_->transient_failure_after_s(t.transient_failure_rate_per_h);  // compared in seconds first: a tiny rate draws huge times
-    if (ttf_s < to_seconds(r.remaining) + 1) {
+    if (ttf_s < to_seconds(wall) + 1) {
       Time ttf = from_seconds(ttf_s);
-      if (ttf < r.remaining) r.handles.push_back(q_.schedule(now + ttf, TransientEv{ti, a.attempt}));
+      if (ttf < wall) r.handles.push_back(q_.schedule(now + ttf, TransientEv{ti, a.attempt}));
     }
   }
   if (t.type == "RayJob" && t.autoscaling.enabled) {
@@ -204,15 +237,18 @@ void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string
     }
   }
   if (r.phase == TaskRun::running) {
-    Time e = now - a.run_start;
+    // Work in reference ms (speed 1.0: the wall time run); checkpoints every c ms of work.
+    const double speed = attempt_speed(a);
+    const Time wall = now - a.run_start;
+    const Time e = speed == 1.0 ? wall : st == AttemptState::succeeded ? r.remaining : std::min(r.remaining, work_of_wall(wall, speed));
     Time c = sched_->task(r.id).checkpoint_interval;
     Time saved = st == AttemptState::succeeded ? e : (c > 0 ? (e / c) * c : 0);
-    if (notice_at >= a.run_start) saved = std::max(saved, std::min(e, notice_at - a.run_start));
+    if (notice_at >= a.run_start) saved = std::max(saved, std::min(e, work_of_wall(notice_at - a.run_start, speed)));
     a.work_done = e;
     a.lost_work = e - saved;
     r.remaining -= saved;
     metrics_->stats(std::size_t(ti)).lost_work += a.lost_work;
-    if (st == AttemptState::failed && saved > 0) kept_until = a.run_start + saved;
+    if (st == AttemptState::failed && saved > 0) kept_until = std::min(now, a.run_start + wall_of_work(saved, speed));
   }
   if (cost_ && r.active) cost_end(ti, now, kept_until);
   if (!already_released && r.active) sched_->release(r.id, now);
@@ -247,7 +283,8 @@ void Simulator::finish_entrypoint(int ti, Time now) {
   const auto& t = cfg(std::size_t(ti));
   if (t.type == "RayJob" && t.debug) {
     auto& a = r.attempts.back();
-    a.work_done = now - a.run_start;
+    const double speed = attempt_speed(a);
+    a.work_done = speed == 1.0 ? now - a.run_start : r.remaining;  // reference work (docs/heterogeneity.md)
     r.remaining = 0;
     cancel_attempt_events(ti);
     r.phase = TaskRun::debug;

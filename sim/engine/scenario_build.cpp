@@ -11,6 +11,7 @@
 #include <boost/container_hash/hash.hpp>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/io/throughput.hpp"
 
 #include <string_view>
 
@@ -324,6 +325,9 @@ void Simulator::build() {
     s.submit = from_seconds(ti.submit_s);
     s.runtime_estimate = ti.runtime_estimate_s() ? from_seconds(*ti.runtime_estimate_s()) : -1;
     s.true_remaining = from_seconds(ti.duration_s);
+    if (!sc_.throughput.empty())  // the first matching row (docs/heterogeneity.md)
+      if (const io::ThroughputCfg* row = io::throughput_row(sc_.throughput, s.name))
+        for (const auto& [model, speed] : row->speed) s.gpu_speed.push_back({model, speed});
     TaskId id = sched_->add_task(std::move(s));
     runs_[i].id = id;
     runs_[i].duration = from_seconds(ti.duration_s);

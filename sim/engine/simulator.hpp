@@ -319,6 +319,10 @@ class Simulator {
   void end_attempt(int ti, Time now, AttemptState st, const std::string& reason, const std::string& retry_kind,
                    bool already_released);
   void finish_entrypoint(int ti, Time now);
+  /// Relative speed of attempt `a` (docs/heterogeneity.md): the slowest of its GPU replicas'
+  /// GPU models for its task (TaskSpec::speed_on), 1.0 without a speed table or without a GPU
+  /// replica; from the gang at placement (autoscaled workers do not change it).
+  double attempt_speed(const AttemptRecord& a) const;
   void release_debug(int ti, Time now);
   // Event handlers (capacity.cpp: capacity dynamics; lifecycle.cpp: the task lifecycle).
   void on_node_down(Time now, const NodeDownEv& e);

@@ -52,6 +52,10 @@ inline constexpr double max_price_per_h = 1e6;
 /// `spot_reclaim.*.rate_per_node_h`: 0 to this (one reclaim per node-hour on average, as
 /// `min_mtbf_s` bounds failures: 1,000,000 nodes give <= 278 reclaims per simulated second).
 inline constexpr double max_reclaim_rate_per_node_h = 1;
+/// `throughput[i].speed.MODEL` (a task's relative speed on a GPU model): between these two, so
+/// that duration / speed stays inside the simulated clock (docs/heterogeneity.md).
+inline constexpr double min_gpu_speed = 0.001;
+inline constexpr double max_gpu_speed = 1000;
 /// Node group `mtbf_s` is 0 (no random failures) or at least this (one hour).
 inline constexpr double min_mtbf_s = 3600;
 /// `transient_failure_rate_per_h` (3600/h = one failure per second on average).

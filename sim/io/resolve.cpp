@@ -10,6 +10,7 @@
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/prices.hpp"
 #include "sim/io/spot_reclaim.hpp"
+#include "sim/io/throughput.hpp"
 #include "sim/io/scenario_json.hpp"
 #include "sim/io/traces.hpp"
 #include "sim/io/workload.hpp"
@@ -72,6 +73,7 @@ std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& src, std:
   std::vector<io::Diagnostic> price_diagnostics;
   io::check_prices(out.scenario, price_diagnostics);
   io::check_spot_reclaim(out.scenario, price_diagnostics);
+  io::check_throughput(out.scenario, price_diagnostics);
   for (const auto& d : price_diagnostics) err << d.str() << '\n';
   if (io::count_errors(price_diagnostics) > 0) return std::nullopt;
   return out;

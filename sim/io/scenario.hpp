@@ -342,6 +342,14 @@ struct MeasureCfg {
   double end_s = 0;                  ///< seconds, > start_s
 };
 
+/// One row of `throughput` (extension, docs/heterogeneity.md): the tasks it matches run `speed`
+/// times as fast on each listed GPU model as their duration_s says (models not listed: 1.0).
+struct ThroughputCfg {
+  std::string name_glob;               ///< `match.name_glob`: shell-style pattern over the task name
+  std::map<std::string, double> speed; ///< GPU model -> relative speed, in [0.001, 1000]
+  bool operator==(const ThroughputCfg&) const = default;
+};
+
 /// Fill mode (FGD workload inflation), scenario key `fill`.
 struct FillCfg {
   double target_pct = 130;
@@ -369,6 +377,9 @@ struct Scenario {
   /// earliest submit_s (sim/io/workload.hpp apply_arrival_scale); durations kept. In (0, 1000].
   double arrival_scale = 1.0;
   std::optional<MeasureCfg> measure; ///< extension: absent = the whole run is measured
+  /// extension: relative speeds per task class and GPU model, first matching row wins; empty =
+  /// every task runs at speed 1.0 everywhere (docs/heterogeneity.md)
+  std::vector<ThroughputCfg> throughput;
 };
 
 }  // namespace sim::io

@@ -23,7 +23,7 @@ Scenario read_scenario(Sink& sink, const json& j, const libsched::Registry& regi
   Obj o(sink, j, "",
         {"schema", "name", "seed", "until_s", "timeseries_interval_s", "cluster", "quotas", "node_policies", "scheduler",
          "tasks", "events", "traces", "workload", "fill", "prices", "spot_reclaim", "arrival_scale",
-         "measure"});
+         "measure", "throughput"});
   if (!o.valid()) return s;
   if (const json* v = o.get("schema", Req::required)) {
     if (!v->is_string() || v->get_ref<const std::string&>() != "schedsim/v1")
@@ -64,6 +64,7 @@ Scenario read_scenario(Sink& sink, const json& j, const libsched::Registry& regi
     if (a && b && !(mc.end_s > mc.start_s)) mo.error("end_s", fmt::format("must be > start_s ({})", num_text(mc.start_s)));
     else if (a && b && mo.valid()) s.measure = mc;
   }
+  if (const json* th = o.find("throughput")) s.throughput = read_throughput(sink, *th, "throughput");
   return s;
 }
 

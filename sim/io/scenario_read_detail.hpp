@@ -409,5 +409,7 @@ WorkloadCfg read_workload(Sink& sink, const json& j, const std::string& path);
 PricesCfg read_prices(Sink& sink, const json& j, const std::string& path);
 // spot_reclaim.cpp
 SpotReclaimCfg read_spot_reclaim(Sink& sink, const json& j, const std::string& path);
+// throughput.cpp
+std::vector<ThroughputCfg> read_throughput(Sink& sink, const json& j, const std::string& path);
 
 }  // namespace sim::io::detail

@@ -284,6 +284,11 @@ json scenario_to_json(const Scenario& s) {
   }
   if (s.arrival_scale != 1.0) j["arrival_scale"] = s.arrival_scale;
   if (s.measure) j["measure"] = {{"start_s", s.measure->start_s}, {"end_s", s.measure->end_s}};
+  if (!s.throughput.empty()) {
+    json rows = json::array();
+    for (const auto& r : s.throughput) rows.push_back({{"match", {{"name_glob", r.name_glob}}}, {"speed", r.speed}});
+    j["throughput"] = rows;
+  }
   return j;
 }
 

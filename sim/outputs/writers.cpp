@@ -265,7 +265,10 @@ void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush)
   o += "task,attempt,state,submit_s,start_s,end_s,spec,nodes,reason,capacity,gpus,wait_s,work_s,lost_work_s,"
        "user,tenant,pool,type,priority,replicas,gpu_milli_per_replica,runtime_estimate_s,end_reason,preemptor,"
        "task_wait_s,jct_s,slowdown,bounded_slowdown,cost,wait_quota_s,wait_capacity_s,wait_fragmentation_s,"
-       "wait_cpu_memory_s,wait_node_policy_s,wait_idle_stability_s,wait_preemption_s\n";
+       "wait_cpu_memory_s,wait_node_policy_s,wait_idle_stability_s,wait_preemption_s";
+  // With a `throughput` section only (docs/heterogeneity.md): the attempt's relative speed.
+  const bool with_speed = !sc_.throughput.empty();
+  o += with_speed ? ",speed\n" : "\n";
   // Appended field by field (no temporaries): this file has a row per attempt.
   std::string nodes;
   for (std::size_t ti = 0; ti < runs_.size(); ++ti) {
@@ -369,6 +372,10 @@ void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush)
         }
       } else {
         o += ",,,,,,,";
+      }
+      if (with_speed) {
+        o += ',';
+        if (started) append_decimal3(o, attempt_speed(*a));
       }
       o += '\n';
     }

@@ -125,7 +125,7 @@ std::string check_groups(const Cluster& c) {
   return {};
 }
 
-const std::vector<std::string> kPolicies{"best-fit", "dot-product", "fgd", "first-fit", "gpu-clustering",
+const std::vector<std::string> kPolicies{"best-fit", "dot-product", "fastest-model", "fgd", "first-fit", "gpu-clustering",
                                          "gpu-packing", "random", "topology", "worst-fit"};
 
 }  // namespace
@@ -161,6 +161,11 @@ TEST_CASE("every policy's fast path picks the full scan's node and GPUs on rando
       NodeCheck check(group_ok, node_ok);
       TaskSpec t;
       t.name = "t";
+      // fastest-model reads the task's speeds: 1, 1.5 or 2 per model from the seed (ties included),
+      // without drawing from `g` (the other policies see the same cases as before).
+      if (name == "fastest-model")
+        for (std::size_t k = 0; k < base.models().size(); ++k)
+          if ((seed + k) % 4 != 3) t.gpu_speed.push_back({base.models()[k], 1.0 + double((seed + k) % 3) * 0.5});
       for (int gang = 0; gang < 3; ++gang) {
         fast->begin_gang(fc);
         ref->begin_gang(rc);
@@ -201,7 +206,7 @@ TEST_CASE("every policy's fast path picks the full scan's node and GPUs on rando
   }
   CHECK(compared > 5000);
   CHECK(placed > 3000);
-  CHECK(grouped_policies == 300 * 8);  // every policy but first-fit (a full scan with the fit tree) has node groups
+  CHECK(grouped_policies == 300 * 9);  // every policy but first-fit (a full scan with the fit tree) has node groups
 }
 
 TEST_CASE("node groups stay equal to a rebuild through allocate, release, rollback and node changes") {

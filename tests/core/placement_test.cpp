@@ -1,5 +1,6 @@
-// The nine built-in placement policies on small hand-made clusters, each checked against its
+// The ten built-in placement policies on small hand-made clusters, each checked against its
 // formula (placement/builtin.hpp, placement/topology.hpp), and the registry.
+#include <limits>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -66,6 +67,50 @@ TEST_CASE("first-fit picks the lowest-id feasible node") {
 TEST_CASE("best-fit picks the node left with the least free GPU") {
   CHECK(pick(whole_gpu_cluster(), "best-fit", kWholeRequest) == "n1");  // leftover 1,0,6,4
   CHECK(pick(share_cluster(), "best-fit", kShareRequest) == "m1");      // leftover 3700,2700,3200,2800,7400
+}
+
+TEST_CASE("fastest-model picks the model the task runs fastest on, then best-fit, then the lowest id") {
+  // v0, v1: V100; a0, a1: A100; a0 has 5 GPUs used. The task asks 2 GPUs.
+  auto build = [] {
+    Cluster c = make_cluster().nodes("v", 2, "V100").nodes("a", 2, "A100").build();
+    c.allocate(NodeId(2), gpus(5, 1000, 0, 0));
+    return c;
+  };
+  auto pick_speed = [&](std::vector<GpuSpeed> speeds) {
+    SchedulerOptions o;
+    o.placement = "fastest-model";
+    Scheduler s(build(), o);
+    TaskSpec t = make_task("t").option("x", gpus(2, 1000, 1, 1));
+    t.gpu_speed = std::move(speeds);
+    TaskId id = submit(s, t);
+    s.schedule(0);
+    REQUIRE(s.is_running(id));
+    return nodes_of(s, id).at(0);
+  };
+  // A100 at 2.0: a0 (3 GPUs left) beats a1 (6 left) by best-fit.
+  CHECK(pick_speed({{"A100", 2.0}}) == "a0");
+  // V100 at 1.5 (A100 not listed: 1.0): both V100 nodes leave 6 GPUs: the lower id, v0.
+  CHECK(pick_speed({{"V100", 1.5}}) == "v0");
+  // No speeds: every model 1.0, plain best-fit: a0.
+  CHECK(pick_speed({}) == "a0");
+  placement::FastestModel f;
+  CHECK_FALSE(f.shape_only());
+  TaskSpec t = make_task("t").option("x", gpus(2, 1000, 1, 1));
+  t.gpu_speed = {{"A100", 2.5}};
+  const Cluster c = build();
+  CHECK(f.score(c, NodeId(3), ReplicaRequest{t.options[0].head, t, TaskId()}) == 2.5);
+  CHECK(f.score(c, NodeId(0), ReplicaRequest{t.options[0].head, t, TaskId()}) == 1.0);
+}
+
+TEST_CASE("add_task refuses a gpu_speed that is not > 0 and finite") {
+  Scheduler s(make_cluster().nodes("a", 1).build(), SchedulerOptions{});
+  TaskSpec t = make_task("t").option("x", gpus(1));
+  t.gpu_speed = {{"A100", 0.0}};
+  CHECK_THROWS_AS(s.add_task(t), InvalidArgument);
+  t.gpu_speed = {{"A100", std::numeric_limits<double>::infinity()}};
+  CHECK_THROWS_AS(s.add_task(t), InvalidArgument);
+  t.gpu_speed = {{"A100", 2.0}};
+  CHECK(s.add_task(t).valid());
 }
 
 TEST_CASE("worst-fit picks the node left with the most free GPU") {
@@ -183,10 +228,10 @@ TEST_CASE("topology distances: same node 0, same rack 2, racks under one switch 
   CHECK(t.distance(c, NodeId(0), NodeId(3)) == 6);
 }
 
-TEST_CASE("the registry holds the nine built-in policies") {
+TEST_CASE("the registry holds the ten built-in policies") {
   auto names = PlacementRegistry::builtin().names();
-  CHECK(names == std::vector<std::string>{"best-fit", "dot-product", "fgd", "first-fit", "gpu-clustering", "gpu-packing",
-                                          "random", "topology", "worst-fit"});
+  CHECK(names == std::vector<std::string>{"best-fit", "dot-product", "fastest-model", "fgd", "first-fit", "gpu-clustering",
+                                          "gpu-packing", "random", "topology", "worst-fit"});
   for (const auto& n : names) CHECK(PlacementRegistry::builtin().create(n, {})->name() == n);
 }
 

@@ -51,8 +51,8 @@ TEST_CASE("the builtin registry refuses a name registered only elsewhere, naming
   REQUIRE_FALSE(r.ok());
   REQUIRE(r.diagnostics.size() == 1);
   CHECK(r.diagnostics[0].str() ==
-        "s.json: scheduler.placement: \"my-first-fit\": must be one of `best-fit`, `dot-product`, `fgd`, `first-fit`, "
-        "`gpu-clustering`, `gpu-packing`, `random`, `topology`, `worst-fit`");
+        "s.json: scheduler.placement: \"my-first-fit\": must be one of `best-fit`, `dot-product`, `fastest-model`, `fgd`, "
+        "`first-fit`, `gpu-clustering`, `gpu-packing`, `random`, `topology`, `worst-fit`");
 }
 
 TEST_CASE("the error for an unknown placement lists every registered name, custom ones included") {

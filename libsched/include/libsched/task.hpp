@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "libsched/cluster.hpp"
@@ -29,6 +30,14 @@ struct GangOption {
   std::string label;        ///< spec name shown in outputs (e.g. "a100.8x"), "" for inline shapes
   ReplicaShape head;        ///< PyTorchJob master (= worker shape) or RayJob head
   ReplicaShape worker;
+};
+
+/// A task's relative speed on one GPU model (throughput matrix, Gavel, OSDI'20): work advances
+/// `speed` times as fast as on the reference (speed 1.0). Read by the `fastest-model` placement.
+struct GpuSpeed {
+  std::string model;  ///< GPU model name (Cluster::models())
+  double speed = 1;   ///< > 0, finite
+  bool operator==(const GpuSpeed&) const = default;
 };
 
 /// The scheduler's view of a task. Priority 1..9 (higher first); idle tasks carry priority 0
@@ -58,9 +67,17 @@ struct TaskSpec {
   double attained_gpu_s = 0;
   Time checkpoint_interval = 0;      ///< 0: no checkpoints
   std::vector<std::string> selected_policies;  ///< names of `explicit` node policies it selects
+  /// Relative speed per GPU model (models not listed: 1.0); empty = the same on every model.
+  std::vector<GpuSpeed> gpu_speed;
 
   std::int32_t replicas() const { return 1 + workers; }
   bool is_idle() const { return resource_type == ResourceType::idle; }
+  /// Relative speed on GPU model `model` (gpu_speed's entry, else 1.0; CPU-only: pass "").
+  double speed_on(std::string_view model) const {
+    for (const auto& g : gpu_speed)
+      if (g.model == model) return g.speed;
+    return 1.0;
+  }
   /// Whole-gang demand of option `i` (what quota is checked against).
   Resources demand(std::size_t i) const {
     return options[i].head.resources() + options[i].worker.resources() * workers;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -40,7 +41,8 @@ inline void check_shape(const ReplicaShape& r, const Cluster&, const Where& wher
 /// A task the scheduler can model: at least one option, workers >= 0, every shape valid
 /// (check_shape), priority 1..9 (idle tasks: ignored, they have none), a known pool (required
 /// for reserved), accept_idle / prefer_idle only on reserved, no guarantee on idle or spot,
-/// runtime_estimate -1 or >= 0, checkpoint_interval >= 0. InvalidArgument; UnknownPool.
+/// runtime_estimate -1 or >= 0, checkpoint_interval >= 0, every gpu_speed > 0 and finite.
+/// InvalidArgument; UnknownPool.
 inline void check_task(const TaskSpec& s, const Cluster& c, std::string_view fn) {
   auto where = [&] { return fmt::format("{}: task {}", fn, s.name); };  // built only on failure
   auto bad = [&](const std::string& rule) { throw InvalidArgument(fmt::format("{}: {}", where(), rule)); };
@@ -60,6 +62,8 @@ inline void check_task(const TaskSpec& s, const Cluster& c, std::string_view fn)
     bad(fmt::format("a {} task cannot carry guarantee", to_string(s.resource_type)));
   if (s.runtime_estimate < -1) bad(fmt::format("runtime_estimate {} ms: -1 (unknown) or >= 0", s.runtime_estimate));
   if (s.checkpoint_interval < 0) bad(fmt::format("checkpoint_interval {} ms < 0", s.checkpoint_interval));
+  for (const auto& g : s.gpu_speed)
+    if (!(g.speed > 0) || !std::isfinite(g.speed)) bad(fmt::format("gpu_speed of {}: {} must be > 0 and finite", g.model, g.speed));
 }
 
 /// A quota entry: no idle key (idle capacity holds no quota), a known pool (required for

@@ -340,4 +340,65 @@ class Fgd final : public StateScore<Fgd> {
   std::uint32_t last_shape_id_ = 0;
 };
 
+/// fastest-model (GPU heterogeneity, Gavel, Narayanan et al., OSDI'20): the feasible node
+/// whose GPU model runs the task fastest (TaskSpec::speed_on; models it does not list: 1.0),
+/// then best-fit among nodes of equal speed (least free GPU left, then vCPU), then the lowest
+/// id. The rule is lexicographic, so it is stated in pick_by_rule (one pass over the nodes, the
+/// reference); pick_grouped finds the same node over the node groups (speed and leftover depend
+/// only on a group's state: its GPU model and free capacity). score() is the speed alone. Reads
+/// the task: shape_only() is false.
+class FastestModel final : public PlacementPolicy {
+ public:
+  std::string_view name() const override { return "fastest-model"; }
+  using PlacementPolicy::score;
+  double score(const Cluster& c, NodeId id, const ReplicaRequest& r) override { return speed(c, id, r.task); }
+  std::optional<NodeId> pick_by_rule(const Cluster& c, const ReplicaRequest& q, const NodeCheck& check) override {
+    NodeId best;
+    double best_speed = 0, best_left = 0;
+    for (std::size_t i = 0, n = c.size(); i < n; ++i) {
+      NodeId id(static_cast<std::int32_t>(i));
+      if (!c.fits(id, q.shape) || !check.node_ok(id)) continue;
+      const double sp = speed(c, id, q.task);
+      const double left = detail::leftover(c, id, q.shape);
+      if (!best.valid() || sp > best_speed || (sp == best_speed && left < best_left)) {
+        best = id;
+        best_speed = sp;
+        best_left = left;
+      }
+    }
+    return best;
+  }
+  std::optional<NodeGroupOptions> node_groups() const override { return NodeGroupOptions{}; }
+  NodeId pick_grouped(const Cluster& c, const ReplicaRequest& q, const NodeCheck& check) override {
+    NodeId best;
+    double best_speed = 0, best_left = 0;
+    for (const NodeGroup& g : c.node_groups()) {
+      if (g.ids.empty()) continue;
+      const NodeId rep(*g.ids.begin());
+      if (!c.fits(rep, q.shape) || !check.group_ok(rep)) continue;
+      const double sp = speed(c, rep, q.task);
+      const double left = detail::leftover(c, rep, q.shape);
+      std::int32_t bound = std::numeric_limits<std::int32_t>::max();
+      if (best.valid()) {
+        if (sp == best_speed && left == best_left) bound = best.value;  // a tie: only a lower id wins
+        else if (!(sp > best_speed || (sp == best_speed && left < best_left))) continue;
+      }
+      const NodeId m = detail::first_eligible(g, GroupScope{}, check, bound);
+      if (m.valid()) {
+        best = m;
+        best_speed = sp;
+        best_left = left;
+      }
+    }
+    return best;
+  }
+
+ private:
+  static double speed(const Cluster& c, NodeId id, const TaskSpec& t) {
+    if (t.gpu_speed.empty()) return 1.0;
+    const std::int32_t m = c.node(id).model;
+    return m < 0 ? 1.0 : t.speed_on(c.models()[std::size_t(m)]);
+  }
+};
+
 }  // namespace libsched::placement

@@ -128,7 +128,7 @@ class ShapeScore : public PlacementPolicy {
 
 using PlacementFactory = NamedRegistry<PlacementPolicy>::Factory;
 
-/// Placement policies by name (`scheduler.placement`). `builtin()` holds the nine policies of
+/// Placement policies by name (`scheduler.placement`). `builtin()` holds the ten policies of
 /// placement/builtin.hpp and placement/topology.hpp (defined in the compiled part of libsched:
 /// link libsched::libsched or `pkg-config --libs libsched`); copy it and add() your own to extend. add() rejects duplicates
 /// (DuplicateName, a std::invalid_argument); create() throws UnknownName (a std::out_of_range)
