@@ -60,8 +60,9 @@ void Simulator::on_startup_step(Time now, const StartupEv& e) {
   auto& r = runs_[std::size_t(e.task)];
   const auto& t = cfg(std::size_t(e.task));
   if (e.phase == 0) {
-    for (const auto& name : r.attempts.back().nodes) {
-      NodeId n = cl.find_node(name);
+    for (const std::int32_t node : r.attempts.back().nodes) {
+      const NodeId n(node);
+      const std::string& name = cl.node(n).name;
       if (faults_->precheck_fails(n.index())) {
         // The node is cordoned first (its record comes before the Failed attempt's), so the
         // retry, enqueued by end_attempt, is placed elsewhere.
@@ -143,7 +144,6 @@ void Simulator::on_started(TaskId id, Time now) {
   auto& r = runs_[std::size_t(ti)];
   auto& a = r.attempts.back();
   const Placement* p = sched_->placement_of(id);
-  const Cluster& cl = sched_->cluster();
   metrics_->set_wait(std::size_t(ti), -1, now);
   a.start = now;
   a.spec = sched_->task(id).options[p->option].label;
@@ -153,7 +153,7 @@ void Simulator::on_started(TaskId id, Time now) {
   a.nodes.reserve(p->replicas.size());
   a.replica_gpu_milli.reserve(p->replicas.size());
   for (const auto& rep : p->replicas) {
-    a.nodes.push_back(cl.node(rep.node).name);
+    a.nodes.push_back(rep.node.value);
     a.replica_gpu_milli.push_back(rep.total_gpu_milli());
     a.gpu_milli += rep.total_gpu_milli();
     a.cpu_milli += rep.cpu_milli;

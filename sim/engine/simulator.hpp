@@ -83,7 +83,8 @@ struct AttemptRecord {
   Time end = -1;                  ///< when it released its resources
   Time run_start = -1;            ///< when the entrypoint started (after start-up costs)
   std::string_view spec;          ///< chosen option label (spec name), "" for inline shapes
-  std::vector<std::string> nodes; ///< node names of the replicas, master/head first
+  /// cluster node index of each replica, master/head first (names: Simulator::node_name); two held inline
+  boost::container::small_vector<std::int32_t, 2> nodes;
   /// milli-GPU of each replica (same order as nodes); one replica held inline.
   boost::container::small_vector<std::int64_t, 1> replica_gpu_milli;
   std::string_view reason;        ///< empty on success
@@ -196,6 +197,8 @@ class Simulator {
   std::size_t task_count() const { return runs_.size(); }
   /// Name of scenario task `ti` (0 <= ti < task_count()).
   const std::string& task_name(std::size_t ti) const { return task_spec(ti).name; }
+  /// The name of cluster node `n` (an AttemptRecord::nodes entry); n must be a node index.
+  const std::string& node_name(std::int32_t n) const { return sched_->cluster().node(libsched::NodeId(n)).name; }
   /// The scenario's entry `tasks[ti]` as it was given, rebuilt from the compact form.
   io::TaskCfg task_cfg(std::size_t ti) const;
   const libsched::Scheduler& scheduler() const { return *sched_; }

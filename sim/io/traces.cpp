@@ -240,8 +240,18 @@ std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
       pool->nodes.push_back(std::move(n));
     }
     const std::string suffix = "-t" + std::to_string(ti);
-    scenario.tasks.reserve(scenario.tasks.size() + load.tasks.size());
-    for (auto& t : load.tasks) {
+    // The trace's tasks join the scenario's without a second copy of them held: the whole
+    // vector is taken when the scenario has no task yet (a large trace's ~600-byte records).
+    const std::size_t first_new = scenario.tasks.size();
+    if (first_new == 0) {
+      scenario.tasks = std::move(load.tasks);
+    } else {
+      scenario.tasks.reserve(first_new + load.tasks.size());
+      for (auto& t : load.tasks) scenario.tasks.push_back(std::move(t));
+    }
+    std::vector<TaskCfg>().swap(load.tasks);
+    for (std::size_t added = first_new; added < scenario.tasks.size(); ++added) {
+      TaskCfg& t = scenario.tasks[added];
       if (t.resource_type == "reserved" && t.pool.empty()) t.pool = pool_name;
       // The pool a task names must exist (the simulator would refuse it only when it runs).
       if (!t.pool.empty() && t.pool == pool_name && !pool)
@@ -253,7 +263,6 @@ std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
         for (int k = 2; !task_names.insert(name).second; ++k) name = base + "-" + std::to_string(k);
         t.name = std::move(name);
       }
-      scenario.tasks.push_back(std::move(t));
     }
     // The scenario-wide limits hold with the trace's nodes and tasks too.
     check_scenario_totals(scenario, [&](const std::string& field, const std::string& value, const std::string& rule) {

@@ -79,8 +79,8 @@ std::string Simulator::timeline_json() const {
                     {"capacity", a->capacity},
                     {"state", std::string(to_string(a->state))},
                     {"end_reason", std::string(to_string(a->end_reason))},
-                    {"node", a->nodes[r]}};
-      add_slice(a->nodes[r], a->start, end, task, "attempt", std::move(args));
+                    {"node", node_name(a->nodes[r])}};
+      add_slice(node_name(a->nodes[r]), a->start, end, task, "attempt", std::move(args));
     }
   }
 

@@ -296,9 +296,9 @@ void Simulator::tasks_csv_to(std::string& o, const std::function<void()>& flush)
       o += ',';
       // The node names joined by ';' in place, quoted as one field when the join needs it.
       const std::size_t nodes_at = o.size();
-      for (const auto& n : a->nodes) {
+      for (const std::int32_t n : a->nodes) {
         if (o.size() > nodes_at) o += ';';
-        o += n;
+        o += node_name(n);
       }
       if (needs_csv_quotes(std::string_view(o).substr(nodes_at))) {
         nodes.assign(o, nodes_at);

@@ -50,7 +50,8 @@ void check_invariants(const sim::Simulator& s) {
     ++started;
     REQUIRE(a->nodes.size() == std::size_t(1 + s.task_cfg(std::size_t(a->task)).workers));
     std::int64_t per_replica = a->gpu_milli / std::int64_t(a->nodes.size());
-    for (const auto& n : a->nodes) {
+    for (const std::int32_t node : a->nodes) {
+      const std::string& n = s.node_name(node);
       per_node[n].push_back({a->start, per_replica});
       per_node[n].push_back({a->end, -per_replica});
     }

@@ -223,6 +223,31 @@ TEST_CASE("the simulator holds the tasks compactly and gives every task back exa
   }
 }
 
+TEST_CASE("an attempt keeps its replicas' node indices; node_name and tasks.csv give their names") {
+  // Three 8-GPU nodes, first-fit: a two-replica 8-GPU gang takes a100-0 and a100-1, then a
+  // one-replica task a100-2 (4 bytes per replica instead of a name string per replica).
+  auto sc = simtest::cluster(3);
+  sc.scheduler.placement = "first-fit";
+  sc.tasks.push_back(simtest::task("gang", 0, 100, 1));
+  sc.tasks.push_back(simtest::task("solo", 10, 100));
+  sim::Simulator s(std::move(sc));
+  s.run();
+  const auto atts = s.attempts();
+  REQUIRE(atts.size() == 2);
+  CHECK(s.task_name(std::size_t(atts[0]->task)) == "gang");
+  REQUIRE(atts[0]->nodes.size() == 2);
+  CHECK(atts[0]->nodes[0] == 0);
+  CHECK(atts[0]->nodes[1] == 1);
+  CHECK(atts[0]->master_node == 0);
+  REQUIRE(atts[1]->nodes.size() == 1);
+  CHECK(atts[1]->nodes[0] == 2);
+  CHECK(s.node_name(0) == "a100-0");
+  CHECK(s.node_name(2) == "a100-2");
+  const std::string csv = s.tasks_csv();
+  CHECK(csv.find(",a100-0;a100-1,") != std::string::npos);
+  CHECK(csv.find(",a100-2,") != std::string::npos);
+}
+
 TEST_CASE("the snapshot log gives back every snapshot exactly, in order, same-instant ones replaced") {
   // Random walks with small and huge steps (both signs, the int64 extremes), repeated
   // instants, unchanged fields and arbitrary doubles, over enough snapshots to fill blocks.
