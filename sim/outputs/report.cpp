@@ -159,9 +159,11 @@ void report_rename(const fs::path& from, const fs::path& to) {
 
 }  // namespace
 
-int report_command(const std::string& dir, const ReportFormats& formats, std::ostream& out, std::ostream& err) {
-  if (!formats.svg && !formats.pdf) return report_command(dir, out, err);
-  Page page;
+namespace {
+
+/// The page of folder `dir` and the Vega runtimes, or the exit status after one line on `err`:
+/// input problems first (exit 2), whatever the runtimes; then missing runtimes (exit 1).
+int report_page_and_runtimes(const std::string& dir, std::ostream& err, Page& page, std::optional<ReportRuntimes>& rt) {
   try {
     page = build_page(dir);
   } catch (const ReportInputError& e) {
@@ -172,12 +174,24 @@ int report_command(const std::string& dir, const ReportFormats& formats, std::os
     return e.status;
   }
   std::string searched;
-  const auto rt = find_report_runtimes(searched);
+  rt = find_report_runtimes(searched);
   if (!rt) {
     err << "schedsim report: the Vega runtimes (vega.min.js, vega-lite.min.js, vega-embed.min.js) were not found (looked in "
-        << esc(searched) << "); install them with tools/install-deps.sh (npm ci in tools/report)\n";
+        << esc(searched)
+        << "); install them with tools/install-deps.sh (npm ci in tools/report), or set SCHEDSIM_REPORT_ASSETS to a folder "
+           "holding them\n";
     return exit_environment;
   }
+  return 0;
+}
+
+}  // namespace
+
+int report_command(const std::string& dir, const ReportFormats& formats, std::ostream& out, std::ostream& err) {
+  if (!formats.svg && !formats.pdf) return report_command(dir, out, err);
+  Page page;
+  std::optional<ReportRuntimes> rt;
+  if (const int code = report_page_and_runtimes(dir, err, page, rt)) return code;
   const auto node = formats.svg ? report_detail::find_program("SCHEDSIM_NODE", "node") : std::optional<std::string>("");
   if (!node) {
     err << "schedsim report: --format svg needs node (Node.js) to run vega's SVG renderer, and none was found ($SCHEDSIM_NODE, "
@@ -229,24 +243,8 @@ int report_command(const std::string& dir, const ReportFormats& formats, std::os
 
 int report_command(const std::string& dir, std::ostream& out, std::ostream& err) {
   Page page;
-  try {
-    page = build_page(dir);  // input problems first (exit 2), whatever the runtimes
-  } catch (const ReportInputError& e) {
-    err << "schedsim report: " << e.what() << "\n";
-    return io::exit_invalid_input;
-  } catch (const OutputError& e) {
-    err << "schedsim report: " << esc(e.what()) << "\n";
-    return e.status;
-  }
-  std::string searched;
-  const auto rt = find_report_runtimes(searched);
-  if (!rt) {
-    err << "schedsim report: the Vega runtimes (vega.min.js, vega-lite.min.js, vega-embed.min.js) were not found (looked in "
-        << esc(searched)
-        << "); install them with tools/install-deps.sh (npm ci in tools/report), or set SCHEDSIM_REPORT_ASSETS to a folder "
-           "holding them\n";
-    return exit_environment;
-  }
+  std::optional<ReportRuntimes> rt;
+  if (const int code = report_page_and_runtimes(dir, err, page, rt)) return code;
   const std::string file = (fs::path(dir) / "report.html").string();
   try {
     write_file_atomic(file, render(page, *rt));
