@@ -36,8 +36,7 @@ double Simulator::attempt_speed(const AttemptRecord& a) const {
   double speed = 0;
   for (std::size_t i = 0; i < a.nodes.size(); ++i) {
     if (i < a.replica_gpu_milli.size() && a.replica_gpu_milli[i] <= 0) continue;  // CPU-only replica: no GPU work
-    const NodeId n = cl.find_node(a.nodes[i]);
-    const std::int32_t m = n.valid() ? cl.node(n).model : -1;
+    const std::int32_t m = cl.node(NodeId(a.nodes[i])).model;
     const double v = m < 0 ? 1.0 : s.speed_on(cl.models()[std::size_t(m)]);
     speed = speed == 0 ? v : std::min(speed, v);
   }
