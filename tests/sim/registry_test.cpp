@@ -51,7 +51,11 @@ std::vector<std::vector<std::string>> placements(sim::io::Scenario sc, const std
   s.run();
   std::vector<std::vector<std::string>> out;
   for (const auto* a : s.attempts())
-    if (a->attempt == 1) out.push_back(a->nodes);
+    if (a->attempt == 1) {
+      std::vector<std::string> names;
+      for (const std::int32_t n : a->nodes) names.push_back(s.node_name(n));
+      out.push_back(std::move(names));
+    }
   return out;
 }
 

@@ -130,10 +130,10 @@ TEST_CASE("random simulations: no zero-length attempt, no gang mixing idle and n
       preempted += preemption;
       if (t.resource_type == "reserved" && a->capacity == "idle") {
         ++on_idle_fallback;
-        for (const auto& node : a->nodes) CHECK(pool_of[node] != t.pool);
+        for (const std::int32_t node : a->nodes) CHECK(pool_of[s.node_name(node)] != t.pool);
       }
       if (a->capacity == "reserved")
-        for (const auto& node : a->nodes) CHECK(pool_of[node] == t.pool);
+        for (const std::int32_t node : a->nodes) CHECK(pool_of[s.node_name(node)] == t.pool);
       if (preemption && t.guarantee) {
         CHECK(a->capacity == "idle");
         ++guaranteed_on_idle_reclaimed;
