@@ -48,8 +48,18 @@ Run run(const sim::io::Scenario& sc) {
   std::istringstream in(s.tasks_csv());
   std::string line;
   std::getline(in, line);
-  REQUIRE(line.substr(line.rfind(',') + 1) == "cost");  // the last column
-  while (std::getline(in, line)) r.costs.push_back(line.substr(line.rfind(',') + 1));
+  // `cost` is followed by the seven wait-split columns (docs/outputs.md "tasks.csv").
+  const std::string tail = ",cost,wait_quota_s,wait_capacity_s,wait_fragmentation_s,wait_cpu_memory_s,wait_node_policy_s,"
+                           "wait_idle_stability_s,wait_preemption_s";
+  REQUIRE(line.size() > tail.size());
+  REQUIRE(line.substr(line.size() - tail.size()) == tail);
+  const auto cost_of = [](const std::string& row) {
+    std::size_t end = row.size();
+    for (int k = 0; k < 7; ++k) end = row.rfind(',', end - 1);  // skip the seven wait-split fields
+    const std::size_t begin = row.rfind(',', end - 1) + 1;
+    return row.substr(begin, end - begin);
+  };
+  while (std::getline(in, line)) r.costs.push_back(cost_of(line));
   return r;
 }
 

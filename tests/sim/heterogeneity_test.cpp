@@ -194,7 +194,7 @@ TEST_CASE("throughput: without the section tasks.csv has no speed column; with i
   sim::Simulator plain(sc);
   plain.run();
   const std::string header_plain = plain.tasks_csv().substr(0, plain.tasks_csv().find('\n'));
-  CHECK(header_plain.substr(header_plain.size() - 5) == ",cost");
+  CHECK(header_plain.substr(header_plain.size() - 18) == ",wait_preemption_s");
   sc.throughput = {row("nothing-matches", {{"A100", 2.0}})};
   sim::Simulator with(sc);
   with.run();
