@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs dependencies, builds in Release with
 # -Werror and runs every test, then builds with AddressSanitizer + UndefinedBehaviorSanitizer
-# and runs the suite again (tests labelled `slow`, the full real-trace replays, run only in
-# the Release build), then runs the libFuzzer harnesses for 20 s each (docs/fuzzing.md).
+# and runs the suite again (tests labelled `slow`, the full real-trace replays, and `packaging`,
+# the installed package's consumers, run only in the Release build), then runs the libFuzzer harnesses for 20 s each (docs/fuzzing.md).
 # This is the README's test command and what CI runs. Each stage prints its duration, and the
 # last line sums them up (docs/packaging.md "CI budget": the whole run stays under 35 minutes
 # on 2 cores).
@@ -53,8 +53,8 @@ if [ "${SKIP_SANITIZERS:-0}" != "1" ] || [ "${SKIP_FUZZ:-0}" != "1" ]; then
     -DLIBSCHED_REQUIRE_TESTS=ON >/dev/null
   if [ "${SKIP_SANITIZERS:-0}" != "1" ]; then
     cmake --build build-asan -j "$JOBS"
-    stage "ASan+UBSan tests (-LE slow)"
-    (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$JOBS" -LE slow)
+    stage "ASan+UBSan tests (-LE 'slow|packaging')"
+    (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$JOBS" -LE 'slow|packaging')
   fi
 fi
 

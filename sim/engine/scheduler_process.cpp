@@ -3,8 +3,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,10 +13,9 @@
 
 #include <fmt/format.h>
 
+#include "sim/engine/child_process.hpp"
 #include "sim/engine/interrupt.hpp"
 #include "sim/io/limits.hpp"
-
-extern char** environ;
 
 namespace sim {
 
@@ -33,26 +30,6 @@ int sched_proc_ms_left(sched_clock::time_point deadline) {
 }
 
 [[noreturn]] void sched_proc_fail(const std::string& rule) { throw ExternalSchedulerError(rule); }
-
-/// Waits up to `tries` x `ms` for child `pid` to end without reaping it (its process group stays
-/// valid for the kill that follows); true when it ended.
-bool sched_proc_ended(pid_t pid, int tries, int ms) {
-  for (int i = 0; i < tries; ++i) {
-    siginfo_t info{};
-    if (::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-  }
-  return false;
-}
-
-/// Kills child `pid`'s process group and reaps the child; its wait status.
-int sched_proc_reap(pid_t pid) {
-  ::kill(-pid, SIGKILL);  // the shell and whatever it started
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
 
 }  // namespace
 
@@ -73,34 +50,14 @@ void SchedulerProcess::start() {
       if (fd >= 0) ::close(fd);
     throw std::runtime_error(fmt::format("--scheduler-cmd: cannot create pipes: {}", std::strerror(err)));
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);   // dup2 clears close-on-exec
-  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-  sigset_t def, none;
-  sigemptyset(&def);
-  sigaddset(&def, SIGPIPE);
-  sigaddset(&def, SIGINT);
-  sigaddset(&def, SIGTERM);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &def);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setpgroup(&attr, 0);  // its own process group: killed as a whole
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-  std::string sh = "/bin/sh", dash_c = "-c";
-  char* argv[] = {sh.data(), dash_c.data(), command_.data(), nullptr};
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
+  int err = 0;
+  const pid_t pid = child_process::spawn_in_group({"/bin/sh", "-c", command_}, {in[0], "", 0}, {out[1], "", 0}, false, err);
   ::close(in[0]);
   ::close(out[1]);
-  if (rc != 0) {
+  if (pid < 0) {
     ::close(in[1]);
     ::close(out[0]);
-    throw std::runtime_error(fmt::format("--scheduler-cmd: cannot start /bin/sh: {}", std::strerror(rc)));
+    throw std::runtime_error(fmt::format("--scheduler-cmd: cannot start /bin/sh: {}", std::strerror(err)));
   }
   pid_ = pid;
   to_child_ = in[1];
@@ -115,8 +72,8 @@ void SchedulerProcess::stop() {
   to_child_ = from_child_ = -1;
   if (pid_ > 0) {
     // A scheduler that reads EOF may end by itself; give it a moment, then kill its group.
-    sched_proc_ended(pid_, 20, 5);
-    sched_proc_reap(pid_);
+    child_process::ended_within(pid_, 20, 5);
+    child_process::kill_group_and_reap(pid_);
     pid_ = -1;
   }
   if (sigpipe_saved_) ::sigaction(SIGPIPE, &old_pipe_, nullptr);
@@ -125,8 +82,8 @@ void SchedulerProcess::stop() {
 
 std::string SchedulerProcess::exit_text() {
   // The child closed its stdout; it usually exits at the same time.
-  if (!sched_proc_ended(pid_, 100, 2)) return "closed its stdout without answering";
-  const int status = sched_proc_reap(pid_);
+  if (!child_process::ended_within(pid_, 100, 2)) return "closed its stdout without answering";
+  const int status = child_process::kill_group_and_reap(pid_);
   pid_ = -1;
   if (WIFEXITED(status)) return fmt::format("exited with status {} without answering", WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} without answering", WTERMSIG(status));

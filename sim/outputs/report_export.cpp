@@ -3,13 +3,8 @@
 // to PDF by headless Chromium. Both programs run as child processes in their own process group,
 // with a timeout; their output is kept in a log file and shown only when they fail.
 #include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cctype>
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -17,10 +12,9 @@
 
 #include <fmt/format.h>
 
+#include "sim/engine/child_process.hpp"
 #include "sim/outputs/publish.hpp"
 #include "sim/outputs/report_detail.hpp"
-
-extern char** environ;
 
 namespace sim::report_detail {
 
@@ -55,54 +49,25 @@ std::string report_log_tail(const fs::path& p, std::size_t n = 8) {
 /// its own process group; kills the group after `timeout_s` or on SIGINT/SIGTERM. Returns the
 /// wait status; throws OutputError when it cannot start or times out, Interrupted on a signal.
 int report_run_program(const std::vector<std::string>& argv, const fs::path& log, double timeout_s) {
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&attr);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-  sigset_t def, none;
-  sigemptyset(&def);
-  sigaddset(&def, SIGPIPE);
-  sigaddset(&def, SIGINT);
-  sigaddset(&def, SIGTERM);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &def);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-  std::vector<std::string> args = argv;
-  std::vector<char*> cargv;
-  for (auto& a : args) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, args[0].c_str(), &fa, &attr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) throw OutputError(fmt::format("cannot start {}: {}", args[0], std::strerror(rc)));
+  int err = 0;
+  const pid_t pid = child_process::spawn_in_group(argv, {-1, "/dev/null", O_RDONLY}, {-1, log.string(), O_WRONLY | O_CREAT | O_TRUNC}, true, err);
+  if (pid < 0) throw OutputError(fmt::format("cannot start {}: {}", argv.at(0), std::strerror(err)));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   // Wait without reaping (WNOWAIT): while the child is a zombie its id, which names its
   // process group, cannot be reused, so killing the group afterwards reaches only what it left.
   bool late = false;
-  for (;;) {
-    siginfo_t info{};
-    const int w = ::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT);
-    if (w == 0 && info.si_pid == pid) break;
-    if (w < 0 && errno != EINTR) break;
+  while (!child_process::has_ended(pid)) {
     if (std::chrono::steady_clock::now() > deadline || interrupt_signal() != 0) {
       late = true;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  ::kill(-pid, SIGKILL);  // the program if late, else helpers it left behind (Chromium's zygote, ...)
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  // The program if late, else helpers it left behind (Chromium's zygote, ...).
+  const int status = child_process::kill_group_and_reap(pid);
   if (late) {
     throw_if_interrupted();
-    throw OutputError(fmt::format("{} did not finish within {} s", args[0], timeout_s));
+    throw OutputError(fmt::format("{} did not finish within {} s", argv.at(0), timeout_s));
   }
   return status;
 }

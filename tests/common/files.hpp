@@ -8,8 +8,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace testutil {
 
@@ -48,6 +50,35 @@ inline CommandResult run_command(const std::string& command, const std::string& 
   r.err = slurp(base.string() + ".err");
   std::filesystem::remove(base.string() + ".out");
   std::filesystem::remove(base.string() + ".err");
+  return r;
+}
+
+/// What a command that writes an `--out` folder did (forecast, backtest, ...).
+struct OutFolderRun {
+  int status = -1;                            ///< exit status; -1 when killed by a signal
+  std::string err;                            ///< stderr
+  bool wrote = false;                         ///< the --out folder exists afterwards
+  std::map<std::string, std::string> files;   ///< each asked-for output file's content ("" when absent)
+};
+
+/// Writes `input` as `input_name` into a fresh folder named after `tag`, runs
+/// `binary subcommand FOLDER/input_name --out FOLDER/out options` (stdout discarded), reads each
+/// file of `outputs` from the out folder, and removes the folder.
+inline OutFolderRun run_out_folder(const std::string& binary, const std::string& subcommand, const std::string& input_name,
+                                   const std::string& input, const std::string& options, const std::vector<std::string>& outputs,
+                                   const std::string& tag) {
+  const auto d = fresh_dir(tag);
+  std::filesystem::create_directories(d);
+  std::ofstream(d / input_name) << input;
+  const std::string cmd = binary + " " + subcommand + " " + (d / input_name).string() + " --out " + (d / "out").string() + " " +
+                          options + " > /dev/null 2> " + (d / "err.txt").string();
+  const int st = std::system(cmd.c_str());
+  OutFolderRun r;
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.wrote = std::filesystem::exists(d / "out");
+  for (const auto& f : outputs) r.files[f] = slurp(d / "out" / f);
+  r.err = slurp(d / "err.txt");
+  std::filesystem::remove_all(d);
   return r;
 }
 

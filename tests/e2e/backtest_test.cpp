@@ -3,36 +3,16 @@
 // run as a user would.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/common/files.hpp"
 #include "tests/common/unity.hpp"
 
 namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
 
-namespace fs = std::filesystem;
-
 namespace {
-
-struct BacktestRun {
-  int status = -1;
-  std::string csv, json, err;
-  bool wrote = false;
-};
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 /// One 8-GPU node; a (0 s, runs 1000 s), b (100 s, 500 s), c (200 s, 300 s) each need the whole
 /// node: the replay runs a 0-1000, b 1000-1500, c 1500-1800. Every task's runtime estimate is
@@ -53,22 +33,15 @@ std::string scenario(int factor) {
     "tasks": [)" + tasks + "]}";
 }
 
+struct BacktestRun {
+  int status = -1;
+  std::string csv, json, err;
+  bool wrote = false;
+};
+
 BacktestRun backtest(const std::string& sc, const std::string& options, const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("schedsim-backtest-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  std::ofstream(d / "s.json") << sc;
-  const std::string cmd = std::string(SCHEDSIM_BINARY) + " backtest " + (d / "s.json").string() + " --out " + (d / "out").string() + " " +
-                          options + " > /dev/null 2> " + (d / "err.txt").string();
-  const int st = std::system(cmd.c_str());
-  BacktestRun r;
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.wrote = fs::exists(d / "out");
-  if (fs::exists(d / "out" / "backtest.csv")) r.csv = read_all(d / "out" / "backtest.csv");
-  if (fs::exists(d / "out" / "backtest.json")) r.json = read_all(d / "out" / "backtest.json");
-  r.err = read_all(d / "err.txt");
-  fs::remove_all(d);
-  return r;
+  const auto o = testutil::run_out_folder(SCHEDSIM_BINARY, "backtest", "s.json", sc, options, {"backtest.csv", "backtest.json"}, "backtest-" + name);
+  return {o.status, o.files.at("backtest.csv"), o.files.at("backtest.json"), o.err, o.wrote};
 }
 
 }  // namespace

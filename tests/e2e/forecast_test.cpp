@@ -2,36 +2,17 @@
 // tasks of a decide snapshot over K forward simulations. The binary is run as a user would.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "tests/common/files.hpp"
 #include "tests/common/unity.hpp"
 
 namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
 
-namespace fs = std::filesystem;
-
 namespace {
-
-struct ForecastRun {
-  int status = -1;
-  std::string csv, json, err;
-  bool wrote = false;
-};
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 /// One 8-GPU node; `a` (8 GPUs, runtime estimate 1000 s) runs since 0; at now_s 400 `b`
 /// (estimate 500 s) then `c` (duration 300 s) wait for the whole node, in that queue order.
@@ -46,22 +27,15 @@ std::string snapshot(const std::string& c_runtime = "\"duration_s\": 300") {
          "{\"name\": \"c\", \"user\": \"u\", \"submit_s\": 200, " + shape + (c_runtime.empty() ? "" : ", " + c_runtime) + "}]}";
 }
 
+struct ForecastRun {
+  int status = -1;
+  std::string csv, json, err;
+  bool wrote = false;
+};
+
 ForecastRun forecast(const std::string& snap, const std::string& options, const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("schedsim-forecast-" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  std::ofstream(d / "snap.json") << snap;
-  const std::string cmd = std::string(SCHEDSIM_BINARY) + " forecast " + (d / "snap.json").string() + " --out " + (d / "out").string() +
-                          " " + options + " > /dev/null 2> " + (d / "err.txt").string();
-  const int st = std::system(cmd.c_str());
-  ForecastRun r;
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.wrote = fs::exists(d / "out");
-  if (fs::exists(d / "out" / "forecast.csv")) r.csv = read_all(d / "out" / "forecast.csv");
-  if (fs::exists(d / "out" / "forecast.json")) r.json = read_all(d / "out" / "forecast.json");
-  r.err = read_all(d / "err.txt");
-  fs::remove_all(d);
-  return r;
+  const auto o = testutil::run_out_folder(SCHEDSIM_BINARY, "forecast", "snap.json", snap, options, {"forecast.csv", "forecast.json"}, "forecast-" + name);
+  return {o.status, o.files.at("forecast.csv"), o.files.at("forecast.json"), o.err, o.wrote};
 }
 
 /// The cells of the row of `task` in forecast.csv (up to the reason).
