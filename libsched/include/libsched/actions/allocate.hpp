@@ -400,6 +400,13 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       continue;
     }
     if (bf_fresh && st.bf_head_) {
+      if (st.class_passes() && !st.known_running_end()) {
+        // The full pass by class (nothing was held: the head has no reservation; nothing was
+        // committed). On its fallback, the walk from the front below.
+        tx.reset();  // (rolls back)
+        st.visited_.resize(visited_before);
+        if (auto r = allocate_by_class(S, out)) return *r;
+      }
       full_pass();
       continue;  // tx rolls back
     }
