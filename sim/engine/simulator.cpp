@@ -257,11 +257,21 @@ void Simulator::instant_end(Time now) {
   const bool by_class = !opt_.external && sched_->take_visited_by_class(visited_);
   if (opt_.external) visited_ = sched_->queue();
   if (by_class) {
-    // Every waiting task was visited (request classes, greedy: no queue holds): as in the loop
+    // Every waiting task was visited (request classes: greedy, or backfill without a known
+    // reservation; the pass held none): as in the loop
     // below, every member of a class gets the code of its member with the lowest id, so each
     // class is diagnosed once and its members' codes are set only when the class's code changed.
     sched_->for_each_request_class([&](std::uint32_t c, TaskId lowest) {
       const int code = int(code_of(lowest));
+      if (code == int(WaitCode::blocked_by_queue)) {
+        // (backfill: a replay of the pass holds it; such a code is each member's own, as in the
+        // loop below: every member diagnosed in id order, the first other code shared)
+        sched_->for_each_class_member_by_id(c, [&](TaskId id) {
+          metrics_->set_wait(std::size_t(task_of_id_[id.index()]), id == lowest ? code : int(code_of(id)), now);
+        });
+        class_code_[c] = -2;
+        return;
+      }
       if (class_code_[c] == code) return;
       sched_->for_each_class_member(c, [&](TaskId id) { metrics_->set_wait(std::size_t(task_of_id_[id.index()]), code, now); });
       class_code_[c] = std::int8_t(code);

@@ -1,6 +1,6 @@
 // Request classes (SchedulerOptions::request_classes, docs/scheduler.md "How the queue pass
-// stays cheap"): waiting tasks grouped by request signature, the greedy pass by class, and
-// the visited list by class. The equality of decisions with the classes off is the property
+// stays cheap"): waiting tasks grouped by request signature, the greedy pass by class, the
+// backfill pass by class while no head has a reservation, and the visited list by class. The equality of decisions with the classes off is the property
 // test in property_test.cpp.
 #include <catch2/catch.hpp>
 
@@ -24,6 +24,11 @@ std::vector<TaskId> members(const Scheduler& s, std::uint32_t c) {
   std::vector<TaskId> v;
   s.for_each_class_member(c, [&](TaskId t) { v.push_back(t); });
   return v;
+}
+SchedulerOptions backfill(bool classes = true) {
+  SchedulerOptions o = greedy(classes);
+  o.queueing = Queueing::backfill;
+  return o;
 }
 constexpr std::uint32_t kNone = ~std::uint32_t{0};
 }  // namespace
@@ -101,6 +106,60 @@ TEST_CASE("a quota entry added hands the class ids out anew") {
   CHECK(s.request_classes_generation() == g + 1);
   CHECK(s.request_class(a) == 0);
   CHECK(s.request_class_count() == 1);
+}
+
+TEST_CASE("a backfill pass by class: without a known expected end the head has no reservation and nothing is held") {
+  // One node of 8 GPUs runs R (6 GPUs, no runtime estimate). big0-big2 ask 4 GPUs each (one
+  // class), one asks 1 GPU and queues last. big0 fails: the head; its reservation is unknown
+  // (R never ends as far as the scheduler knows), so `one` jumps it and starts on the 2 free
+  // GPUs; big1 and big2 are not tried (their class failed). Nothing is held: every waiting task
+  // counts as visited by class (classes on) or is listed (off), each waiting for capacity
+  // (1 GPU free < 4).
+  for (bool classes : {true, false}) {
+    INFO("classes " << classes);
+    Scheduler s(make_cluster().pool("p").nodes("n", 1).build(), backfill(classes));
+    TaskId r = submit(s, make_task("r").pay_as_you_go().option("x", gpus(6)));
+    REQUIRE(s.schedule(0).started == std::vector<TaskId>{r});
+    (void)s.take_visited_waiting();
+    std::vector<TaskId> big;
+    for (int i = 0; i < 3; ++i) big.push_back(submit(s, make_task("big" + std::to_string(i)).pay_as_you_go().submitted(10 + i).option("x", gpus(4)), 0));
+    TaskId one = submit(s, make_task("one").pay_as_you_go().submitted(20).option("x", gpus(1)), 0);
+    s.release(r, 1'000);  // (a release: the next pass visits the whole queue)
+    TaskId r2 = submit(s, make_task("r2").pay_as_you_go().option("x", gpus(6)), 1'000);
+    CHECK(s.schedule(1'000).started == std::vector<TaskId>{r2, one});
+    std::vector<TaskId> listed;
+    CHECK(s.take_visited_by_class(listed) == classes);
+    if (!classes) CHECK(listed == big);
+    for (TaskId b : big) {
+      CHECK_FALSE(s.held_by_queue(b, 1'000));
+      CHECK(s.wait_code(b, 1'000) == WaitCode::waits_for_capacity);
+    }
+  }
+}
+
+TEST_CASE("a backfill pass by class falls back to the walk when a start brings a reservation") {
+  // One node of 8 GPUs runs R (2 GPUs, no estimate). In queue order: e (4 GPUs, estimate
+  // 100 s) starts; head (5 GPUs) fails: 2 GPUs free; its reservation is e's expected end,
+  // 100 s (then 6 free). small (2 GPUs, no estimate) fits now, but with it running only 4 GPUs
+  // are free at 100 s: it would delay the head and is held. The class pass starts e, finds the
+  // head, and walks the queue once the reservation is known: the same decisions, with the
+  // hold listed task by task.
+  for (bool classes : {true, false}) {
+    INFO("classes " << classes);
+    Scheduler s(make_cluster().pool("p").nodes("n", 1).build(), backfill(classes));
+    TaskId r = submit(s, make_task("r").pay_as_you_go().option("x", gpus(2)));
+    REQUIRE(s.schedule(0).started == std::vector<TaskId>{r});
+    TaskId e = submit(s, make_task("e").pay_as_you_go().submitted(1).estimate(100'000).option("x", gpus(4)), 0);
+    TaskId head = submit(s, make_task("head").pay_as_you_go().submitted(2).option("x", gpus(5)), 0);
+    TaskId small = submit(s, make_task("small").pay_as_you_go().submitted(3).option("x", gpus(2)), 0);
+    CHECK(s.schedule(0).started == std::vector<TaskId>{e});
+    CHECK(s.held_by_queue(small, 0));
+    CHECK_FALSE(s.held_by_queue(head, 0));
+    CHECK(s.explain(small, 0).code == WaitCode::blocked_by_queue);
+    std::vector<TaskId> listed;
+    CHECK_FALSE(s.take_visited_by_class(listed));
+    CHECK(listed == std::vector<TaskId>{head, small});
+  }
 }
 
 }  // namespace SCHEDSIM_UNITY_ID

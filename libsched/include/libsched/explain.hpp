@@ -77,7 +77,7 @@ class Explain {
   /// same reservation, and `e` itself is known to fail: nothing would hold it
   /// (queue_hold's answer is nullopt without replaying the pass).
   bool failed_in_settled_pass(const Session::Entry& e) const {
-    return st.options_.fast_paths && e.failed_pass == st.pass_ &&
+    return st.options_.fast_paths && st.failed_pass_of(e) == st.pass_ &&
            st.settled_ == std::make_tuple(st.pass_, st.state_epoch_, st.capacity_epoch_, st.queue_epoch_, S.now);
   }
 

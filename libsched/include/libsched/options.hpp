@@ -65,8 +65,10 @@ struct SchedulerOptions {
   /// pass visits classes, not tasks: it tries a class's members in queue order until one
   /// fails, then skips the rest of the class (what the per-pass signature memo did one task at
   /// a time), so a pass costs O(classes + starts), not O(waiting tasks). Off only when a node
-  /// policy or an ageing (idle stability) task makes signatures depend on time. Same decisions
-  /// and wait codes (tests/core/request_class_test.cpp compares on and off).
+  /// policy or an ageing (idle stability) task makes signatures depend on time. Under backfill
+  /// queueing too, while no running task has a known expected end (no head has a reservation,
+  /// nothing is held: actions::allocate_by_class). Same decisions and wait codes
+  /// (tests/core/property_test.cpp compares on and off).
   bool request_classes = true;
 };
 

@@ -455,6 +455,7 @@ class Scheduler : private detail::SchedulerCore {
     const bool all = visited_all_;
     visited_all_ = false;
     take_visited_listed(out);
+    if (all) all_listed_at_ = listings_;  // (every waiting task reported not held: no holds in a class pass)
     return all;
   }
   /// Generation of the request class ids: changes when the ids are handed out anew (a quota
@@ -481,6 +482,11 @@ class Scheduler : private detail::SchedulerCore {
   void for_each_class_member(std::uint32_t c, Fn&& fn) const {
     for (const auto& k : classes_.classes.at(c).members) fn(k.id);
   }
+  /// Calls fn(task) for each member of request class `c`, in id order.
+  template <class Fn>
+  void for_each_class_member_by_id(std::uint32_t c, Fn&& fn) const {
+    for (TaskId t : classes_.classes.at(c).ids) fn(t);
+  }
 
  private:
   void take_visited_listed(std::vector<TaskId>& out) {
@@ -489,8 +495,12 @@ class Scheduler : private detail::SchedulerCore {
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     std::erase_if(out, [this](TaskId t) { return tasks_[t.index()].state != State::waiting; });
+    ++listings_;
     if (options_.fast_paths)  // (read by actions::allocate under fast paths only)
-      for (TaskId t : out) tasks_[t.index()].reported_held = last_pass_hold(t, last_now_).has_value();
+      for (TaskId t : out) {
+        tasks_[t.index()].reported_held = last_pass_hold(t, last_now_).has_value();
+        tasks_[t.index()].reported_at = listings_;
+      }
   }
 
  public:

@@ -120,7 +120,7 @@ struct SchedulerCore {
     keep_ends_ = options_.queueing == Queueing::backfill;
     // (request classes hold queue keys, which an order by tenant service changes: off then)
     classes_on_ = options_.fast_paths && options_.request_classes && memo_by_signature_ &&
-                  options_.queueing == Queueing::greedy && !order_by_tenant_;
+                  (options_.queueing == Queueing::greedy || options_.queueing == Queueing::backfill) && !order_by_tenant_;
   }
 
   enum class State : std::uint8_t { idle_state, waiting, running };
@@ -131,6 +131,9 @@ struct SchedulerCore {
     /// (its observer's status: blocked_by_queue). A pass that holds it again (fast paths) does
     /// not list it again: nothing it reports changed. Reset at enqueue.
     bool reported_held = false;
+    /// The listing (Core::listings_) that set reported_held; a listing of every waiting task by
+    /// request class after it (Core::all_listed_at_) reported it not held (reported_held_now).
+    std::uint64_t reported_at = 0;
     /// Slot of its placement in SchedulerCore::placements_ while it runs (kNoSlot otherwise):
     /// placements are held for running tasks only, not in every task's entry.
     std::uint32_t placement_slot = kNoSlot;
@@ -303,6 +306,21 @@ struct SchedulerCore {
   /// class failed after it joined (a failing member stands for the members behind it, which the
   /// pass skips by signature).
   std::uint64_t failed_epoch_of(const Entry& e) const { return classes_.failed_epoch_of(e.req_class, e.join_seq, e.failed_epoch); }
+  /// The schedule() call whose last visit tried waiting task `e` and failed (Entry::failed_pass),
+  /// or its class's failure after it joined (a class pass skips the members behind a failure).
+  std::uint64_t failed_pass_of(const Entry& e) const { return classes_.failed_pass_of(e.req_class, e.join_seq, e.failed_pass); }
+  /// Did the last listing of waiting task `e` (Scheduler::take_visited_waiting) report it held?
+  /// Not when every waiting task was listed by class since (no holds in a class pass).
+  bool reported_held_now(const Entry& e) const { return e.reported_held && e.reported_at > all_listed_at_; }
+  /// A backfill class pass (actions::allocate_by_class) visits every waiting task and holds
+  /// none; the members it skips keep the queue hold of an earlier pass in their entry. Drops
+  /// such a stale hold (one set before the last class pass, on a task that joined before it):
+  /// what a walk of the queue would have done (Entry::hold is read once the task stops waiting).
+  void drop_stale_hold(Entry& e) const {
+    if (e.hold != Entry::Hold::none && e.req_class != kNoClass && e.join_seq <= class_pass_joins_ &&
+        std::get<0>(e.hold_stamp) < class_pass_no_)
+      e.hold = Entry::Hold::none;
+  }
   /// detail::request_hash of waiting task `t`, cached in its entry while the quota book's entry
   /// count stays the same (a waiting task's spec does not change; entries are only added).
   std::uint64_t request_hash(TaskId t) {
@@ -325,6 +343,8 @@ struct SchedulerCore {
     Entry& e = tasks_[t.index()];
     if (e.req_class == kNoClass) return;
     e.failed_epoch = failed_epoch_of(e);
+    e.failed_pass = failed_pass_of(e);
+    drop_stale_hold(e);
     classes_.leave(e.req_class, key(t));
     e.req_class = kNoClass;
   }
@@ -334,6 +354,8 @@ struct SchedulerCore {
     for (const auto& k : queue_) {
       Entry& e = tasks_[k.id.index()];
       e.failed_epoch = failed_epoch_of(e);
+      e.failed_pass = failed_pass_of(e);
+      drop_stale_hold(e);
       e.req_class = kNoClass;
     }
     classes_.clear(quotas_.entries().size());
@@ -342,6 +364,9 @@ struct SchedulerCore {
   /// May this pass visit classes instead of tasks (actions::allocate_by_class)? Signatures do
   /// not depend on time: no node policy, no ageing task.
   bool class_passes() const { return classes_on_ && policies_.empty() && aging_.empty(); }
+  /// Does some running task have a known expected end (backfill queueing: expected_ends_, an
+  /// unknown estimate sorting last)? Without one, no head has a reservation (actions::reservation).
+  bool known_running_end() const { return !expected_ends_.empty() && expected_ends_.begin()->first != kTimeNever; }
 
   // ---- configuration and plugins
   mutable Cluster cluster_;
@@ -478,6 +503,14 @@ struct SchedulerCore {
   /// Every waiting task counts as visited by the passes since the last take_visited_waiting
   /// (a full pass by class, or a greedy fresh-only pass that started a task).
   bool visited_all_ = false;
+  /// Listings of visited tasks so far (Scheduler::take_visited_waiting), and the last one that
+  /// counted every waiting task by request class (Entry::reported_at, reported_held_now).
+  std::uint64_t listings_ = 0;
+  std::uint64_t all_listed_at_ = 0;
+  /// The last class pass that ended normally: its schedule() call and the class joins by then
+  /// (drop_stale_hold).
+  std::uint64_t class_pass_no_ = 0;
+  std::uint64_t class_pass_joins_ = 0;
   std::vector<std::pair<const QueueKey*, std::uint32_t>> class_heap_;  ///< scratch of allocate_by_class
   std::vector<std::tuple<std::uint32_t, TaskId, std::size_t>> class_retired_;  ///< scratch of allocate_by_class
   std::vector<TaskId> started_now_;  ///< tasks started at instant started_now_at_ (never victims then)

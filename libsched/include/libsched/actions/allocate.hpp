@@ -19,7 +19,9 @@
 //
 // Memo: a task that failed while the capacity epoch did not change since cannot start (no
 // release, node up, policy change or quota change happened), and tasks with equal request
-// signatures (Session::signature) fail together within a pass; both are skipped. Under
+// signatures (Session::signature) fail together within a pass; both are skipped (a greedy
+// pass, and a backfill pass whose head has no known reservation, visit request classes
+// instead of tasks: allocate_by_class). Under
 // backfill, a task whose signature was held without a trial (held_without_trial) since the
 // last start of the pass is held the same way, unless it ends by the head's reservation. Under
 // strict queueing, tasks held behind a head since an earlier pass are not visited again while
@@ -59,7 +61,7 @@ inline bool fails_with_fresh_victims(const Session& S, TaskId t) {
          std::any_of(st.started_now_.begin(), st.started_now_.end(), [&](TaskId v) { return S.preemption_kind(t, v, false).has_value(); });
 }
 
-/// A full greedy pass by request class (SchedulerOptions::request_classes, Core::class_passes):
+/// A full pass by request class (SchedulerOptions::request_classes, Core::class_passes):
 /// the same trials, in the same order, as allocate's walk of the whole queue, without visiting
 /// the tasks it would skip. That walk tries each task in queue order unless it is known to fail
 /// (its failure memo, or an equal signature failed earlier in the pass), so within one class it
@@ -72,10 +74,21 @@ inline bool fails_with_fresh_victims(const Session& S, TaskId t) {
 /// set when the pass ends, except behind a task started later in the pass that they could
 /// preempt (then as the walk would set it, member by member). A pass that ends by a preemption
 /// sets none: the victims' release moves the capacity epoch on.
-inline bool allocate_by_class(Session& S, ScheduleResult& out) {
+///
+/// Backfill (the first pass of a schedule() call): the first task that fails is the head, as in
+/// the walk. When the walk would compute the head's reservation (the first later task that
+/// might start) and it is unknown (kTimeNever: no running task has a known expected end),
+/// nothing behind the head is held (may_jump lets every start jump a head without a
+/// reservation), so the rest of the pass is the greedy one; the head's reservation is kept
+/// across starts as the walk keeps it. With a known reservation, returns nullopt before
+/// anything is held or started behind the head: the caller then walks the queue from its front
+/// (the tasks that started are gone, the ones that failed fail again: the same pass).
+inline std::optional<bool> allocate_by_class(Session& S, ScheduleResult& out) {
   auto& st = S.st;
   const Time now = S.now;
+  const bool backfill = st.options_.queueing == Queueing::backfill;
   if (st.quotas_.entries().size() != st.classes_.quota_entries) st.rebuild_classes();
+  const bool visited_all_before = st.visited_all_;
   st.fresh_.clear();
   st.strict_tail_.reset();
   st.bf_chainable_ = false;
@@ -85,6 +98,11 @@ inline bool allocate_by_class(Session& S, ScheduleResult& out) {
   // Classes retired by a failure: (class, the failed member, starts of the call before it).
   auto& retired = st.class_retired_;
   retired.clear();
+  // Backfill: the head (the first task that failed) and its reservation once computed.
+  std::optional<TaskId> head;
+  Time head_reservation = kTimeNever;
+  bool head_reservation_known = false;
+  bool chainable = true;  // no start behind the head (Core::bf_chainable_)
   auto later = [](const auto& a, const auto& b) { return *b.first < *a.first; };  // min-heap by queue key
   for (std::uint32_t c : st.classes_.live) heap.emplace_back(&*st.classes_.classes[c].members.begin(), c);
   std::make_heap(heap.begin(), heap.end(), later);
@@ -100,11 +118,21 @@ inline bool allocate_by_class(Session& S, ScheduleResult& out) {
     std::vector<Preemption> victims;
     std::optional<Transaction> tx;
     if (st.failed_epoch_of(e) != st.capacity_epoch_) {  // (no ageing task waits: Core::class_passes)
+      if (head && !head_reservation_known && might_start(S, t)) {  // (as the walk: backfill only has a head)
+        head_reservation = reservation(S, *head, now);
+        head_reservation_known = true;
+        if (head_reservation != kTimeNever) {  // holds may follow: the walk's pass
+          st.visited_all_ = visited_all_before;
+          return std::nullopt;
+        }
+      }
       tx.emplace(st.cluster_, st.quotas_);
       p = S.try_start(*tx, t, now);
       if (!p && S.may_preempt(t)) p = preempt(S, *tx, t, now, victims);
     }
+    // (backfill: a start behind the head jumps it, may_jump's answer without a reservation)
     if (!p) {
+      if (backfill && !head) head = t;
       // The class is done for this pass; what allocate does for each member it skips.
       if (fails_with_fresh_victims(S, t)) {
         st.retry_all_next_ = true;
@@ -120,8 +148,11 @@ inline bool allocate_by_class(Session& S, ScheduleResult& out) {
       S.finish_release(v.victim, now);
       out.preemptions.push_back(v);
     }
+    const std::uint64_t state_before = st.state_epoch_;
     S.commit_start(t, std::move(*p), now);  // (leaves its class)
+    if (head && head_reservation_known && victims.empty()) keep_head_reservation(S, *head, head_reservation, state_before);
     out.started.push_back(t);
+    if (head) chainable = false;
     if (!victims.empty()) return true;  // restart: earlier tasks may use what was freed
     const auto& members = st.classes_.classes[c].members;
     if (!members.empty()) {
@@ -138,7 +169,7 @@ inline bool allocate_by_class(Session& S, ScheduleResult& out) {
     auto v = std::find_if(out.started.begin() + std::ptrdiff_t(k), out.started.end(),
                           [&](TaskId x) { return S.may_yield_any(S.spec(f), false) && S.preemption_kind(f, x, false).has_value(); });
     if (v == out.started.end()) {
-      st.classes_.failed(c, st.capacity_epoch_);
+      st.classes_.failed(c, st.capacity_epoch_, st.pass_);
       continue;
     }
     const Session::Core::QueueKey from = st.key(*v);
@@ -150,6 +181,16 @@ inline bool allocate_by_class(Session& S, ScheduleResult& out) {
       st.tasks_[m.id.index()].failed_epoch = st.capacity_epoch_;
       st.tasks_[m.id.index()].failed_pass = st.pass_;
     }
+  }
+  // Every waiting task was visited and none held: earlier holds are stale (Core::drop_stale_hold).
+  st.class_pass_no_ = st.pass_;
+  st.class_pass_joins_ = st.classes_.joins;
+  if (backfill) {  // what the walk leaves for a fresh-only pass (backfill_from_fresh)
+    st.bf_chainable_ = chainable && st.started_now_.empty();
+    st.bf_head_ = head;
+    st.bf_state_epoch_ = st.state_epoch_;
+    st.bf_queue_epoch_ = st.queue_epoch_;
+    st.bf_anchor_ = now;
   }
   st.last_pass_epoch_ = st.retry_all_next_ ? ~std::uint64_t{0} : st.capacity_epoch_;
   st.retry_all_next_ = false;
@@ -197,7 +238,17 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   // into a full pass before its first start (full_pass below).
   bool bf_fresh = first && queueing == Queueing::backfill && backfill_from_fresh(S, order);
   bool from_fresh = bf_fresh || (first && queueing == Queueing::greedy && st.capacity_epoch_ == st.last_pass_epoch_);
-  if (queueing == Queueing::greedy && !from_fresh && st.class_passes()) return allocate_by_class(S, out);
+  if (queueing == Queueing::greedy && !from_fresh && st.class_passes()) return *allocate_by_class(S, out);
+  // Backfill by class while no running task has a known expected end (the head's reservation
+  // is then unknown unless a task started in the pass brings one: allocate_by_class falls back).
+  if (queueing == Queueing::backfill && first && !bf_fresh && st.class_passes() && !st.known_running_end())
+    if (auto r = allocate_by_class(S, out)) return *r;
+  if (queueing == Queueing::backfill && st.visited_all_) {
+    // An earlier call at this instant passed by class (every waiting task visited): list them
+    // now, so that this pass's holds are seen (Scheduler::take_visited_by_class).
+    st.visited_all_ = false;
+    for (const auto& k : st.queue_) st.visited_.push_back(k.id);
+  }
   const std::size_t visited_before = st.visited_.size();
   st.bf_chainable_ = false;  // set again when this pass ends normally
   // A fresh-only pass may follow this one only if every task it held or failed saw the state
@@ -262,7 +313,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     ex.hold_stamp = {st.pass_, st.capacity_epoch_, now};
     ex.failed_pass = 0;
     // Listed for its observer unless the last listing reported it held already (Entry::reported_held).
-    if (!(st.options_.fast_paths && ex.reported_held)) st.visited_.push_back(x);
+    if (!(st.options_.fast_paths && st.reported_held_now(ex))) st.visited_.push_back(x);
   };
   for (TaskId t; next(t);) {
     auto& e = st.tasks_[t.index()];
@@ -349,6 +400,13 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       continue;
     }
     if (bf_fresh && st.bf_head_) {
+      if (st.class_passes() && !st.known_running_end()) {
+        // The full pass by class (nothing was held: the head has no reservation; nothing was
+        // committed). On its fallback, the walk from the front below.
+        tx.reset();  // (rolls back)
+        st.visited_.resize(visited_before);
+        if (auto r = allocate_by_class(S, out)) return *r;
+      }
       full_pass();
       continue;  // tx rolls back
     }

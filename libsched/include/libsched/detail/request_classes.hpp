@@ -61,6 +61,8 @@ struct RequestClassIndex {
     /// at capacity epoch `failed_epoch` (failed_epoch_of).
     std::uint64_t failed_epoch = ~std::uint64_t{0};
     std::uint64_t failed_seq = 0;
+    /// The schedule() call (Core::pass_) of that failure (failed_pass_of).
+    std::uint64_t failed_pass = 0;
     std::uint32_t live_pos = kNone;  ///< position in `live` while it has members
   };
   std::vector<Class> classes;
@@ -116,11 +118,21 @@ struct RequestClassIndex {
     if (join_seq >= c.failed_seq || c.failed_epoch == ~std::uint64_t{0}) return own;
     return own == ~std::uint64_t{0} ? c.failed_epoch : std::max(own, c.failed_epoch);
   }
-  /// A member of class `id` failed at capacity epoch `epoch`, and every member behind it in
-  /// the pass with it: the memo of every member that joined so far.
-  void failed(std::uint32_t id, std::uint64_t epoch) {
+  /// The schedule() call in which a member of class `id` that joined at `join_seq` last failed,
+  /// its own memo saying `own` (0: none): the class's when the class failed after it joined
+  /// and later than `own`. Calls only grow.
+  std::uint64_t failed_pass_of(std::uint32_t id, std::uint64_t join_seq, std::uint64_t own) const {
+    if (id == kNone) return own;
+    const Class& c = classes[id];
+    if (join_seq >= c.failed_seq) return own;
+    return std::max(own, c.failed_pass);
+  }
+  /// A member of class `id` failed at capacity epoch `epoch` in schedule() call `pass`, and
+  /// every member behind it in the pass with it: the memo of every member that joined so far.
+  void failed(std::uint32_t id, std::uint64_t epoch, std::uint64_t pass) {
     classes[id].failed_epoch = epoch;
     classes[id].failed_seq = joins + 1;
+    classes[id].failed_pass = pass;
   }
 };
 
