@@ -94,6 +94,20 @@ for c in "KTH-SP2:swf/KTH-SP2-1996-2.1-cln.swf.gz:scenarios/batsim-kth-sp2.json"
   fi
 done
 
+# philly_run_cpu MODE SCALE: best CPU seconds (user + system) of three whole `schedsim run`s of
+# scenarios/philly.json with that queueing mode and arrival scale, --outputs summary.
+philly_run_cpu() {
+  local best="" t TIMEFORMAT='%U %S'
+  for _ in 1 2 3; do
+    t=$( { time SCHEDSIM_DATA="$DATA" build-bench/sim/schedsim run scenarios/philly.json --set "traces[0].arrival_scale=$2" \
+             --set "scheduler.queueing=$1" --outputs summary --no-progress --out "$TMP.run" > /dev/null 2>&1; } 2>&1 |
+         awk '{ print $1 + $2 }')
+    rm -rf "$TMP.run"
+    if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
+  done
+  echo "$best"
+}
+
 echo "== congestion (issue 38): Philly at four times the load (arrival_scale 0.25) against arrival_scale 1"
 # Target: each queueing mode within 5x of its own arrival_scale=1 run. Prints
 # "Philly x4 load MODE: X s vs Y s at x1 = R x (target <= 5 x) PASS|MISS". Not in --quick.
@@ -105,7 +119,12 @@ if [ "$QUICK" = 0 ] && [ -f "$DATA/philly/philly_trace.RFold-derived.csv" ]; the
     echo "$four" >> "$TMP"
     w1=$(sed -n 's/.*"wall_s": \([0-9.]*\).*/\1/p' <<<"$one")
     w4=$(sed -n 's/.*"wall_s": \([0-9.]*\).*/\1/p' <<<"$four")
-    awk -v q="$q" -v a="$w4" -v b="$w1" 'BEGIN { r = a / b; printf "Philly x4 load %s: %.2f s vs %.2f s at x1 = %.1f x (target <= 5 x) %s\n", q, a, b, r, (r <= 5) ? "PASS" : "MISS" }' >> "$TARGETS"
+    awk -v q="$q" -v a="$w4" -v b="$w1" 'BEGIN { r = a / b; printf "Philly x4 load %s (simulation only): %.2f s vs %.2f s at x1 = %.1f x (target <= 5 x) %s\n", q, a, b, r, (r <= 5) ? "PASS" : "MISS" }' >> "$TARGETS"
+    # The issue's measure: the whole `schedsim run` process (trace read and outputs included),
+    # CPU seconds (user + system), best of three.
+    c1=$(philly_run_cpu "$q" 1)
+    c4=$(philly_run_cpu "$q" 0.25)
+    awk -v q="$q" -v a="$c4" -v b="$c1" 'BEGIN { r = a / b; printf "Philly x4 load %s (whole schedsim run, CPU): %.2f s vs %.2f s at x1 = %.1f x (target <= 5 x) %s\n", q, a, b, r, (r <= 5) ? "PASS" : "MISS" }' >> "$TARGETS"
   done
 fi
 
