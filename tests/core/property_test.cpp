@@ -7,6 +7,7 @@
 // A failing seed is printed (INFO) so it can be replayed with the same seed.
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <bit>
 #include <map>
@@ -664,6 +665,49 @@ TEST_CASE("fast paths decide exactly as the straightforward scan (strict, greedy
   CHECK(waits > 5000 * kScenarios / 300);
 }
 
+namespace {
+
+/// Random scenario `seed` for the request-class comparisons: node policies dropped in 3 seeds of
+/// 4 and idle stability low in 4 of 5 (either turns the class passes off), then `adjust`, then
+/// every task four times over (same request; arrivals 0-3 s apart in even seeds: classes of
+/// several members behind one another).
+Scenario class_scenario(std::uint32_t seed, Queueing queueing, const std::function<void(Scenario&)>& adjust) {
+  Scenario sc = random_scenario(seed, false);
+  sc.options.queueing = queueing;
+  if (seed % 4 != 0) {
+    sc.policies.clear();
+    for (auto& t : sc.tasks) t.selected_policies.clear();
+  }
+  if (seed % 5 != 0)
+    for (auto& t : sc.tasks) t.idle_stability = IdleStability::low;
+  adjust(sc);
+  const std::size_t n = sc.tasks.size();
+  for (std::size_t i = 0; i < n; ++i)
+    for (int k = 1; k <= 3; ++k) {
+      TaskSpec t = sc.tasks[i];
+      t.name += fmt::format("c{}", k);
+      t.submit += (seed % 2 == 0 ? k : 0) * 1000;
+      sc.tasks.push_back(std::move(t));
+    }
+  return sc;
+}
+
+/// Simulates `sc` with request classes off and on (every other step quiet in variant 1),
+/// requires the same records, and counts the starts and wait records compared.
+void require_same_with_classes(std::uint32_t seed, const Scenario& sc, int variant, std::size_t& starts, std::size_t& waits) {
+  auto off = simulate_records(seed, sc, true, variant == 1, false);
+  auto on = simulate_records(seed, sc, true, variant == 1, true);
+  INFO("seed " << seed << " variant " << variant << " policy " << sc.options.placement);
+  REQUIRE(on.size() == off.size());
+  for (std::size_t i = 0; i < off.size(); ++i) REQUIRE(on[i] == off[i]);
+  for (const auto& line : off) {
+    starts += line.find(" start ") != std::string::npos;
+    waits += line.find(" wait ") != std::string::npos;
+  }
+}
+
+}  // namespace
+
 TEST_CASE("request classes decide exactly as the task-by-task pass (greedy, congested queues)") {
   // SchedulerOptions::request_classes: a greedy full pass visits classes of equal requests
   // instead of every waiting task. Each random scenario's tasks come four times over (same
@@ -678,33 +722,10 @@ TEST_CASE("request classes decide exactly as the task-by-task pass (greedy, cong
   std::size_t compared = 0, by_class = 0, starts = 0, waits = 0;
   for (std::uint32_t seed = 1; seed <= kScenarios; ++seed)
     for (int variant = 0; variant < 2; ++variant) {
-      Scenario sc = random_scenario(seed, false);
-      sc.options.queueing = Queueing::greedy;
-      if (seed % 4 != 0) {
-        sc.policies.clear();
-        for (auto& t : sc.tasks) t.selected_policies.clear();
-      }
-      if (seed % 5 != 0)
-        for (auto& t : sc.tasks) t.idle_stability = IdleStability::low;
-      const std::size_t n = sc.tasks.size();
-      for (std::size_t i = 0; i < n; ++i)
-        for (int k = 1; k <= 3; ++k) {
-          TaskSpec t = sc.tasks[i];
-          t.name += fmt::format("c{}", k);
-          t.submit += (seed % 2 == 0 ? k : 0) * 1000;
-          sc.tasks.push_back(std::move(t));
-        }
+      const Scenario sc = class_scenario(seed, Queueing::greedy, [](Scenario&) {});
       by_class += sc.policies.empty() && seed % 5 != 0;
-      auto off = simulate_records(seed, sc, true, variant == 1, false);
-      auto on = simulate_records(seed, sc, true, variant == 1, true);
-      INFO("seed " << seed << " variant " << variant << " policy " << sc.options.placement);
-      REQUIRE(on.size() == off.size());
-      for (std::size_t i = 0; i < off.size(); ++i) REQUIRE(on[i] == off[i]);
+      require_same_with_classes(seed, sc, variant, starts, waits);
       ++compared;
-      for (const auto& line : off) {
-        starts += line.find(" start ") != std::string::npos;
-        waits += line.find(" wait ") != std::string::npos;
-      }
     }
   CHECK(compared == kScenarios * 2);
   CHECK(by_class * 10 >= kScenarios * 2 * 5);  // most scenarios ran the class passes
@@ -727,36 +748,14 @@ TEST_CASE("request classes decide exactly as the task-by-task pass (backfill, co
   std::size_t compared = 0, starts = 0, waits = 0;
   for (std::uint32_t seed = 1; seed <= kScenarios; ++seed)
     for (int variant = 0; variant < 2; ++variant) {
-      Scenario sc = random_scenario(seed, false);
-      sc.options.queueing = Queueing::backfill;
-      if (seed % 4 != 0) {
-        sc.policies.clear();
-        for (auto& t : sc.tasks) t.selected_policies.clear();
-      }
-      if (seed % 5 != 0)
-        for (auto& t : sc.tasks) t.idle_stability = IdleStability::low;
-      Time last_submit = 0;
-      for (const auto& t : sc.tasks) last_submit = std::max(last_submit, t.submit);
-      for (auto& t : sc.tasks)
-        if (seed % 3 != 0 || t.submit < last_submit / 2) t.runtime_estimate = -1;
-      const std::size_t n = sc.tasks.size();
-      for (std::size_t i = 0; i < n; ++i)
-        for (int k = 1; k <= 3; ++k) {
-          TaskSpec t = sc.tasks[i];
-          t.name += fmt::format("c{}", k);
-          t.submit += (seed % 2 == 0 ? k : 0) * 1000;
-          sc.tasks.push_back(std::move(t));
-        }
-      auto off = simulate_records(seed, sc, true, variant == 1, false);
-      auto on = simulate_records(seed, sc, true, variant == 1, true);
-      INFO("seed " << seed << " variant " << variant << " policy " << sc.options.placement);
-      REQUIRE(on.size() == off.size());
-      for (std::size_t i = 0; i < off.size(); ++i) REQUIRE(on[i] == off[i]);
+      const Scenario sc = class_scenario(seed, Queueing::backfill, [seed](Scenario& s) {
+        Time last_submit = 0;
+        for (const auto& t : s.tasks) last_submit = std::max(last_submit, t.submit);
+        for (auto& t : s.tasks)
+          if (seed % 3 != 0 || t.submit < last_submit / 2) t.runtime_estimate = -1;
+      });
+      require_same_with_classes(seed, sc, variant, starts, waits);
       ++compared;
-      for (const auto& line : off) {
-        starts += line.find(" start ") != std::string::npos;
-        waits += line.find(" wait ") != std::string::npos;
-      }
     }
   CHECK(compared == kScenarios * 2);
   CHECK(starts > 10000 * kScenarios / 200);
