@@ -3,15 +3,21 @@
 // ends for good; its attempt records are folded into the totals summary.json and groups.csv need.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "builders.hpp"
+#include "sim/cli/run_cli.hpp"
 #include "sim/engine/simulator.hpp"
 #include "sim/io/resolve.hpp"
 
+#include "tests/common/files.hpp"
 #include "tests/common/unity.hpp"
 
 namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
@@ -136,6 +142,31 @@ TEST_CASE("compact run: prices or a measurement window keep every task", "[compa
     sim::Simulator s(sc, compact_options());
     CHECK_FALSE(s.compact());
   }
+}
+
+TEST_CASE("compact run: schedsim run --outputs summary,groups writes the files --outputs all writes", "[compact]") {
+  // run_command keeps every task only when an output lists attempts or names tasks; the summary
+  // files of both runs are the same bytes (and so is what the run prints on stderr).
+  namespace fs = std::filesystem;
+  auto sc = sim::default_scenario(5);
+  sc.prices.reset();
+  sc.measure.reset();
+  const fs::path base = fs::temp_directory_path() / ("schedsim-test-compact-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  sim::RunOptions all{(base / "all").string(), std::nullopt, std::nullopt, false};
+  all.outputs = sim::OutputSelection::all();
+  sim::RunOptions some{(base / "some").string(), std::nullopt, std::nullopt, false};
+  some.outputs = sim::OutputSelection::none();
+  some.outputs.set(sim::Output::summary);
+  some.outputs.set(sim::Output::groups);
+  std::ostringstream out_all, err_all, out_some, err_some;
+  REQUIRE(sim::run_command(sc, all, out_all, err_all) == 0);
+  REQUIRE(sim::run_command(sc, some, out_some, err_some) == 0);
+  CHECK(testutil::slurp(base / "some" / "summary.json") == testutil::slurp(base / "all" / "summary.json"));
+  CHECK(testutil::slurp(base / "some" / "groups.csv") == testutil::slurp(base / "all" / "groups.csv"));
+  CHECK_FALSE(fs::exists(base / "some" / "tasks.csv"));
+  CHECK(err_some.str() == err_all.str());
+  fs::remove_all(base);
 }
 
 }  // namespace SCHEDSIM_UNITY_ID
