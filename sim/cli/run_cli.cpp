@@ -79,6 +79,10 @@ int run_command(io::Scenario&& sc, const RunOptions& opts, std::ostream& out, st
   so.seed = opts.seed;
   so.until_s = opts.until_s;
   so.registry = opts.registry;
+  // Outputs that list attempts or name ended tasks need every task kept; without them the run's
+  // memory follows the tasks live at once (summary.json and groups.csv are the same).
+  so.keep_ended_tasks = opts.outputs.has(Output::tasks) || opts.outputs.has(Output::events) ||
+                        opts.outputs.has(Output::metrics) || opts.outputs.has(Output::timeline);
   const bool tty = opts.progress && ::isatty(STDERR_FILENO) == 1;
   auto t0 = std::chrono::steady_clock::now();
   if (tty) {

@@ -56,6 +56,7 @@ std::optional<ResourceType> ext_class(const std::string& s) {
 }  // namespace
 
 std::string Simulator::decide_snapshot(Time now) {
+  if (compact_) throw std::logic_error("Simulator::decide_snapshot: needs a run that keeps ended tasks");
   if (!ext_) ext_ = std::make_unique<ExternalRun>();
   return external_snapshot(now);
 }

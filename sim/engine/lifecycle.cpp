@@ -119,6 +119,7 @@ void Simulator::cancel_attempt_events(int ti) {
 
 void Simulator::enqueue_attempt(int ti, Time now) {
   auto& r = runs_[std::size_t(ti)];
+  if (!r.id.valid()) register_task(ti);  // compact run: its first submission
   AttemptRecord a;
   a.task = ti;
   a.attempt = int(r.attempts.size()) + 1;
@@ -275,6 +276,18 @@ void Simulator::end_attempt(int ti, Time now, AttemptState st, const std::string
   s.succeeded = st == AttemptState::succeeded;
   s.end = now;
   --live_tasks_;
+  if (compact_) fold_ended(ti);
+}
+
+void Simulator::fold_ended(int ti) {
+  auto& r = runs_[std::size_t(ti)];
+  // An attempt never started waits until the censoring time, known at the end only; such a task
+  // (rare) keeps its records and its entry.
+  if (std::any_of(r.attempts.begin(), r.attempts.end(), [](const AttemptRecord& a) { return a.start < 0; })) return;
+  totals_[std::size_t(ti)] = totals_of(r.attempts, 0);
+  std::vector<AttemptRecord>().swap(r.attempts);
+  sched_->forget_task(r.id);  // its id may be handed to a task submitted later
+  r.id = TaskId();
 }
 
 void Simulator::finish_entrypoint(int ti, Time now) {

@@ -46,7 +46,31 @@ std::int64_t mib(double gib) { return std::llround(gib * 1024.0); }
 
 }  // namespace
 
+TaskSpec Simulator::make_spec(std::size_t i, std::string name) const {
+  const TaskIdentity& ti = ident_[i];
+  TaskSpec s = templates_[profile_of_[i]];
+  s.name = std::move(name);
+  s.submit = from_seconds(ti.submit_s);
+  s.runtime_estimate = ti.runtime_estimate_s() ? from_seconds(*ti.runtime_estimate_s()) : -1;
+  s.true_remaining = from_seconds(ti.duration_s);
+  if (!sc_.throughput.empty())  // the first matching row (docs/heterogeneity.md)
+    if (const io::ThroughputCfg* row = io::throughput_row(sc_.throughput, s.name))
+      for (const auto& [model, speed] : row->speed) s.gpu_speed.push_back({model, speed});
+  return s;
+}
+
+void Simulator::register_task(int ti) {
+  auto& r = runs_[std::size_t(ti)];
+  const TaskId id = sched_->add_task(make_spec(std::size_t(ti), names_[std::size_t(ti)]));  // checked by build()
+  r.id = id;
+  if (task_of_id_.size() <= id.index()) task_of_id_.resize(id.index() + 1, -1);
+  task_of_id_[id.index()] = ti;
+}
+
 void Simulator::build() {
+  // A compact run (SimOptions::keep_ended_tasks false) keeps everything where what it drops
+  // would be read: costs (per attempt), a measurement window, an external scheduler, an observer.
+  compact_ = !opt_.keep_ended_tasks && !sc_.prices && !sc_.measure && !opt_.external && !opt_.observer;
   Cluster c;
   // Intern every model named by a spec or inline replica first, in scenario order.
   for (const auto& s : sc_.cluster.instance_specs)
@@ -205,7 +229,7 @@ void Simulator::build() {
 
   // Profiles -> TaskSpec templates, in profile order (the order of their first tasks, so the
   // first error found is the one of the first task with a problem).
-  std::vector<TaskSpec> templates;
+  std::vector<TaskSpec>& templates = templates_;  // kept by a compact run (register_task)
   templates.reserve(profiles_.size());
   for (std::size_t p = 0; p < profiles_.size(); ++p) {
     const auto& t = profiles_[p];
@@ -315,24 +339,24 @@ void Simulator::build() {
   for (auto& [k, r] : quotas) sched_->quotas().set_limit(k, r);
 
   runs_.resize(n_tasks);
-  sched_->reserve_tasks(n_tasks);
-  task_of_id_.reserve(n_tasks);
+  if (!compact_) {
+    sched_->reserve_tasks(n_tasks);
+    task_of_id_.reserve(n_tasks);
+  }
   submit_order_.reserve(n_tasks);
   for (std::size_t i = 0; i < n_tasks; ++i) {
     const TaskIdentity& ti = ident_[i];
-    TaskSpec s = templates[profile_of_[i]];
-    s.name = std::move(names[i]);
-    s.submit = from_seconds(ti.submit_s);
-    s.runtime_estimate = ti.runtime_estimate_s() ? from_seconds(*ti.runtime_estimate_s()) : -1;
-    s.true_remaining = from_seconds(ti.duration_s);
-    if (!sc_.throughput.empty())  // the first matching row (docs/heterogeneity.md)
-      if (const io::ThroughputCfg* row = io::throughput_row(sc_.throughput, s.name))
-        for (const auto& [model, speed] : row->speed) s.gpu_speed.push_back({model, speed});
-    TaskId id = sched_->add_task(std::move(s));
-    runs_[i].id = id;
+    if (compact_) {
+      // Registered at its first submission (register_task), checked now as add_task would:
+      // whatever such a run refuses, it refuses before simulating.
+      libsched::detail::check_task(make_spec(i, names[i]), sched_->cluster(), "Scheduler::add_task");
+    } else {
+      TaskId id = sched_->add_task(make_spec(i, std::move(names[i])));
+      runs_[i].id = id;
+      task_of_id_.push_back(int(i));
+    }
     runs_[i].duration = from_seconds(ti.duration_s);
     runs_[i].remaining = runs_[i].duration;
-    task_of_id_.push_back(int(i));
     const Time submit = from_seconds(ti.submit_s);
     if (submit < 0) throw std::invalid_argument("EventQueue::schedule: time in the past");  // as a queued submission did
     submit_order_.emplace_back(submit, int(i));
@@ -341,8 +365,13 @@ void Simulator::build() {
   // Submissions in delivery order (time, then scenario order); see Simulator::run().
   std::sort(submit_order_.begin(), submit_order_.end());
   live_tasks_ = int(runs_.size());
-  std::vector<std::string>().swap(names);  // moved into the scheduler
-  std::vector<TaskSpec>().swap(templates);
+  if (compact_) {
+    names_ = std::move(names);
+    totals_.resize(n_tasks);
+  } else {
+    std::vector<std::string>().swap(names);  // moved into the scheduler
+    std::vector<TaskSpec>().swap(templates_);
+  }
   decltype(shapes)().swap(shapes);
   build_costs();  // the price tables and the reserved commitments (cost.cpp)
   auto find_task = [&](const std::string& name) -> int {

@@ -222,7 +222,8 @@ void Simulator::instant_end(Time now) {
       }
       std::string reason = fmt::format("was preempted by another task: {} ({})", sched_->task(p.preemptor).name,
                                        libsched::to_string(p.kind));
-      r.attempts.back().preemptor = sched_->task(p.preemptor).name;
+      // (a compact run forgets the preemptor's libsched entry when it ends: the view is into names_)
+      r.attempts.back().preemptor = task_name(std::size_t(task_of_id_[p.preemptor.index()]));
       r.attempts.back().end_reason = p.kind == PreemptionKind::priority       ? EndReason::preempted
                                      : p.kind == PreemptionKind::idle_reclaim ? EndReason::idle_reclaim
                                                                               : EndReason::spot_eviction;

@@ -134,6 +134,16 @@ struct SimOptions {
   /// `sim.decide_snapshot(t)` is the state at t). Changes nothing in the run.
   Time observe_every = 0;
   std::function<void(Simulator&, Time)> observer;
+  /// false: memory proportional to the tasks live at once (schedsim run when its outputs are at
+  /// most summary.json, groups.csv, timeseries.csv and scenario.resolved.json). A task's libsched
+  /// entry is added at its first submission and forgotten when it ends for good, and its attempt
+  /// records are folded into the totals summary.json and groups.csv need (TaskTotals): both are
+  /// byte-identical to a run that keeps everything. Then tasks.csv, events.jsonl, metrics.prom,
+  /// timeline.json and the decide snapshot cannot be written (std::logic_error), attempts() lists
+  /// only the attempts of unended tasks and task_spec() of an ended task throws
+  /// libsched::UnknownTask. Ignored (everything kept) with prices, a measurement window, an
+  /// external scheduler or an observer.
+  bool keep_ended_tasks = true;
 };
 
 // ------------------------------------------------------------------ runtime bounds
@@ -196,13 +206,18 @@ class Simulator {
   /// Tasks of the scenario (the size of its `tasks`).
   std::size_t task_count() const { return runs_.size(); }
   /// Name of scenario task `ti` (0 <= ti < task_count()).
-  const std::string& task_name(std::size_t ti) const { return task_spec(ti).name; }
+  const std::string& task_name(std::size_t ti) const { return compact_ ? names_[ti] : task_spec(ti).name; }
+  /// Whether this run keeps only what live tasks and the summary need (SimOptions::keep_ended_tasks
+  /// false and none of the conditions that ignore it).
+  bool compact() const { return compact_; }
+  /// Attempts of scenario task `ti` so far (0: not submitted), folded or not.
+  int attempt_count(std::size_t ti) const;
   /// The name of cluster node `n` (an AttemptRecord::nodes entry); n must be a node index.
   const std::string& node_name(std::int32_t n) const { return sched_->cluster().node(libsched::NodeId(n)).name; }
   /// The scenario's entry `tasks[ti]` as it was given, rebuilt from the compact form.
   io::TaskCfg task_cfg(std::size_t ti) const;
   const libsched::Scheduler& scheduler() const { return *sched_; }
-  /// All attempts in (task order of the scenario, attempt) order.
+  /// All attempts in (task order of the scenario, attempt) order (compact runs: those not folded).
   std::vector<const AttemptRecord*> attempts() const;
   const std::vector<TaskStats>& task_stats() const { return metrics_->task_stats(); }
   const SnapshotLog& snapshots() const { return metrics_->snapshots(); }
@@ -289,6 +304,27 @@ class Simulator {
   /// Injected faults that hit a task while it waited (delivered when it next starts), by task:
   /// rare, so kept out of TaskRun.
   std::map<int, std::vector<std::string>> pending_faults_;
+  /// What task_metrics needs from a task's attempts, summed in attempt order (an attempt never
+  /// started waits until `tc`, the censoring time). A compact run keeps only this of a task that
+  /// ended for good with every attempt started (fold_ended).
+  struct TaskTotals {
+    long double gpu_ms = 0, cpu_ms = 0;  // milli-GPU x ms, milli-vCPU x ms held
+    double cost = 0;                     // billed_cost summed
+    Time wait = 0;                       // ms queued
+    std::int64_t last_gpu_milli = 0;     // the last started attempt's gang milli-GPU
+    std::int32_t master_node = -1;       // the last started attempt's master node (-1: none)
+    std::int32_t attempts = 0;
+    std::uint8_t capacity = 0;           // the last started attempt's class (class_index)
+    bool started = false;
+  };
+  static TaskTotals totals_of(const std::vector<AttemptRecord>& attempts, Time tc);
+  /// Compact runs: folds task ti's attempts into totals_[ti] and forgets its libsched entry, once
+  /// it ended for good (attempts with one never started are kept as they are).
+  void fold_ended(int ti);
+  /// Compact runs: registers scenario task ti with libsched at its first submission.
+  void register_task(int ti);
+  /// The libsched task of scenario task `ti` from its profile's template (libsched::add_task's input).
+  libsched::TaskSpec make_spec(std::size_t ti, std::string name) const;
   void build();
   /// Configuration of scenario task `ti` without its identity: name, submit_s, duration_s and
   /// runtime_estimate_s are empty / 0 here (see task_name(), ident_, runs_).
@@ -395,6 +431,12 @@ class Simulator {
   std::vector<std::uint32_t> profile_of_;  // scenario task -> profiles_ index
   std::vector<TaskIdentity> ident_;        // scenario task -> submit, duration, estimate (seconds)
   std::vector<std::string> model_label_;   // profile -> requested_model_label
+  // Compact runs (SimOptions::keep_ended_tasks false): the names (libsched holds only the live
+  // tasks), the profiles' TaskSpec templates, and per task the totals of its folded attempts.
+  bool compact_ = false;
+  std::vector<std::string> names_;
+  std::vector<libsched::TaskSpec> templates_;
+  std::vector<TaskTotals> totals_;
   std::string bounds_error_;             // check_runtime_bounds' message at construction ("" = none); run() throws it
   std::uint64_t instant_cap_ = 0;        // events_per_instant_cap of the scenario
   std::uint64_t seed_ = 1;

@@ -14,40 +14,62 @@ std::vector<TaskMetrics> Simulator::task_metrics() const {
   return out;
 }
 
+Simulator::TaskTotals Simulator::totals_of(const std::vector<AttemptRecord>& attempts, Time tc) {
+  TaskTotals t;
+  t.attempts = std::int32_t(attempts.size());
+  const AttemptRecord* last = nullptr;
+  for (const auto& a : attempts) {
+    if (a.start >= 0) {
+      t.wait += a.start - a.submit;
+      t.started = true;
+      last = &a;
+      Time held = (a.end >= 0 ? a.end : tc) - a.start;
+      t.gpu_ms += (long double)a.gpu_milli * (long double)held;
+      t.cpu_ms += (long double)a.cpu_milli * (long double)held;
+      t.cost += billed_cost(a);
+    } else {
+      t.wait += std::max<Time>(0, tc - a.submit);
+    }
+  }
+  if (last) {
+    t.last_gpu_milli = last->gpu_milli;
+    t.master_node = last->master_node;
+    t.capacity = std::uint8_t(class_index(last->capacity));
+  }
+  return t;
+}
+
+int Simulator::attempt_count(std::size_t ti) const {
+  return compact_ && totals_[ti].attempts > 0 ? totals_[ti].attempts : int(runs_[ti].attempts.size());
+}
+
 TaskMetrics Simulator::task_metrics(std::size_t i) const {
   const Time tc = censor_time();
   const Cluster& cl = sched_->cluster();
   const auto& t = cfg(i);
   const auto& r = runs_[i];
   const auto& st = metrics_->task_stats()[i];
+  // A compact run's ended task: its attempts folded when it ended (fold_ended), the same sums.
+  const TaskTotals a = compact_ && totals_[i].attempts > 0 ? totals_[i] : totals_of(r.attempts, tc);
   TaskMetrics m;
   const Time submit = from_seconds(ident_[i].submit_s);
-  m.submitted = !r.attempts.empty();
+  m.submitted = a.attempts > 0;
   m.run = std::max<Time>(1, r.duration);
-  const AttemptRecord* last = nullptr;
-  for (const auto& a : r.attempts) {
-    if (a.start >= 0) {
-      m.wait += a.start - a.submit;
-      m.started = true;
-      last = &a;
-      Time held = (a.end >= 0 ? a.end : tc) - a.start;
-      m.gpu_ms += (long double)a.gpu_milli * (long double)held;
-      m.cpu_ms += (long double)a.cpu_milli * (long double)held;
-      m.cost += billed_cost(a);
-    } else {
-      m.wait += std::max<Time>(0, tc - a.submit);
-    }
-  }
+  m.wait = a.wait;
+  m.started = a.started;
+  m.gpu_ms = a.gpu_ms;
+  m.cpu_ms = a.cpu_ms;
+  m.cost = a.cost;
   m.finished = st.finished;
   m.jct = m.submitted ? std::max<Time>(0, (st.finished ? st.end : tc) - submit) : 0;
   m.slowdown = double(m.jct) / double(m.run);
   m.bounded_slowdown = std::max(1.0, double(m.jct) / double(std::max<Time>(m.run, 10 * kMsPerSecond)));
-  NodeId master = last && last->master_node >= 0 ? NodeId(last->master_node) : NodeId();
+  NodeId master = a.started && a.master_node >= 0 ? NodeId(a.master_node) : NodeId();
   m.pool = !t.pool.empty() ? std::string_view(t.pool) : master.valid() ? std::string_view(cl.pool(cl.node(master).pool).name) : std::string_view();
-  if (last) {
-    m.capacity = last->capacity;
+  if (a.started) {
+    m.capacity = libsched::to_string(ResourceType(a.capacity));
     std::int32_t model = master.valid() ? cl.node(master).model : -1;
-    m.gpu_model = last->gpu_milli > 0 && model >= 0 ? std::string_view(cl.models()[std::size_t(model)]) : std::string_view("cpu");
+    m.gpu_model = a.last_gpu_milli > 0 && model >= 0 ? std::string_view(cl.models()[std::size_t(model)]) : std::string_view("cpu");
   } else {
     m.capacity = t.resource_type;
     m.gpu_model = model_label_[profile_of_[i]];

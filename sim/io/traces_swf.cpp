@@ -70,19 +70,26 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     throw TraceError("trace '" + cfg.path + "': procs_per_node must be > 0, got " +
                      std::to_string(cfg.procs_per_node));
   const int ppn = cfg.procs_per_node;
-  const std::string data = detail::read_file(path, opts.max_bytes);
+  std::string data = detail::read_file(path, opts.max_bytes);
   detail::LineReader lines(data);
   TraceLoad load;
-  // Two passes: the rows are read and checked into compact records (the job id a view into
-  // `data`), then the tasks are built into a vector reserved to the exact count, so a large
-  // trace's task records (about 600 bytes each) are never copied by vector growth.
-  struct SwfRow {
-    double submit = 0, run = 0, req_time = 0;
-    long long procs = 0, replicas = 0, user = 0;
-    std::string_view id;
-  };
-  std::vector<SwfRow> rows;
-  rows.reserve(detail::reserve_hint(cfg.limit ? *cfg.limit : data.size() / 90));
+  // One pass: each row is read, checked and built into a task of a vector reserved to an upper
+  // bound of the rows (the lines that can hold one: not blank, not a comment, at least 35 bytes
+  // for 18 fields and their separators; at most `limit` and limits::max_tasks), so a large
+  // trace's task records (about 600 bytes each) are never copied by vector growth and no
+  // intermediate row records are held (the pages of the reservation's unused rest are never
+  // touched). The trace's text is freed before the tasks are handed on.
+  {
+    std::size_t bound = 0;
+    detail::LineReader count(data);
+    std::string_view l;
+    while (count.next(l)) {
+      const std::size_t first = l.find_first_not_of(" \t");
+      if (l.size() >= 35 && first != std::string_view::npos && l[first] != ';') ++bound;
+    }
+    if (cfg.limit) bound = std::min<std::size_t>(bound, *cfg.limit);
+    load.tasks.reserve(std::min<std::size_t>(bound, std::size_t(limits::max_tasks)));
+  }
   std::optional<long long> max_procs, max_nodes;
   std::size_t max_procs_line = 0, max_nodes_line = 0;
   long long largest_job = 0;
@@ -100,13 +107,16 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
       if (auto h = header_text(line, "MaxNodes")) max_nodes = header_value(path, lines.number(), *h, "MaxNodes", max_nodes_line);
       return true;
     }
-    if (detail::limit_reached(cfg, rows.size())) return false;
-    detail::check_row_count(rows.size());
+    if (detail::limit_reached(cfg, load.tasks.size())) return false;
+    detail::check_row_count(load.tasks.size());
     detail::split_ws(line, f);
     if (f.size() != 18)
       row_fail(f.size() > 18 ? f[18].column : line.size() + 1,
                "expected 18 whitespace-separated fields, got " + std::to_string(f.size()));
-    SwfRow row;
+    struct {
+      double submit = 0, run = 0, req_time = 0;
+      long long procs = 0, replicas = 0, user = 0;
+    } row;
     row.submit = parse_number<double>(f[1], field_name(1, kNames[1]));
     if (row.submit < 0) row_fail(f[1].column, field_name(1, kNames[1]) + ": unknown or negative submit time");
     row.run = parse_number<double>(f[3], field_name(3, kNames[3]));
@@ -133,9 +143,8 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
                                   " processors, more than " + std::to_string(limits::max_workers + 1) +
                                   " (the limit for one task)");
     }
-    row.id = f[0].text;
     t.user = user_name(row.user);
-    t.name = task_name(row.id);
+    t.name = task_name(f[0].text);
     t.workers = static_cast<int>(row.replicas - 1);
     r.vcpu = static_cast<double>(std::min<long long>(row.procs, ppn));
     r.memory_gib = r.vcpu * kMemGibPerVcpu;
@@ -144,16 +153,9 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     t.runtime_estimate_s.reset();
     if (row.req_time > 0) t.runtime_estimate_s = row.req_time * cfg.time_scale;
     detail::check_row_task(t);
-    rows.push_back(row);
-    largest_job = std::max(largest_job, row.procs);
-    return true;
-  });
-
-  load.tasks.reserve(rows.size());
-  for (const SwfRow& row : rows) {
     TaskCfg& task = load.tasks.emplace_back();
     detail::init_task(task, cfg, user_name(row.user));
-    task.name = task_name(row.id);
+    task.name = task_name(f[0].text);
     task.workers = static_cast<int>(row.replicas - 1);
     ReplicaCfg& rep = task.replica.emplace();
     rep.gpus = 0;
@@ -162,8 +164,10 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     task.submit_s = row.submit * cfg.time_scale;
     task.duration_s = row.run > 0 ? row.run * cfg.time_scale : kZeroRunS;
     if (row.req_time > 0) task.runtime_estimate_s = row.req_time * cfg.time_scale;
-  }
-  std::vector<SwfRow>().swap(rows);
+    largest_job = std::max(largest_job, row.procs);
+    return true;
+  });
+  std::string().swap(data);  // (HPC2N: 19 MB of text)
 
   if (cfg.nodes != "none") {
     auto ceil_div = [&](long long v) { return v / ppn + (v % ppn != 0 ? 1 : 0); };

@@ -510,7 +510,7 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
   Time wq = 0, wc = 0, wf = 0, wcm = 0, wp = 0, wis = 0, wpre = 0;
   for (std::size_t i = 0; i < task_stats().size(); ++i) {
     const auto& s = task_stats()[i];
-    if (runs_[i].attempts.empty()) ++not_submitted;  // TaskMetrics::submitted
+    if (attempt_count(i) == 0) ++not_submitted;  // TaskMetrics::submitted
     if (has_window()) {  // the wait split counts the tasks submitted in the window
       const Time submit = from_seconds(ident_[i].submit_s);
       if (submit < window_start() || submit >= window_end()) continue;
@@ -566,7 +566,7 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
   j["seed"] = seed_;
   j["tasks"] = task_stats().size();
   std::size_t n_attempts = 0;
-  for (const auto& r : runs_) n_attempts += r.attempts.size();
+  for (std::size_t i = 0; i < runs_.size(); ++i) n_attempts += std::size_t(attempt_count(i));
   j["attempts"] = n_attempts;
   j["succeeded"] = all.succeeded;
   j["failed"] = all.failed;
@@ -627,6 +627,9 @@ void Simulator::write_outputs(const std::string& dir, const OutputSelection& whi
   // per-task metrics are derived task by task where a file needs them (never held for all
   // tasks at once); the large files (tasks.csv, events.jsonl, metrics.prom) are streamed in
   // 1 MiB chunks.
+  if (compact_)  // these list attempts or name ended tasks (SimOptions::keep_ended_tasks)
+    for (Output o : {Output::tasks, Output::events, Output::metrics, Output::timeline})
+      if (which.has(o)) throw std::logic_error("Simulator::write_outputs: " + std::string(k_outputs[std::size_t(o)].file) + " needs a run that keeps ended tasks");
   auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
   if (which.has(Output::tasks)) {
     CheckedWriter w(dir + "/tasks.csv");
