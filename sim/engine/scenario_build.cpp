@@ -6,14 +6,13 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 
 #include <boost/container_hash/hash.hpp>
 
 #include "sim/engine/simulator.hpp"
 #include "sim/io/throughput.hpp"
-
-#include <string_view>
 
 namespace sim {
 
@@ -67,10 +66,34 @@ void Simulator::register_task(int ti) {
   task_of_id_[id.index()] = ti;
 }
 
+namespace {
+
+/// Whether a compact run decides exactly as a full run of `sc`. A compact run gives libsched's
+/// task ids in submission order and reuses the ids of ended tasks; a full run numbers tasks in
+/// scenario order; libsched breaks ties between equal ranks by id (victim order, queue order).
+/// The two agree when no task can be a victim (no priority preemption, a builtin queue order
+/// that does not preempt, no spot task, no task on idle capacity) and no task is ever
+/// resubmitted or retried: a task then ties only with tasks submitted at its own instant,
+/// registered in scenario order with ascending ids in both runs.
+bool compact_run_decides_alike(const io::Scenario& sc, bool custom_registry) {
+  static constexpr std::string_view kOrders[] = {"priority-fifo", "sjf", "sjf-estimate", "qssf", "fair"};
+  if (custom_registry || sc.scheduler.preemption) return false;
+  if (std::find(std::begin(kOrders), std::end(kOrders), sc.scheduler.queue_order) == std::end(kOrders)) return false;
+  for (const auto& t : sc.tasks)
+    if (t.resource_type == "spot" || t.resource_type == "idle" || t.accept_idle || t.prefer_idle ||
+        t.fault_tolerance.max_resubmissions > 0 || t.image_pull_retries > 0)
+      return false;
+  return true;
+}
+
+}  // namespace
+
 void Simulator::build() {
   // A compact run (SimOptions::keep_ended_tasks false) keeps everything where what it drops
-  // would be read: costs (per attempt), a measurement window, an external scheduler, an observer.
-  compact_ = !opt_.keep_ended_tasks && !sc_.prices && !sc_.measure && !opt_.external && !opt_.observer;
+  // would be read: costs (per attempt), a measurement window, an external scheduler, an
+  // observer; and where its task ids could break a tie otherwise than a full run's.
+  compact_ = !opt_.keep_ended_tasks && !sc_.prices && !sc_.measure && !opt_.external && !opt_.observer &&
+             compact_run_decides_alike(sc_, opt_.registry && opt_.registry != &Registry::builtin());
   Cluster c;
   // Intern every model named by a spec or inline replica first, in scenario order.
   for (const auto& s : sc_.cluster.instance_specs)

@@ -32,12 +32,31 @@ sim::SimOptions compact_options() {
   return o;
 }
 
-/// Three whole-node tasks on one node, each ending before the next is submitted.
+/// Three whole-node tasks on one node, each ending before the next is submitted (no preemption:
+/// compact runs need a scenario where no task can be a victim).
 sim::io::Scenario one_after_another() {
   auto sc = cluster(1);
+  sc.scheduler.preemption = false;
   sc.tasks.push_back(task("t0", 0, 10));
   sc.tasks.push_back(task("t1", 20, 10));
   sc.tasks.push_back(task("t2", 40, 10));
+  return sc;
+}
+
+/// 40 tasks of two users on 3 nodes, whole-node and gangs of 2, arriving over 400 s with
+/// durations of 50-400 s (a queue forms), priorities 4-6; no preemption, spot, idle capacity or
+/// resubmission: a scenario a compact run takes.
+sim::io::Scenario no_victims(const std::string& queueing) {
+  auto sc = cluster(3);
+  sc.scheduler.preemption = false;
+  sc.scheduler.queueing = queueing;
+  for (int i = 0; i < 40; ++i) {
+    auto t = task("t" + std::to_string(i), double((i * 37) % 400), double(50 + (i * 53) % 350), i % 3 == 0 ? 1 : 0);
+    t.user = i % 2 ? "bob" : "alice";
+    t.priority = 4 + i % 3;
+    t.runtime_estimate_s = 2 * t.duration_s + 1;
+    sc.tasks.push_back(t);
+  }
   return sc;
 }
 
@@ -66,46 +85,59 @@ TEST_CASE("compact run: a task that ended for good leaves libsched's table, its 
   CHECK(j["groups"]["user"]["alice"]["gpu_seconds"] == 3 * 8 * 10);  // 3 tasks x 8 GPUs x 10 s
 }
 
-TEST_CASE("compact run: a resubmitted task's folded metrics are its attempts' sums", "[compact]") {
-  // a starts at 0, fails at 30 (transient, retried from scratch: no checkpoint) and restarts
-  // at 30 ahead of b (same rank and submit, name order); b waits until a ends at 130.
-  auto sc = cluster(1);
-  auto a = task("a", 0, 100);
-  a.fault_tolerance.max_resubmissions = 1;
-  sc.tasks.push_back(a);
-  sc.tasks.push_back(task("b", 0, 50));
-  sc.events.push_back(fault(30, "a", "transient"));
-  sim::Simulator s(sc, compact_options());
-  s.run();
-  REQUIRE(s.compact());
-  CHECK(s.attempt_count(0) == 2);
-  CHECK(s.attempt_count(1) == 1);
-  auto m = s.task_metrics(0);
-  CHECK(m.wait == 0);
-  CHECK(m.gpu_ms == 8000.0L * 30000 + 8000.0L * 100000);
-  CHECK(m.capacity == "pay_as_you_go");
-  CHECK(m.gpu_model == "A100");
-  CHECK(m.pool == "p");
-  CHECK(s.task_metrics(1).wait == 130000);
-  auto j = nlohmann::json::parse(s.summary_json());
-  CHECK(j["attempts"] == 3);
-  CHECK(j["resubmissions"] == 1);
-  CHECK(j["mean_wait_s"] == 65);  // (0 + 130) / 2
-  CHECK(j["groups"]["user"]["alice"]["gpu_seconds"] == 8 * 30 + 8 * 100 + 8 * 50);
-  sim::Simulator full(sc);
+TEST_CASE("compact run: where task ids could break a tie otherwise, every task is kept", "[compact]") {
+  // A compact run numbers tasks in submission order and reuses ended tasks' ids; libsched breaks
+  // ties between equal victim or queue ranks by id, so once ids are reused the two runs could
+  // pick different victims. Here v2 (bob, listed first) and v1 (alice) run since 5 s with equal
+  // ranks when pre (priority 9) arrives at 100 s: the full run evicts v2 (scenario index 0).
+  // Scenarios where a task can be a victim, or be resubmitted or retried, keep every task.
+  auto victims = [] {
+    auto sc = cluster(2);
+    auto v2 = task("v2", 5, 5000);
+    v2.user = "bob";
+    sc.tasks = {v2, task("v1", 5, 3000), task("pre", 100, 500)};
+    sc.tasks[2].priority = 9;
+    return sc;
+  };
+  {
+    sim::Simulator s(victims(), compact_options());
+    CHECK_FALSE(s.compact());  // priority preemption on
+  }
+  auto quiet = one_after_another();
+  auto check_kept = [](sim::io::Scenario sc) {
+    sim::Simulator s(sc, compact_options());
+    return !s.compact();
+  };
+  auto with = [&](auto change) {
+    auto sc = quiet;
+    change(sc);
+    return check_kept(sc);
+  };
+  CHECK_FALSE(check_kept(quiet));  // the quiet scenario itself is taken
+  CHECK(with([](sim::io::Scenario& sc) { sc.scheduler.queue_order = "srtf"; }));
+  CHECK(with([](sim::io::Scenario& sc) { sc.scheduler.queue_order = "las"; }));
+  CHECK(with([](sim::io::Scenario& sc) { sc.tasks[1].resource_type = "spot"; }));
+  CHECK(with([](sim::io::Scenario& sc) {
+    sc.tasks[1].resource_type = "reserved";  // a reserved task that may borrow idle capacity
+    sc.tasks[1].pool = "p";
+    sc.tasks[1].accept_idle = true;
+  }));
+  CHECK(with([](sim::io::Scenario& sc) { sc.tasks[1].fault_tolerance.max_resubmissions = 1; }));
+  CHECK(with([](sim::io::Scenario& sc) { sc.tasks[1].image_pull_retries = 2; }));
+  // The full run, as run_command makes it for --outputs summary: v2 is the victim (95 s run).
+  sim::Simulator full(victims());
   full.run();
-  CHECK(s.summary_json() == full.summary_json());
+  auto j = nlohmann::json::parse(full.summary_json());
+  CHECK(j["preemptions"] == 1);
+  CHECK(full.task_metrics(0).gpu_ms == 8000.0L * 95000);   // v2: 8 GPUs x 95 s, then evicted
+  CHECK(full.task_metrics(1).gpu_ms == 8000.0L * 3000000);  // v1: its whole 3,000 s
 }
 
 TEST_CASE("compact run: summary.json and groups.csv are those of a run that keeps every task", "[compact]") {
-  // The default scenario (preemption, faults, resubmissions, node policies, autoscaling) under
-  // each queueing mode; its prices and measurement window would make the run keep everything.
+  // A queue of gangs and whole-node tasks under each queueing mode (estimates for backfill).
   for (const char* queueing : {"greedy", "strict", "backfill"}) {
     CAPTURE(queueing);
-    auto sc = sim::default_scenario(3);
-    sc.prices.reset();
-    sc.measure.reset();
-    sc.scheduler.queueing = queueing;
+    auto sc = no_victims(queueing);
     sim::Simulator full(sc);
     full.run();
     sim::Simulator s(sc, compact_options());
@@ -148,9 +180,7 @@ TEST_CASE("compact run: schedsim run --outputs summary,groups writes the files -
   // run_command keeps every task only when an output lists attempts or names tasks; the summary
   // files of both runs are the same bytes (and so is what the run prints on stderr).
   namespace fs = std::filesystem;
-  auto sc = sim::default_scenario(5);
-  sc.prices.reset();
-  sc.measure.reset();
+  auto sc = no_victims("backfill");
   const fs::path base = fs::temp_directory_path() / ("schedsim-test-compact-" + std::to_string(::getpid()));
   fs::remove_all(base);
   sim::RunOptions all{(base / "all").string(), std::nullopt, std::nullopt, false};
