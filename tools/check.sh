@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh machine: installs dependencies, builds in Release with
 # -Werror and runs every test, then builds with AddressSanitizer + UndefinedBehaviorSanitizer
 # and runs the suite again (tests labelled `slow`, the full real-trace replays, and `packaging`,
-# the installed package's consumers, run only in the Release build), then runs the libFuzzer harnesses for 20 s each (docs/fuzzing.md).
+# the installed package's consumers, run only in the Release build), then runs the libFuzzer harnesses for 15 s each (docs/fuzzing.md).
 # This is the README's test command and what CI runs. Each stage prints its duration, and the
 # last line sums them up (docs/packaging.md "CI budget": the whole run stays under 35 minutes
 # on 2 cores).
@@ -59,10 +59,10 @@ if [ "${SKIP_SANITIZERS:-0}" != "1" ] || [ "${SKIP_FUZZ:-0}" != "1" ]; then
 fi
 
 if [ "${SKIP_FUZZ:-0}" != "1" ]; then
-  stage "libFuzzer (20 s per harness)"
+  stage "libFuzzer (15 s per harness)"
   # Every harness; the fixed findings are part of the seed corpus (fuzz/corpus/*/finding-*), so
-  # each run replays them first. A fixed seed keeps the 20 s smoke run reproducible (20 s, not 30: CI stays under 35 minutes).
+  # each run replays them first. A fixed seed keeps the 15 s smoke run reproducible (15 s, not 30: CI stays under 35 minutes).
   # shellcheck disable=SC2086
-  FUZZ_BUILD_DIR="$PWD/build-asan" FUZZ_SEED="${FUZZ_SEED:-1}" tools/fuzz.sh 20 ${FUZZ_HARNESSES:-}
+  FUZZ_BUILD_DIR="$PWD/build-asan" FUZZ_SEED="${FUZZ_SEED:-1}" tools/fuzz.sh 15 ${FUZZ_HARNESSES:-}
 fi
 summary
