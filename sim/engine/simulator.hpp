@@ -269,7 +269,8 @@ class Simulator {
   /// pool and one thread per node (scenario order), one complete event per started attempt
   /// replica (ts/dur in microseconds of simulated time), node-down slices, and counters for the
   /// queue length and the GPUs allocated per capacity class at every change instant. Ends in a
-  /// newline. Size: O(attempt replicas + node changes + change instants).
+  /// newline. Size: O(attempt replicas + node changes + change instants); the same bytes as
+  /// write_outputs streams (for tests and small runs: it holds the whole file).
   std::string timeline_json() const;
   /// The summary.json object as text (2-space indented).
   std::string summary_json() const;
@@ -337,6 +338,10 @@ class Simulator {
   void write_metrics_prom(const std::string& dir) const;
   /// tasks.csv appended to `o`, calling `flush` after each task's rows (streaming).
   void tasks_csv_to(std::string& o, const std::function<void()>& flush) const;
+  /// timeline.json appended to `o`, calling `flush` after each event group (a node's tracks, a
+  /// slice, an instant's counters), so a writer can hand out what `o` holds; between calls `o`
+  /// only grows. Holds a 40-byte record per slice, never the events' text.
+  void timeline_json_to(std::string& o, const std::function<void()>& flush) const;
   /// summary.json and/or groups.csv (either pointer may be null) from one pass over the groups.
   void summary_and_groups(std::string* summary, std::string* groups_text) const;
   /// TaskMetrics::gpu_model of a task that never started: its first candidate's GPU model(s),

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/outputs/group_index.hpp"
+#include "sim/outputs/json_text.hpp"
 #include "sim/outputs/publish.hpp"
 #include "sim/engine/simulator.hpp"
 
@@ -23,6 +24,9 @@ namespace sim {
 
 using namespace libsched;
 using detail::GroupIndex;
+using detail::append_int;
+using detail::append_json_string;
+using detail::append_seconds_json;
 
 /// Seconds from ms: an integer when whole, else up to 3 decimals with trailing zeros trimmed.
 /// Negative (not applicable) prints as "".
@@ -89,37 +93,6 @@ std::string csv_field(const std::string& s) {
   return o + "\"";
 }
 
-/// Appends `s` as nlohmann::json::dump() prints a string: quoted, `"` `\\` and control
-/// characters escaped (\b \f \n \r \t, else \u00xx), other bytes as they are. Text with
-/// bytes >= 0x80 goes through nlohmann itself (its UTF-8 validation and errors included).
-void append_json_string(std::string& out, std::string_view s) {
-  for (unsigned char c : s)
-    if (c >= 0x80) {
-      out += nlohmann::json(std::string(s)).dump();
-      return;
-    }
-  out += '"';
-  std::size_t run = 0;  // start of the pending stretch of bytes that need no escape
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(s.data() + run, i - run);
-    run = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", unsigned(c)); break;
-    }
-  }
-  out.append(s.data() + run, s.size() - run);
-  out += '"';
-}
-
 /// Appends csv_field(s) without a temporary.
 void append_csv(std::string& out, std::string_view s) {
   if (!needs_csv_quotes(s)) {
@@ -147,21 +120,53 @@ void append_seconds(std::string& out, Time ms) {
   out.append(d, n);
 }
 
+}  // namespace
+
+void detail::append_json_string(std::string& out, std::string_view s) {
+  for (unsigned char c : s)
+    if (c >= 0x80) {
+      out += nlohmann::json(std::string(s)).dump();
+      return;
+    }
+  out += '"';
+  std::size_t run = 0;  // start of the pending stretch of bytes that need no escape
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", unsigned(c)); break;
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
 /// Appends seconds_json(ms) as dump() prints it: an integer when whole, else the shortest
 /// decimal that round-trips (fmt and nlohmann agree on it for every millisecond value). For
 /// 0 <= ms < 10^12 (every time a scenario may hold: at most 10^9 s) that decimal is the exact
 /// one append_seconds prints (a double's spacing there is far below 1 ms, so no shorter decimal
 /// round-trips); tests/sim/metrics_test.cpp checks the two agree.
-void append_seconds_json(std::string& out, Time ms) {
+void detail::append_seconds_json(std::string& out, Time ms) {
   if (ms >= 0 && ms < 1'000'000'000'000) append_seconds(out, ms);
   else if (ms % 1000 == 0) fmt::format_to(std::back_inserter(out), "{}", ms / 1000);
   else fmt::format_to(std::back_inserter(out), "{}", double(ms) / 1000.0);
 }
 
-void append_int(std::string& out, std::int64_t v) {
+void detail::append_int(std::string& out, std::int64_t v) {
   fmt::format_int f(v);
   out.append(f.data(), f.size());
 }
+
+namespace {
 
 nlohmann::ordered_json seconds_json(Time ms) {
   if (ms % 1000 == 0) return ms / 1000;
@@ -625,8 +630,8 @@ void Simulator::write_outputs(const std::string& dir) const {
 void Simulator::write_outputs(const std::string& dir, const OutputSelection& which) const {
   // Checked write, fsync and close of each file (sim/publish.hpp); throws OutputError. The
   // per-task metrics are derived task by task where a file needs them (never held for all
-  // tasks at once); the large files (tasks.csv, events.jsonl, metrics.prom) are streamed in
-  // 1 MiB chunks.
+  // tasks at once); the large files (tasks.csv, events.jsonl, metrics.prom, timeline.json) are
+  // streamed in 1 MiB chunks.
   if (compact_)  // these list attempts or name ended tasks (SimOptions::keep_ended_tasks)
     for (Output o : {Output::tasks, Output::events, Output::metrics, Output::timeline})
       if (which.has(o)) throw std::logic_error("Simulator::write_outputs: " + std::string(k_outputs[std::size_t(o)].file) + " needs a run that keeps ended tasks");
@@ -645,7 +650,11 @@ void Simulator::write_outputs(const std::string& dir, const OutputSelection& whi
   if (which.has(Output::events)) write_events(dir);
   if (which.has(Output::timeseries)) write_timeseries(dir);
   if (which.has(Output::metrics)) write_metrics_prom(dir);
-  if (which.has(Output::timeline)) write("timeline.json", timeline_json());
+  if (which.has(Output::timeline)) {
+    CheckedWriter w(dir + "/timeline.json");
+    timeline_json_to(w.buffer(), [&w] { w.maybe_flush(); });
+    w.close();
+  }
 }
 
 void Simulator::write_events(const std::string& dir) const {

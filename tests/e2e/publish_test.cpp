@@ -160,6 +160,35 @@ TEST_CASE("a write, fsync, close or rename failure on any output file exits 1 an
   fs::remove_all(w);
 }
 
+TEST_CASE("a write, fsync or close failure on the streamed timeline.json exits 1, publishes nothing and leaves an existing --out as it was") {
+  fs::path w = work_dir("timeline");
+  write(w / "s.json", k_small);
+  const std::string run = "run " + (w / "s.json").string() + " --no-progress --outputs all --out ";
+  REQUIRE(schedsim(run + (w / "ref").string()).status == 0);
+  REQUIRE(fs::exists(w / "ref" / "timeline.json"));
+  for (const char* op : {"write", "fsync", "close"}) {
+    INFO(op);
+    fs::path out = w / "out";
+    fs::remove_all(out);
+    fs::create_directories(out);
+    write(out / "timeline.json", "previous\n");
+    write(out / "notes.txt", "mine\n");
+    const auto before = tree(out);
+    Result r = schedsim(run + out.string(), shim("timeline.json", op));
+    CHECK(r.status == 1);
+    CHECK(r.err.find("timeline.json") != std::string::npos);
+    CHECK(tree(out) == before);
+    r = schedsim(run + (w / "fresh").string(), shim("timeline.json", op));
+    CHECK(r.status == 1);
+    CHECK_FALSE(fs::exists(w / "fresh"));
+    CHECK(entries_with(w, ".tmp-").empty());
+  }
+  REQUIRE(schedsim(run + (w / "out").string()).status == 0);
+  CHECK(slurp(w / "out" / "timeline.json") == slurp(w / "ref" / "timeline.json"));
+  CHECK(slurp(w / "out" / "notes.txt") == "mine\n");
+  fs::remove_all(w);
+}
+
 TEST_CASE("fill and convert report write failures with exit 1 and publish nothing") {
   fs::path w = work_dir("fillconv");
   write(w / "s.json", k_small);
