@@ -148,7 +148,7 @@ void Simulator::build_spot_reclaims() {
 
 void Simulator::on_demand(Time now, const DemandEv& e) {
   auto& r = runs_[std::size_t(e.task)];
-  const auto& as = cfg(std::size_t(e.task)).autoscaling;
+  const auto& as = *cfg(std::size_t(e.task)).autoscaling;
   r.desired = e.workers;
   if (r.desired < r.workers_now) {
     if (!r.scale_in)
@@ -163,7 +163,7 @@ void Simulator::on_demand(Time now, const DemandEv& e) {
 void Simulator::on_scale_in(Time now, const ScaleInEv& e) {
   auto& r = runs_[std::size_t(e.task)];
   r.scale_in = 0;
-  int floor_w = std::max(r.desired, cfg(std::size_t(e.task)).autoscaling.min_workers);
+  int floor_w = std::max(r.desired, cfg(std::size_t(e.task)).autoscaling->min_workers);
   bool removed = false;
   while (r.workers_now > floor_w && sched_->remove_worker(r.id, now)) {
     --r.workers_now;
@@ -178,14 +178,14 @@ void Simulator::autoscale(Time now) {
     std::size_t i = std::size_t(ai);
     auto& r = runs_[i];
     const auto& t = cfg(i);
-    if (!r.active || r.phase != TaskRun::running || !t.autoscaling.enabled || t.type != "RayJob") continue;
-    int target = std::min(r.desired, std::max(t.autoscaling.min_workers, t.autoscaling.max_workers));
+    if (!r.active || r.phase != TaskRun::running || !t.autoscaling->enabled || t.type != "RayJob") continue;
+    int target = std::min(r.desired, std::max(t.autoscaling->min_workers, t.autoscaling->max_workers));
     bool added = false;
     while (r.workers_now < target) {
       if (!sched_->add_worker(r.id, now)) break;
       ++r.workers_now;
       added = true;
-      if (t.autoscaling.scale_out != "aggressive") break;  // conservative: one worker per step
+      if (t.autoscaling->scale_out != "aggressive") break;  // conservative: one worker per step
     }
     if (added && cost_) cost_rerate(ai, now);
     // Conservative scale-out takes its next step one second later (or at the next instant).

@@ -86,7 +86,7 @@ double Simulator::attempt_rate(int ti) const {
 void Simulator::cost_start(int ti, Time now) {
   CostRun& c = cost_runs_[std::size_t(ti)];
   c = CostRun{attempt_rate(ti), now, 0.0};
-  if (cfg(std::size_t(ti)).autoscaling.enabled) rate_steps_[ti] = {{now, c.rate}};
+  if (cfg(std::size_t(ti)).autoscaling->enabled) rate_steps_[ti] = {{now, c.rate}};
 }
 
 void Simulator::cost_rerate(int ti, Time now) {

@@ -212,9 +212,9 @@ void Simulator::start_entrypoint(int ti, Time now) {
       if (ttf < wall) r.handles.push_back(q_.schedule(now + ttf, TransientEv{ti, a.attempt}));
     }
   }
-  if (t.type == "RayJob" && t.autoscaling.enabled) {
-    for (const auto& st : t.autoscaling.demand) {
-      int w = std::clamp(st.workers, t.autoscaling.min_workers, std::max(t.autoscaling.min_workers, t.autoscaling.max_workers));
+  if (t.type == "RayJob" && t.autoscaling->enabled) {
+    for (const auto& st : t.autoscaling->demand) {
+      int w = std::clamp(st.workers, t.autoscaling->min_workers, std::max(t.autoscaling->min_workers, t.autoscaling->max_workers));
       r.handles.push_back(q_.schedule(later(now, from_seconds(st.at_s), ti, "autoscaling.demand[].at_s", st.at_s), DemandEv{ti, a.attempt, w}));
     }
   }

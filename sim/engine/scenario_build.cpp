@@ -270,8 +270,8 @@ void Simulator::build() {
     s.accept_idle = t.accept_idle;
     s.prefer_idle = t.prefer_idle;
     s.idle_stability = parse_stab(t.idle_stability);
-    bool autoscale = s.type == TaskType::ray_job && t.autoscaling.enabled;
-    s.workers = autoscale ? t.autoscaling.min_workers : t.workers;
+    bool autoscale = s.type == TaskType::ray_job && t.autoscaling->enabled;
+    s.workers = autoscale ? t.autoscaling->min_workers : t.workers;
     s.checkpoint_interval = t.checkpoint_interval_s ? from_seconds(*t.checkpoint_interval_s) : 0;
     s.selected_policies = t.node_policies;
     if (t.replica) {
@@ -458,7 +458,7 @@ void Simulator::build() {
   sched_->take_changed_nodes();
   metrics_ = std::make_unique<Metrics>(cl, workload_, runs_.size());
   for (std::size_t i = 0; i < n_tasks; ++i)
-    if (cfg(i).autoscaling.enabled && cfg(i).type == "RayJob") autoscaled_.push_back(int(i));
+    if (cfg(i).autoscaling->enabled && cfg(i).type == "RayJob") autoscaled_.push_back(int(i));
 }
 
 }  // namespace sim

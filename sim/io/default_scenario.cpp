@@ -143,12 +143,12 @@ io::Scenario default_scenario(std::uint64_t seed) {
       if (!h) k.head_spec = "a100.1x";
       if (coin(0.25)) k.debug = true;
       if (coin(0.35)) {
-        k.autoscaling.enabled = true;
-        k.autoscaling.min_workers = std::min(1, k.workers);
-        k.autoscaling.max_workers = k.workers + 2;
-        k.autoscaling.idle_reclaim_s = 300;
-        k.autoscaling.scale_out = coin(0.5) ? "aggressive" : "conservative";
-        k.autoscaling.demand = {{secs(k.duration_s * 0.2), k.workers + 2}, {secs(k.duration_s * 0.6), 0}};
+        k.autoscaling.edit().enabled = true;
+        k.autoscaling.edit().min_workers = std::min(1, k.workers);
+        k.autoscaling.edit().max_workers = k.workers + 2;
+        k.autoscaling.edit().idle_reclaim_s = 300;
+        k.autoscaling.edit().scale_out = coin(0.5) ? "aggressive" : "conservative";
+        k.autoscaling.edit().demand = {{secs(k.duration_s * 0.2), k.workers + 2}, {secs(k.duration_s * 0.6), 0}};
       }
     }
     sc.tasks.push_back(std::move(k));

@@ -244,7 +244,7 @@ void k8s_rayjob(Context& cx, JobDraft& d) {
   d.t.workers = workers;
   d.head_differs = !(d.head == d.worker);
   if (flag(cx, o, "spec.rayClusterSpec", rc, "enableInTreeAutoscaling")) {
-    auto& a = d.t.autoscaling;
+    auto& a = d.t.autoscaling.edit();
     a.enabled = true;
     a.min_workers = min_w;
     a.max_workers = std::max(max_w, min_w);

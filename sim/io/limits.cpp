@@ -137,7 +137,7 @@ void check_task_values(const TaskCfg& t, const ProblemFn& report) {
   int_range(report, "fault_tolerance.max_resubmissions", t.fault_tolerance.max_resubmissions, 0, max_resubmissions);
   int_range(report, "image_pull_retries", t.image_pull_retries, -1, max_image_pull_retries);
   zero_or(report, "debug_retention_s", t.debug_retention_s, min_delay_s, max_time_s);
-  const auto& a = t.autoscaling;
+  const auto& a = *t.autoscaling;
   int_range(report, "autoscaling.min_workers", a.min_workers, 0, max_workers);
   int_range(report, "autoscaling.max_workers", a.max_workers, 0, max_workers);
   zero_or(report, "autoscaling.idle_reclaim_s", a.idle_reclaim_s, min_delay_s, max_time_s);
@@ -175,7 +175,7 @@ void check_scenario_totals(const Scenario& s, const ProblemFn& report) {
            fmt::format("{} tasks, more than the limit of {}", s.tasks.size(), limits::max_tasks));
   std::int64_t replicas = 0;
   for (const auto& t : s.tasks)  // a task over the per-task limit is blamed on its own
-    replicas += std::clamp<std::int64_t>(std::max(t.workers, t.autoscaling.max_workers), 0, max_workers) + 1;
+    replicas += std::clamp<std::int64_t>(std::max(t.workers, t.autoscaling->max_workers), 0, max_workers) + 1;
   if (replicas > max_total_replicas)
     report("tasks", std::to_string(replicas),
            fmt::format("{} replicas in all tasks, more than the limit of {}", replicas, max_total_replicas));

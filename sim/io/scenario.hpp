@@ -8,10 +8,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "sim/io/interned.hpp"
 
 namespace sim::io {
 
@@ -121,13 +124,54 @@ struct FaultToleranceCfg {
   bool operator==(const FaultToleranceCfg&) const = default;
 };
 
+/// A value of T held on the heap only when set: 8 bytes in the many objects that leave it at
+/// T's default (TaskCfg::autoscaling: a 56-byte section that few tasks use). Reading an unset
+/// value sees T{}; `edit()` gives the mutable value (allocated on first use). Copies are deep.
+template <class T>
+class Sparse {
+ public:
+  Sparse() = default;
+  Sparse(const T& v) : p_(v == T{} ? nullptr : std::make_unique<T>(v)) {}  // NOLINT: a value
+  Sparse(const Sparse& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  Sparse(Sparse&&) noexcept = default;
+  Sparse& operator=(const Sparse& o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  Sparse& operator=(Sparse&&) noexcept = default;
+  ~Sparse() = default;
+  const T& operator*() const { return p_ ? *p_ : unset(); }
+  const T* operator->() const { return &**this; }
+  T& edit() {
+    if (!p_) p_ = std::make_unique<T>();
+    return *p_;
+  }
+  bool operator==(const Sparse& o) const { return **this == *o; }
+
+ private:
+  static const T& unset() {
+    static const T value{};
+    return value;
+  }
+  std::unique_ptr<T> p_;
+};
+
+/// The default values of TaskCfg's shared keys, interned once.
+namespace task_defaults {
+inline const Interned tenant{"default"};
+inline const Interned type{"PyTorchJob"};
+inline const Interned resource_type{"reserved"};
+inline const Interned idle_stability{"low"};
+inline const Interned scale_out{"conservative"};
+}  // namespace task_defaults
+
 /// RayJob autoscaling (extension keys under `autoscaling`, docs/scenario-format.md).
 struct AutoscalingCfg {
   bool enabled = false;
   int min_workers = 0;
   int max_workers = 0;
   double idle_reclaim_s = 600;
-  std::string scale_out = "conservative";   ///< "conservative" | "aggressive"
+  Interned scale_out = task_defaults::scale_out;   ///< "conservative" | "aggressive"
   /// Demand profile: at `at_s` seconds after the attempt starts, the job wants `workers` workers.
   struct Step {
     double at_s = 0;
@@ -149,30 +193,36 @@ struct ReplicaCfg {
   bool operator==(const ReplicaCfg&) const = default;
 };
 
+/// `tasks[i]`. The keys many tasks share (user, tenant, pool, ...) are Interned: 8 bytes each.
 struct TaskCfg {
   std::string name;
-  std::string user;
-  std::string tenant = "default";
+  Interned user;
+  Interned tenant = task_defaults::tenant;
   double submit_s = 0;
   double duration_s = 0;
-  std::string type = "PyTorchJob";   ///< "PyTorchJob" | "RayJob"
+  Interned type = task_defaults::type;        ///< "PyTorchJob" | "RayJob"
   int workers = 0;
+  int count_per_node = 1;
   std::vector<std::string> specs;
   std::optional<ReplicaCfg> replica; ///< extension: inline shape (then `specs` is empty)
-  int count_per_node = 1;
-  std::string head_spec;             ///< RayJob only; empty = the chosen worker spec
-  std::string resource_type = "reserved";
-  std::string pool;                  ///< required for reserved
+  Interned head_spec;                ///< RayJob only; empty = the chosen worker spec
+  Interned resource_type = task_defaults::resource_type;
+  Interned pool;                     ///< required for reserved
   int priority = 5;
+  FaultToleranceCfg fault_tolerance;
+  int image_pull_retries = 0;
+  // (the flags together: no padding between them)
   bool priority_set = false;
   bool guarantee = false;
   bool guarantee_set = false;
   bool accept_idle = false;
   bool prefer_idle = false;
-  std::string idle_stability = "low";
+  bool debug = false;                ///< RayJob debug mode
+  /// extension: at a spot reclaim notice (`spot_reclaim` section, or a `spot_reclaim` event with
+  /// `notice_s` > 0) the attempt saves its work: an eviction loses only what runs after the notice
+  bool checkpoint_on_notice = false;
+  Interned idle_stability = task_defaults::idle_stability;
   std::optional<double> checkpoint_interval_s;
-  FaultToleranceCfg fault_tolerance;
-  int image_pull_retries = 0;
   std::vector<std::string> node_policies;
   std::optional<double> runtime_estimate_s;
   // Start-up costs and stochastic failures (extensions; all default to "none").
@@ -180,12 +230,8 @@ struct TaskCfg {
   double image_pull_s = 0;
   double image_pull_failure_prob = 0;
   double transient_failure_rate_per_h = 0;
-  bool debug = false;                ///< RayJob debug mode
   double debug_retention_s = 600;
-  AutoscalingCfg autoscaling;
-  /// extension: at a spot reclaim notice (`spot_reclaim` section, or a `spot_reclaim` event with
-  /// `notice_s` > 0) the attempt saves its work: an eviction loses only what runs after the notice
-  bool checkpoint_on_notice = false;
+  Sparse<AutoscalingCfg> autoscaling;  ///< read: `autoscaling->enabled`; write: `autoscaling.edit()`
   /// Field by field (the simulator shares one copy among tasks that differ only in name,
   /// submit_s, duration_s and runtime_estimate_s).
   bool operator==(const TaskCfg&) const = default;

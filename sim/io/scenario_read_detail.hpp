@@ -252,6 +252,21 @@ class Obj {
     return true;
   }
 
+  /// The same, into a shared key (sim/io/interned.hpp): unchanged when absent or refused.
+  bool str(std::string_view key, Interned& out, Req req = Req::optional, bool non_empty = false) const {
+    std::string s;
+    if (!str(key, s, req, non_empty)) return false;
+    out = Interned(s);
+    return true;
+  }
+  bool enumeration(std::string_view key, Interned& out, const std::vector<std::string_view>& allowed,
+                   Req req = Req::optional) const {
+    std::string s;
+    if (!enumeration(key, s, allowed, req)) return false;
+    out = Interned(s);
+    return true;
+  }
+
   bool number(std::string_view key, double& out, Req req = Req::optional, Range range = any()) const {
     const json* v = get(key, req);
     if (!v) return false;

@@ -141,7 +141,7 @@ json task_to_json(const TaskCfg& t) {
     if (!t.head_spec.empty()) j["head_spec"] = t.head_spec;
     j["debug"] = t.debug;
     j["debug_retention_s"] = t.debug_retention_s;
-    const auto& a = t.autoscaling;
+    const auto& a = *t.autoscaling;
     json demand = json::array();
     for (const auto& st : a.demand) demand.push_back({{"at_s", st.at_s}, {"workers", st.workers}});
     j["autoscaling"] = {{"enabled", a.enabled},           {"min_workers", a.min_workers}, {"max_workers", a.max_workers},

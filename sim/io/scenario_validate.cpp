@@ -139,8 +139,8 @@ void check_quota_admits(Sink& sink, const Scenario& s, const TaskCfg& t, const s
     if (qc.user == t.user && qc.resource_type == t.resource_type && qc.pool == t.pool) quota = &qc;
   if (!quota && t.resource_type != "reserved") return;  // unlimited
   struct Demand { double gpus = 0, vcpu = 0, mem = 0; };
-  const bool autoscaled = t.type == "RayJob" && t.autoscaling.enabled;
-  const long long workers = autoscaled ? t.autoscaling.min_workers : t.workers;
+  const bool autoscaled = t.type == "RayJob" && t.autoscaling->enabled;
+  const long long workers = autoscaled ? t.autoscaling->min_workers : t.workers;
   auto shape = [&](double gpus, int gpu_milli, double vcpu, double mem) {
     return Demand{gpus * (gpus > 0 ? gpu_milli : 1000) / 1000.0 * t.count_per_node, vcpu * t.count_per_node,
                   mem * t.count_per_node};
@@ -335,9 +335,9 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
     for (std::size_t k = 0; k < t.node_policies.size(); ++k)
       if (!known_policy(t.node_policies[k]))
         sink.error(index_path(p + ".node_policies", k), q(t.node_policies[k]), "unknown node policy");
-    if (t.autoscaling.min_workers > t.autoscaling.max_workers)
-      sink.error(p + ".autoscaling.min_workers", std::to_string(t.autoscaling.min_workers),
-                 fmt::format("must be <= max_workers ({})", t.autoscaling.max_workers));
+    if (t.autoscaling->min_workers > t.autoscaling->max_workers)
+      sink.error(p + ".autoscaling.min_workers", std::to_string(t.autoscaling->min_workers),
+                 fmt::format("must be <= max_workers ({})", t.autoscaling->max_workers));
 
     // The value rules shared with trace tasks (limits.hpp).
     bool values_ok = true;

@@ -60,8 +60,8 @@ TEST_CASE("contract keys are read into the typed model", "[io][json]") {
   CHECK(t.image_pull_retries == -1);
   CHECK(t.node_policies == std::vector<std::string>{"pin"});
   CHECK(s.tasks[1].head_spec == "cpu.4");
-  CHECK(s.tasks[2].autoscaling.max_workers == 4);
-  CHECK(s.tasks[2].autoscaling.demand.size() == 1);
+  CHECK(s.tasks[2].autoscaling->max_workers == 4);
+  CHECK(s.tasks[2].autoscaling->demand.size() == 1);
   CHECK(s.events[2].error == "transient");
   CHECK(s.events[3].nodes.size() == 2);
   CHECK(sim::io::expanded_node_names(s.cluster) ==
@@ -167,7 +167,7 @@ TEST_CASE("parse, to_json, parse gives the same scenario", "[io][json]") {
   CHECK(b.tasks[3].replica->gpu_milli == 250);
   CHECK(b.tasks[3].replica->gpu_models == std::vector<std::string>{"A100"});
   CHECK(b.tasks[0].transient_failure_rate_per_h == a.tasks[0].transient_failure_rate_per_h);
-  CHECK(b.tasks[2].autoscaling.scale_out == "aggressive");
+  CHECK(b.tasks[2].autoscaling->scale_out == "aggressive");
   CHECK(b.tasks[2].debug_retention_s == 300);
   CHECK(b.node_policies[1].user == "alice");
 }

@@ -218,12 +218,12 @@ TEST_CASE("cost: autoscaling workers are paid from when they are added until the
   auto sc = cluster(1);
   auto ray = task("ray", 0, 1000, 2, "a100.1x");
   ray.type = "RayJob";
-  ray.autoscaling.enabled = true;
-  ray.autoscaling.min_workers = 1;
-  ray.autoscaling.max_workers = 3;
-  ray.autoscaling.idle_reclaim_s = 60;
-  ray.autoscaling.scale_out = "aggressive";
-  ray.autoscaling.demand = {{100, 5}, {500, 0}};
+  ray.autoscaling.edit().enabled = true;
+  ray.autoscaling.edit().min_workers = 1;
+  ray.autoscaling.edit().max_workers = 3;
+  ray.autoscaling.edit().idle_reclaim_s = 60;
+  ray.autoscaling.edit().scale_out = "aggressive";
+  ray.autoscaling.edit().demand = {{100, 5}, {500, 0}};
   sc.tasks = {ray};
   sc.prices = a100(-1, 3.6, -1, -1);  // 0.001 per GPU-second
   // 2 GPUs 0..100, 4 GPUs 100..560, 2 GPUs 560..1000: 200 + 1840 + 880 GPU-seconds.

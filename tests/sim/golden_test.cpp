@@ -191,12 +191,12 @@ sim::io::Scenario autoscale_scenario(const std::string& mode) {
   auto sc = cluster(1);
   auto ray = task("ray", 0, 1000, 2, "a100.1x");
   ray.type = "RayJob";
-  ray.autoscaling.enabled = true;
-  ray.autoscaling.min_workers = 1;
-  ray.autoscaling.max_workers = 3;
-  ray.autoscaling.idle_reclaim_s = 60;
-  ray.autoscaling.scale_out = mode;
-  ray.autoscaling.demand = {{100, 5}, {500, 0}};
+  ray.autoscaling.edit().enabled = true;
+  ray.autoscaling.edit().min_workers = 1;
+  ray.autoscaling.edit().max_workers = 3;
+  ray.autoscaling.edit().idle_reclaim_s = 60;
+  ray.autoscaling.edit().scale_out = mode;
+  ray.autoscaling.edit().demand = {{100, 5}, {500, 0}};
   sc.tasks = {ray};
   return sc;
 }

@@ -195,7 +195,7 @@ TEST_CASE("philly VCs on the real Helios VC file: 11 VC pools, every job reserve
   CHECK(vc_nodes == 352);
   CHECK(sc.tasks.size() == 111549);
   for (const auto& task : sc.tasks) {
-    if (task.resource_type != "reserved" || task.pool.rfind("vc-", 0) != 0) FAIL(task.name << " not mapped");
+    if (task.resource_type != "reserved" || task.pool.str().rfind("vc-", 0) != 0) FAIL(task.name << " not mapped");
   }
 }
 
