@@ -50,6 +50,7 @@ TaskSpec Simulator::make_spec(std::size_t i, std::string name) const {
   TaskSpec s = templates_[profile_of_[i]];
   s.name = std::move(name);
   s.submit = from_seconds(ti.submit_s);
+  s.sequence = i;  // ties between equal ranks: scenario order, whatever id libsched hands out
   s.runtime_estimate = ti.runtime_estimate_s() ? from_seconds(*ti.runtime_estimate_s()) : -1;
   s.true_remaining = from_seconds(ti.duration_s);
   if (!sc_.throughput.empty())  // the first matching row (docs/heterogeneity.md)
@@ -66,34 +67,16 @@ void Simulator::register_task(int ti) {
   task_of_id_[id.index()] = ti;
 }
 
-namespace {
-
-/// Whether a compact run decides exactly as a full run of `sc`. A compact run gives libsched's
-/// task ids in submission order and reuses the ids of ended tasks; a full run numbers tasks in
-/// scenario order; libsched breaks ties between equal ranks by id (victim order, queue order).
-/// The two agree when no task can be a victim (no priority preemption, a builtin queue order
-/// that does not preempt, no spot task, no task on idle capacity) and no task is ever
-/// resubmitted or retried: a task then ties only with tasks submitted at its own instant,
-/// registered in scenario order with ascending ids in both runs.
-bool compact_run_decides_alike(const io::Scenario& sc, bool custom_registry) {
-  static constexpr std::string_view kOrders[] = {"priority-fifo", "sjf", "sjf-estimate", "qssf", "fair"};
-  if (custom_registry || sc.scheduler.preemption) return false;
-  if (std::find(std::begin(kOrders), std::end(kOrders), sc.scheduler.queue_order) == std::end(kOrders)) return false;
-  for (const auto& t : sc.tasks)
-    if (t.resource_type == "spot" || t.resource_type == "idle" || t.accept_idle || t.prefer_idle ||
-        t.fault_tolerance.max_resubmissions > 0 || t.image_pull_retries > 0)
-      return false;
-  return true;
-}
-
-}  // namespace
-
 void Simulator::build() {
   // A compact run (SimOptions::keep_ended_tasks false) keeps everything where what it drops
   // would be read: costs (per attempt), a measurement window, an external scheduler, an
-  // observer; and where its task ids could break a tie otherwise than a full run's.
+  // observer. Its task ids differ from a full run's (handed out at first submission, reused
+  // after forget_task), which libsched's builtin plugins never read: every tie between equal
+  // ranks goes by TaskSpec::sequence, the scenario index in both runs (make_spec). A plugin of
+  // a custom registry (C++, Python) is given the task id and may read it or keep state by it:
+  // such a run keeps every task.
   compact_ = !opt_.keep_ended_tasks && !sc_.prices && !sc_.measure && !opt_.external && !opt_.observer &&
-             compact_run_decides_alike(sc_, opt_.registry && opt_.registry != &Registry::builtin());
+             !(opt_.registry && opt_.registry != &Registry::builtin());
   Cluster c;
   // Intern every model named by a spec or inline replica first, in scenario order.
   for (const auto& s : sc_.cluster.instance_specs)
@@ -375,6 +358,9 @@ void Simulator::build() {
       libsched::detail::check_task(make_spec(i, names[i]), sched_->cluster(), "Scheduler::add_task");
     } else {
       TaskId id = sched_->add_task(make_spec(i, std::move(names[i])));
+      // A full run's ids are the scenario indices, the sequences too: (sequence, id) orders as
+      // the id alone did (the outputs of runs before TaskSpec::sequence stay byte-identical).
+      if (id.index() != i) throw std::logic_error("Simulator::build: task id " + std::to_string(id.value) + " for task " + std::to_string(i));
       runs_[i].id = id;
       task_of_id_.push_back(int(i));
     }

@@ -142,9 +142,9 @@ struct SimOptions {
   /// timeline.json and the decide snapshot cannot be written (std::logic_error), attempts() lists
   /// only the attempts of unended tasks and task_spec() of an ended task throws
   /// libsched::UnknownTask. Ignored (everything kept) with prices, a measurement window, an
-  /// external scheduler or an observer, and where task ids could break a tie otherwise than in a
-  /// full run: a task can be a victim (priority preemption, a preempting or plugin queue order,
-  /// spot or idle-capacity tasks) or run twice (resubmissions, image pull retries).
+  /// external scheduler, an observer or a custom `registry` (its plugins are given libsched's
+  /// task ids, which such a run hands out otherwise). The builtin plugins decide alike: ties
+  /// between equal ranks go by TaskSpec::sequence, the scenario index in both runs.
   bool keep_ended_tasks = true;
 };
 

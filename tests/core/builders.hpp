@@ -128,6 +128,7 @@ class TaskBuilder {
   TaskBuilder& accept_idle(IdleStability st = IdleStability::low) { s_.accept_idle = true; s_.idle_stability = st; return *this; }
   TaskBuilder& prefer_idle(IdleStability st = IdleStability::low) { s_.prefer_idle = true; s_.idle_stability = st; return *this; }
   TaskBuilder& submitted(Time t) { s_.submit = t; return *this; }
+  TaskBuilder& sequence(std::uint64_t q) { s_.sequence = q; return *this; }
   TaskBuilder& estimate(Time t) { s_.runtime_estimate = t; return *this; }
   TaskBuilder& checkpoint_every(Time t) { s_.checkpoint_interval = t; return *this; }
   TaskBuilder& selects(std::string policy) { s_.selected_policies.push_back(std::move(policy)); return *this; }

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,8 +34,7 @@ sim::SimOptions compact_options() {
   return o;
 }
 
-/// Three whole-node tasks on one node, each ending before the next is submitted (no preemption:
-/// compact runs need a scenario where no task can be a victim).
+/// Three whole-node tasks on one node, each ending before the next is submitted.
 sim::io::Scenario one_after_another() {
   auto sc = cluster(1);
   sc.scheduler.preemption = false;
@@ -45,7 +46,7 @@ sim::io::Scenario one_after_another() {
 
 /// 40 tasks of two users on 3 nodes, whole-node and gangs of 2, arriving over 400 s with
 /// durations of 50-400 s (a queue forms), priorities 4-6; no preemption, spot, idle capacity or
-/// resubmission: a scenario a compact run takes.
+/// resubmission.
 sim::io::Scenario no_victims(const std::string& queueing) {
   auto sc = cluster(3);
   sc.scheduler.preemption = false;
@@ -85,52 +86,155 @@ TEST_CASE("compact run: a task that ended for good leaves libsched's table, its 
   CHECK(j["groups"]["user"]["alice"]["gpu_seconds"] == 3 * 8 * 10);  // 3 tasks x 8 GPUs x 10 s
 }
 
-TEST_CASE("compact run: where task ids could break a tie otherwise, every task is kept", "[compact]") {
-  // A compact run numbers tasks in submission order and reuses ended tasks' ids; libsched breaks
-  // ties between equal victim or queue ranks by id, so once ids are reused the two runs could
-  // pick different victims. Here v2 (bob, listed first) and v1 (alice) run since 5 s with equal
-  // ranks when pre (priority 9) arrives at 100 s: the full run evicts v2 (scenario index 0).
-  // Scenarios where a task can be a victim, or be resubmitted or retried, keep every task.
-  auto victims = [] {
-    auto sc = cluster(2);
-    auto v2 = task("v2", 5, 5000);
-    v2.user = "bob";
-    sc.tasks = {v2, task("v1", 5, 3000), task("pre", 100, 500)};
-    sc.tasks[2].priority = 9;
-    return sc;
-  };
-  {
-    sim::Simulator s(victims(), compact_options());
-    CHECK_FALSE(s.compact());  // priority preemption on
+namespace {
+
+/// Victim ties whose task ids a compact run hands out in the reverse of a full run's. 3 nodes:
+/// hold (2 nodes, 20 s) and short (1 node, 10 s) start at 0; v1 (2 nodes, 5,000 s) is submitted
+/// at 5 and starts at 20 when hold ends; v2 (1 node, 3,000 s) is submitted at 15 and starts at
+/// once on short's node. A full run numbers them 2 and 3; a compact run gives v1 id 2 and v2
+/// short's id 1 (short ended at 10). Both checkpoint every 5 s. At 1,000 pre (1 node) needs a
+/// victim: v1 and v2 rank equal (class `cls`, priority 5, 0 s lost since the last checkpoint),
+/// the tie goes to v1, listed first. `pre_cls` / `pre_priority`: what makes them its victims.
+sim::io::Scenario victim_tie(const std::string& cls, const std::string& pre_cls, int pre_priority) {
+  auto sc = cluster(3);
+  sc.scheduler.preemption = true;
+  sc.tasks.push_back(task("hold", 0, 20, 1));
+  sc.tasks.back().user = "u0";
+  sc.tasks.push_back(task("short", 0, 10));
+  sc.tasks.back().user = "u0";
+  sc.tasks.push_back(task("v1", 5, 5000, 1));
+  sc.tasks.push_back(task("v2", 15, 3000));
+  sc.tasks.back().user = "bob";
+  for (std::size_t i : {2, 3}) {
+    sc.tasks[i].resource_type = cls;
+    sc.tasks[i].fault_tolerance.max_resubmissions = 3;
+    sc.tasks[i].checkpoint_interval_s = 5;
   }
-  auto quiet = one_after_another();
-  auto check_kept = [](sim::io::Scenario sc) {
+  sc.tasks.push_back(task("pre", 1000, 500));
+  sc.tasks.back().user = "carol";
+  sc.tasks.back().resource_type = pre_cls;
+  sc.tasks.back().priority = pre_priority;
+  if (pre_cls == "reserved") sc.quotas.push_back({"carol", "reserved", "p", 8, 1000, 10000});
+  return sc;
+}
+
+/// Runs `sc` as `schedsim run --outputs summary,groups,timeseries` and `--outputs all`
+/// (run_command: compact, then every task kept); each of summary.json, groups.csv and
+/// timeseries.csv as (compact file, full file).
+std::vector<std::pair<std::string, std::string>> compact_and_full_files(const sim::io::Scenario& sc) {
+  namespace fs = std::filesystem;
+  const fs::path base = fs::temp_directory_path() / ("schedsim-test-compact-ties-" + std::to_string(::getpid()));
+  fs::remove_all(base);
+  sim::RunOptions all{(base / "all").string(), std::nullopt, std::nullopt, false};
+  all.outputs = sim::OutputSelection::all();
+  sim::RunOptions some{(base / "some").string(), std::nullopt, std::nullopt, false};
+  some.outputs = sim::OutputSelection::none();
+  for (sim::Output o : {sim::Output::summary, sim::Output::groups, sim::Output::timeseries}) some.outputs.set(o);
+  std::ostringstream out_all, err_all, out_some, err_some;
+  if (sim::run_command(sc, some, out_some, err_some) != 0 || sim::run_command(sc, all, out_all, err_all) != 0)
+    throw std::runtime_error("compact_and_full_files: a run failed: " + err_some.str() + err_all.str());
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const char* f : {"summary.json", "groups.csv", "timeseries.csv"})
+    files.emplace_back(testutil::slurp(base / "some" / f), testutil::slurp(base / "all" / f));
+  fs::remove_all(base);
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("compact run: equal victim ranks go to the task listed first, as when every task is kept", "[compact]") {
+  // v1 (listed before v2) is the victim in both runs although the compact run gave v2 the
+  // smaller id: preempted after 980 s on 16 GPUs (all saved), resubmitted, it waits for pre's
+  // node and runs its remaining 4,020 s from 1,500 s; v2 runs its 3,000 s undisturbed. (With
+  // v2 the victim, v1 would have one attempt and v2 two.)
+  struct Case {
+    const char* cls;
+    const char* pre_cls;
+    int pre_priority;
+  };
+  for (Case c : {Case{"pay_as_you_go", "pay_as_you_go", 9}, Case{"spot", "pay_as_you_go", 1}}) {
+    CAPTURE(c.cls);
+    const auto sc = victim_tie(c.cls, c.pre_cls, c.pre_priority);
+    sim::Simulator full(sc);
+    full.run();
     sim::Simulator s(sc, compact_options());
-    return !s.compact();
-  };
-  auto with = [&](auto change) {
-    auto sc = quiet;
-    change(sc);
-    return check_kept(sc);
-  };
-  CHECK_FALSE(check_kept(quiet));  // the quiet scenario itself is taken
-  CHECK(with([](sim::io::Scenario& sc) { sc.scheduler.queue_order = "srtf"; }));
-  CHECK(with([](sim::io::Scenario& sc) { sc.scheduler.queue_order = "las"; }));
-  CHECK(with([](sim::io::Scenario& sc) { sc.tasks[1].resource_type = "spot"; }));
-  CHECK(with([](sim::io::Scenario& sc) {
-    sc.tasks[1].resource_type = "reserved";  // a reserved task that may borrow idle capacity
-    sc.tasks[1].pool = "p";
-    sc.tasks[1].accept_idle = true;
-  }));
-  CHECK(with([](sim::io::Scenario& sc) { sc.tasks[1].fault_tolerance.max_resubmissions = 1; }));
-  CHECK(with([](sim::io::Scenario& sc) { sc.tasks[1].image_pull_retries = 2; }));
-  // The full run, as run_command makes it for --outputs summary: v2 is the victim (95 s run).
-  sim::Simulator full(victims());
-  full.run();
-  auto j = nlohmann::json::parse(full.summary_json());
-  CHECK(j["preemptions"] == 1);
-  CHECK(full.task_metrics(0).gpu_ms == 8000.0L * 95000);   // v2: 8 GPUs x 95 s, then evicted
-  CHECK(full.task_metrics(1).gpu_ms == 8000.0L * 3000000);  // v1: its whole 3,000 s
+    s.run();
+    REQUIRE(s.compact());
+    for (const sim::Simulator* r : {&full, &s}) {
+      auto j = nlohmann::json::parse(r->summary_json());
+      CHECK(j["preemptions"] == 1);
+      CHECK(r->attempt_count(2) == 2);
+      CHECK(r->attempt_count(3) == 1);
+      CHECK(r->task_metrics(2).gpu_ms == 16000.0L * (980000 + 4020000));  // v1: 980 s, then 4,020 s
+      CHECK(r->task_metrics(3).gpu_ms == 8000.0L * 3000000);              // v2: its 3,000 s
+    }
+    CHECK(s.summary_json() == full.summary_json());
+    CHECK(s.groups_csv() == full.groups_csv());
+  }
+}
+
+TEST_CASE("compact run: victims, spot and idle tasks, resubmissions and retries give a full run's files", "[compact]") {
+  // Each scenario is compact now, and summary.json, groups.csv and timeseries.csv of
+  // `--outputs summary,groups,timeseries` are the bytes of `--outputs all`.
+  std::vector<std::pair<std::string, sim::io::Scenario>> cases;
+  cases.emplace_back("priority preemption", victim_tie("pay_as_you_go", "pay_as_you_go", 9));
+  cases.emplace_back("spot victims", victim_tie("spot", "pay_as_you_go", 1));
+  cases.emplace_back("idle victims", victim_tie("idle", "reserved", 3));
+  for (const char* order : {"srtf", "las", "sjf", "qssf", "fair"}) {
+    auto sc = victim_tie("pay_as_you_go", "pay_as_you_go", 5);
+    sc.scheduler.queue_order = order;
+    if (std::string(order) == "las") sc.scheduler.las_thresholds_gpu_s = {100, 3600};
+    cases.emplace_back(std::string("queue order ") + order, sc);
+  }
+  {
+    auto sc = victim_tie("pay_as_you_go", "pay_as_you_go", 9);
+    for (auto& t : sc.tasks) {  // image pulls failing half the time, retried once
+      t.image_pull_s = 30;
+      t.image_pull_failure_prob = 0.5;
+      t.image_pull_retries = 1;
+    }
+    cases.emplace_back("image pull retries", sc);
+  }
+  for (const char* queueing : {"greedy", "strict", "backfill"}) {
+    auto sc = no_victims(queueing);  // now with victims: preemption, spot tasks, borrowers of idle capacity
+    sc.scheduler.preemption = true;
+    sc.quotas.push_back({"alice", "reserved", "p", 16, 100000, 100000});
+    for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
+      auto& t = sc.tasks[i];
+      t.submit_s = double(((39 - i) * 37) % 400);  // submitted in the reverse of scenario order
+      t.fault_tolerance.max_resubmissions = 2;
+      if (i % 5 == 1) t.resource_type = "spot";
+      if (i % 5 == 2 && t.user == "alice") {
+        t.resource_type = "reserved";
+        t.accept_idle = true;
+      }
+      if (i % 5 == 3) {
+        t.resource_type = "idle";
+        t.priority_set = false;
+        t.priority = 5;
+      }
+    }
+    cases.emplace_back(std::string("mixed, ") + queueing, sc);
+  }
+  for (const auto& [name, sc] : cases) {
+    CAPTURE(name);
+    sim::Simulator s(sc, compact_options());
+    CHECK(s.compact());
+    for (const auto& [compact, full] : compact_and_full_files(sc)) CHECK(compact == full);
+  }
+}
+
+TEST_CASE("compact run: a custom plugin registry keeps every task", "[compact]") {
+  // Its plugins are given libsched's task ids (rank(spec, id), VictimCandidate::id), which a
+  // compact run hands out otherwise than a full run.
+  const libsched::Registry custom = libsched::Registry::builtin();
+  sim::SimOptions o = compact_options();
+  o.registry = &custom;
+  sim::Simulator s(one_after_another(), o);
+  CHECK_FALSE(s.compact());
+  o.registry = &libsched::Registry::builtin();
+  sim::Simulator b(one_after_another(), o);
+  CHECK(b.compact());
 }
 
 TEST_CASE("compact run: summary.json and groups.csv are those of a run that keeps every task", "[compact]") {

@@ -411,6 +411,10 @@ class Scheduler : private detail::SchedulerCore {
     return tasks_[t.index()].state == State::running;
   }
   std::size_t waiting_count() const { return queue_.size(); }
+  /// Does the queue order preempt by itself (QueueOrder::preemptive(): srtf, srtf-estimate,
+  /// las, gittins; never the builtin priority-fifo)? Then running tasks of the preemptor's
+  /// priority may be victims too.
+  bool queue_order_preempts() const { return order_preempts_; }
   std::size_t running_count() const { return running_.size(); }
   /// Waiting tasks in queue order.
   std::vector<TaskId> queue() const {
@@ -429,7 +433,8 @@ class Scheduler : private detail::SchedulerCore {
   /// The same into `out` (its content replaced; no allocation once its buffer has grown).
   void take_changed_nodes(std::vector<NodeId>& out) { cluster_.take_changed(out); }
   /// Waiting tasks that schedule() visited and did not start since the last call (tried and
-  /// failed, or held by strict / backfill), each once; clears the list. Their wait status may
+  /// failed, or held by strict / backfill), each once, in (TaskSpec::sequence, id) order (id
+  /// order when every sequence is 0); clears the list. Their wait status may
   /// have changed; other waiting tasks' have not been re-examined. With fast paths, a task this
   /// list last reported held behind a head (held_by_queue was true when it was taken) and held
   /// again since is not listed again: its code stays blocked_by_queue (explain()'s reason may
@@ -469,31 +474,31 @@ class Scheduler : private detail::SchedulerCore {
     check_task_id(t, "Scheduler::request_class");
     return tasks_[t.index()].req_class;
   }
-  /// Calls fn(class id, member with the lowest id) for each request class with members. The
-  /// members share the diagnosis only as far as their failure memos agree (explain tries a
-  /// preemption only for a task not known to fail): the lowest id is the member an id-sorted
-  /// visited list with a per-signature memo diagnoses.
+  /// Calls fn(class id, its first member by (TaskSpec::sequence, id)) for each request class
+  /// with members. The members share the diagnosis only as far as their failure memos agree
+  /// (explain tries a preemption only for a task not known to fail): that member is the one a
+  /// visited list in that order (take_visited_waiting) with a per-signature memo diagnoses.
   template <class Fn>
   void for_each_request_class(Fn&& fn) const {
-    for (std::uint32_t c : classes_.live) fn(c, *classes_.classes[c].ids.begin());
+    for (std::uint32_t c : classes_.live) fn(c, classes_.classes[c].ids.begin()->second);
   }
   /// Calls fn(task) for each member of request class `c`, in queue order.
   template <class Fn>
   void for_each_class_member(std::uint32_t c, Fn&& fn) const {
     for (const auto& k : classes_.classes.at(c).members) fn(k.id);
   }
-  /// Calls fn(task) for each member of request class `c`, in id order.
+  /// Calls fn(task) for each member of request class `c`, in (TaskSpec::sequence, id) order
+  /// (id order when every sequence is 0).
   template <class Fn>
   void for_each_class_member_by_id(std::uint32_t c, Fn&& fn) const {
-    for (TaskId t : classes_.classes.at(c).ids) fn(t);
+    for (const auto& k : classes_.classes.at(c).ids) fn(k.second);
   }
 
  private:
   void take_visited_listed(std::vector<TaskId>& out) {
     out.clear();
     out.swap(visited_);
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+    sort_by_order_key(out, order_scratch_);
     std::erase_if(out, [this](TaskId t) { return tasks_[t.index()].state != State::waiting; });
     ++listings_;
     if (options_.fast_paths)  // (read by actions::allocate under fast paths only)
@@ -536,12 +541,13 @@ class Scheduler : private detail::SchedulerCore {
     finish_release(t, now);
   }
 
-  /// Running tasks with a replica on node `n`, in id order. Throws UnknownNode.
+  /// Running tasks with a replica on node `n`, in (TaskSpec::sequence, id) order (id order
+  /// when every sequence is 0). Throws UnknownNode.
   std::vector<TaskId> tasks_on_node(NodeId n) const {
     cluster_.node(n);  // throws UnknownNode
     std::vector<TaskId> v = node_tasks_[n.index()];
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
+    std::vector<std::pair<std::uint64_t, TaskId>> scratch;
+    sort_by_order_key(v, scratch);
     return v;
   }
   /// Marks a node up or down. Throws UnknownNode; InvalidState when taking it down while tasks

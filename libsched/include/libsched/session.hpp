@@ -402,7 +402,7 @@ class Session {
       if (pl.capacity != ResourceType::idle) st.cluster_.touch_owner(a.node, now);
     }
     st.running_.erase(t);
-    if (st.keep_ends_) st.expected_ends_.erase({Core::raw_end(e.spec, pl.start), t});
+    if (st.keep_ends_) st.expected_ends_.erase({Core::raw_end(e.spec, pl.start), st.run_info_[st.run_pos_[t.index()]].sequence, t});
     {
       std::size_t pos = st.run_pos_[t.index()];
       st.run_pos_[st.run_info_.back().id.index()] = pos;
@@ -436,8 +436,8 @@ class Session {
     if (st.run_pos_.size() < st.tasks_.size()) st.run_pos_.resize(st.tasks_.size(), 0);
     st.run_pos_[t.index()] = st.run_info_.size();
     st.run_info_.push_back(RunInfo{t, pl.capacity, e.spec.priority, e.spec.guarantee, pl.start,
-                                   e.spec.checkpoint_interval});
-    if (st.keep_ends_) st.expected_ends_.emplace(Core::raw_end(e.spec, pl.start), t);
+                                   e.spec.checkpoint_interval, e.spec.sequence});
+    if (st.keep_ends_) st.expected_ends_.emplace(Core::raw_end(e.spec, pl.start), e.spec.sequence, t);
   }
 
   // ------------------------------------------------------------------ the pass memo

@@ -57,6 +57,13 @@ struct TaskSpec {
   std::int32_t workers = 0;          ///< gang = 1 master/head + workers
   std::vector<GangOption> options;   ///< non-empty
   Time submit = 0;                   ///< original submit time (orders the queue across resubmissions)
+  /// Tie-break between equal ranks: the embedder's submission order (e.g. its own task index).
+  /// Every order that would otherwise fall back to the task id (queue order after rank and
+  /// name, victim order after rank, the lists of visited waiting tasks, tasks on a node,
+  /// request class members) compares (sequence, id), so decisions do not depend on how ids are
+  /// handed out (forget_task reuses them). Default 0 for every task = by task id. Read when
+  /// the task is enqueued, a victim candidate or listed; not changeable while it waits.
+  std::uint64_t sequence = 0;
   Time runtime_estimate = -1;        ///< user's estimate of the remaining run time; -1 unknown
   /// The true remaining run time at enqueue (ms), -1 unknown. Read only by the oracle queue
   /// orders `sjf` / `srtf` (plugins/queue_order.hpp); a simulator fills it, a real scheduler

@@ -18,6 +18,7 @@
 #include <limits>
 #include <set>
 #include <span>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -74,8 +75,8 @@ inline const std::vector<Cluster::FreeSum>& released_by(Session& S, Time by) {
     st.released_by_.assign(size, Cluster::FreeSum{});
     if (st.keep_ends_) {  // the prefix of the running tasks in expected-end order (none when by < now)
       if (by >= S.now)
-        for (auto it = st.expected_ends_.begin(); it != st.expected_ends_.end() && it->first <= by; ++it)
-          add_released(c, st.placement(st.tasks_[it->second.index()]), st.released_by_);
+        for (auto it = st.expected_ends_.begin(); it != st.expected_ends_.end() && std::get<0>(*it) <= by; ++it)
+          add_released(c, st.placement(st.tasks_[std::get<2>(*it).index()]), st.released_by_);
     } else {
       for (const auto& ri : st.run_info_)
         if (expected_end(S, ri, S.now) <= by) add_released(c, st.placement(st.tasks_[ri.id.index()]), st.released_by_);
@@ -201,29 +202,31 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     const TaskSpec& xs = S.spec(extra->task);
     extra_ends.emplace_back(xs.runtime_estimate < 0 ? kTimeNever : now + xs.runtime_estimate, extra);
   }
-  std::sort(extra_ends.begin(), extra_ends.end(),
-            [](const End& a, const End& b) { return std::tie(a.first, a.second->task) < std::tie(b.first, b.second->task); });
-  std::set<std::pair<Time, TaskId>> sorted_here;
+  // (ties by TaskSpec::sequence, then id, as Core::expected_ends_)
+  auto end_key = [&S](const End& e) { return std::make_tuple(e.first, S.spec(e.second->task).sequence, e.second->task); };
+  std::sort(extra_ends.begin(), extra_ends.end(), [&](const End& a, const End& b) { return end_key(a) < end_key(b); });
+  std::set<Session::Core::EndKey> sorted_here;
   if (!st.keep_ends_)
-    for (const auto& ri : st.run_info_) sorted_here.emplace(Session::Core::raw_end(S.spec(ri.id), ri.start), ri.id);
+    for (const auto& ri : st.run_info_) sorted_here.emplace(Session::Core::raw_end(S.spec(ri.id), ri.start), ri.sequence, ri.id);
   const auto& running = st.keep_ends_ ? st.expected_ends_ : sorted_here;
   auto run_it = running.begin();
   std::size_t next_extra = 0;
   // The next end (kTimeNever with no placement once no known end is left), consumed.
   auto next_end = [&]() -> End {
-    while (run_it != running.end() && std::any_of(gone.begin(), gone.end(), [&](const Preemption& g) { return g.victim == run_it->second; }))
+    while (run_it != running.end() &&
+           std::any_of(gone.begin(), gone.end(), [&](const Preemption& g) { return g.victim == std::get<2>(*run_it); }))
       ++run_it;
     // An overdue task is expected to end now (expected_end); kTimeNever stays kTimeNever.
-    const Time run_at = run_it == running.end() ? kTimeNever : std::max(now, run_it->first);
+    const Time run_at = run_it == running.end() ? kTimeNever : std::max(now, std::get<0>(*run_it));
     const bool extra_first = next_extra < extra_ends.size() &&
                              (run_at == kTimeNever ||
-                              std::tie(extra_ends[next_extra].first, extra_ends[next_extra].second->task) < std::tie(run_at, run_it->second));
+                              end_key(extra_ends[next_extra]) < std::make_tuple(run_at, std::get<1>(*run_it), std::get<2>(*run_it)));
     if (extra_first) {
       if (extra_ends[next_extra].first == kTimeNever) return {kTimeNever, nullptr};
       return extra_ends[next_extra++];
     }
     if (run_at == kTimeNever) return {kTimeNever, nullptr};
-    const TaskId t = (run_it++)->second;
+    const TaskId t = std::get<2>(*run_it++);
     return {run_at, &st.placement(st.tasks_[t.index()])};
   };
   // The other times to try (node policies, idle ageing), earliest first (a min-heap; a time
@@ -442,8 +445,9 @@ inline bool backfill_from_fresh(Session& S, std::vector<TaskId>& order) {
     if (st.bf_next_end_stamp_ != stamp) {
       // The first expected end after the anchor (Core::expected_ends_ is kept under backfill
       // queueing, the only one that gets here; an unknown estimate sorts last as kTimeNever).
-      auto it = st.expected_ends_.upper_bound({st.bf_anchor_, TaskId(std::numeric_limits<std::int32_t>::max())});
-      st.bf_next_end_ = it == st.expected_ends_.end() ? kTimeNever : it->first;
+      auto it = st.expected_ends_.upper_bound(
+          {st.bf_anchor_, std::numeric_limits<std::uint64_t>::max(), TaskId(std::numeric_limits<std::int32_t>::max())});
+      st.bf_next_end_ = it == st.expected_ends_.end() ? kTimeNever : std::get<0>(*it);
       st.bf_next_end_stamp_ = stamp;
     }
     if (st.bf_next_end_ <= S.now) return false;

@@ -32,6 +32,7 @@ namespace preempt_detail {
 
 struct Cand {
   Rank rank;
+  std::uint64_t sequence;  ///< TaskSpec::sequence: the tie-break before the id
   TaskId id;
   PreemptionKind kind;
 };
@@ -146,7 +147,7 @@ inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothe
     Rank rank = st.builtin_victim_order_
                     ? plugins::IdleSpotFirst::of(ri.capacity, ri.priority, lost)
                     : st.victim_order_->rank(VictimCandidate{ri.id, S.spec(ri.id), ri.capacity, ri.start, lost, *k});
-    cands.push_back({rank, ri.id, *k});
+    cands.push_back({rank, ri.sequence, ri.id, *k});
   }
   return cands;
 }
@@ -158,13 +159,13 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   if (cands.empty()) return std::nullopt;
   auto& st = S.st;
   if (st.options_.fast_paths && !may_help(S, t, cands)) return std::nullopt;
-  // Victim order (VictimOrder rank, then id: a total order), established only as far as the
+  // Victim order (VictimOrder rank, then TaskSpec::sequence, then id: a total order), established only as far as the
   // search reaches: cands[0, sorted) are the first `sorted` candidates in that order, and the
   // rest all come after them (selection, then a sort of the selected block).
   std::size_t sorted = 0;  // (without fast paths: the whole order at once, the reference)
   auto ensure_sorted = [&](std::size_t k) {
     if (k <= sorted) return;
-    auto before = [](const Cand& a, const Cand& b) { return std::tie(a.rank, a.id) < std::tie(b.rank, b.id); };
+    auto before = [](const Cand& a, const Cand& b) { return std::tie(a.rank, a.sequence, a.id) < std::tie(b.rank, b.sequence, b.id); };
     const std::size_t upto =
         st.options_.fast_paths ? std::min(cands.size(), std::max({k, 2 * sorted, std::size_t(64)})) : cands.size();
     const auto first = cands.begin() + std::ptrdiff_t(sorted), last = cands.begin() + std::ptrdiff_t(upto);

@@ -54,9 +54,10 @@ struct RequestClassIndex {
   struct Class {
     std::uint64_t sig = 0;
     std::set<Key> members;
-    /// The members' task ids (ids.begin(): the member the simulator diagnoses, the lowest id,
-    /// as the per-signature memo over an id-sorted visited list did).
-    std::set<TaskId> ids;
+    /// The members' (TaskSpec::sequence, task id) (ids.begin(): the member the simulator
+    /// diagnoses, the first by that key, as the per-signature memo over a visited list sorted
+    /// by it does).
+    std::set<std::pair<std::uint64_t, TaskId>> ids;
     /// Every member that joined before `failed_seq` failed, or was skipped as known to fail,
     /// at capacity epoch `failed_epoch` (failed_epoch_of).
     std::uint64_t failed_epoch = ~std::uint64_t{0};
@@ -85,7 +86,7 @@ struct RequestClassIndex {
       c.live_pos = std::uint32_t(live.size());
       live.push_back(it->second);
     }
-    c.ids.insert(key.id);
+    c.ids.emplace(key.sequence, key.id);
     c.members.insert(std::move(key));
     return {it->second, ++joins};
   }
@@ -93,7 +94,7 @@ struct RequestClassIndex {
   void leave(std::uint32_t id, const Key& key) {
     Class& c = classes[id];
     c.members.erase(key);
-    c.ids.erase(key.id);
+    c.ids.erase({key.sequence, key.id});
     if (!c.members.empty()) return;
     const std::uint32_t moved = live.back();
     live[c.live_pos] = moved;

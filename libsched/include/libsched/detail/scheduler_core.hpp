@@ -155,14 +155,16 @@ struct SchedulerCore {
     std::uint32_t req_class = ~std::uint32_t{0};
     std::uint64_t join_seq = 0;
   };
-  /// The queue's sort key: (rank, name, id).
+  /// The queue's sort key: (rank, name, sequence, id) (TaskSpec::sequence: the embedder's
+  /// order, then the id).
   struct QueueKey {
     Rank rank;
     std::string name;
+    std::uint64_t sequence = 0;
     TaskId id;
-    /// The order's fields as references: compare with std::tie(rank, name, id) of a task
-    /// without copying its name into a key.
-    auto tied() const { return std::tie(rank, name, id); }
+    /// The order's fields as references: compare with std::tie(rank, name, sequence, id) of a
+    /// task without copying its name into a key.
+    auto tied() const { return std::tie(rank, name, sequence, id); }
     friend bool operator<(const QueueKey& a, const QueueKey& b) { return a.tied() < b.tied(); }
   };
   /// Running tasks, unordered (swap-remove), with what victim eligibility and order need.
@@ -173,12 +175,25 @@ struct SchedulerCore {
     bool guarantee;
     Time start;
     Time checkpoint;
+    std::uint64_t sequence;  ///< TaskSpec::sequence (victim order's tie-break before the id)
   };
   struct ScratchRel { std::int64_t cpu = 0, mem = 0; std::int32_t gpu[kMaxGpusPerNode]; };
 
   QueueKey key(TaskId t) const {
     const Entry& e = tasks_[t.index()];
-    return {e.rank, e.spec.name, t};
+    return {e.rank, e.spec.name, e.spec.sequence, t};
+  }
+  /// The tie-break key of task `t` between equal ranks: (TaskSpec::sequence, id). O(1).
+  std::pair<std::uint64_t, TaskId> order_key(TaskId t) const { return {tasks_[t.index()].spec.sequence, t}; }
+  /// Sorts `ids` by order_key and drops repeats, through `scratch` (keys copied once: no
+  /// lookup per comparison). O(n log n).
+  void sort_by_order_key(std::vector<TaskId>& ids, std::vector<std::pair<std::uint64_t, TaskId>>& scratch) const {
+    scratch.clear();
+    for (TaskId t : ids) scratch.push_back(order_key(t));
+    std::sort(scratch.begin(), scratch.end());
+    scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
+    ids.clear();
+    for (const auto& k : scratch) ids.push_back(k.second);
   }
   /// The rank of task `t` (spec `s`) enqueued at `now`.
   Rank queue_rank(const TaskSpec& s, TaskId t, Time now) const {
@@ -245,7 +260,7 @@ struct SchedulerCore {
     const auto stamp = std::make_tuple(pass_, capacity_epoch_, now);
     if (e.hold_stamp == stamp) return e.hold_head;
     if (e.hold == Entry::Hold::strict && strict_tail_ && strict_tail_stamp_ == stamp &&
-        strict_tail_->tied() < std::tie(e.rank, e.spec.name, t))
+        strict_tail_->tied() < std::tie(e.rank, e.spec.name, e.spec.sequence, t))
       return strict_tail_head_;
     return std::nullopt;
   }
@@ -361,7 +376,7 @@ struct SchedulerCore {
   bool class_passes() const { return classes_on_ && policies_.empty() && aging_.empty(); }
   /// Does some running task have a known expected end (backfill queueing: expected_ends_, an
   /// unknown estimate sorting last)? Without one, no head has a reservation (actions::reservation).
-  bool known_running_end() const { return !expected_ends_.empty() && expected_ends_.begin()->first != kTimeNever; }
+  bool known_running_end() const { return !expected_ends_.empty() && std::get<0>(*expected_ends_.begin()) != kTimeNever; }
 
   // ---- configuration and plugins
   mutable Cluster cluster_;
@@ -417,12 +432,13 @@ struct SchedulerCore {
   IdSet<TaskId> running_;
   std::vector<RunInfo> run_info_;
   std::vector<std::size_t> run_pos_;
-  /// Backfill queueing only (keep_ends_): the running tasks by (start + runtime estimate, id),
-  /// kTimeNever for an unknown estimate. EASY's reservation walk (actions/backfill.hpp) reads
+  /// Backfill queueing only (keep_ends_): the running tasks by (start + runtime estimate,
+  /// TaskSpec::sequence, id), kTimeNever for an unknown estimate. EASY's reservation walk (actions/backfill.hpp) reads
   /// the running tasks in expected-end order and usually stops early, instead of collecting and
   /// sorting every running task at each walk. O(log running) per start and release.
   bool keep_ends_ = false;
-  std::set<std::pair<Time, TaskId>> expected_ends_;
+  using EndKey = std::tuple<Time, std::uint64_t, TaskId>;  ///< (expected end, sequence, id)
+  std::set<EndKey> expected_ends_;
   static Time raw_end(const TaskSpec& s, Time start) { return s.runtime_estimate < 0 ? kTimeNever : start + s.runtime_estimate; }
   std::vector<std::vector<TaskId>> node_tasks_;
   std::vector<char> forgotten_;         ///< per task id: 1 while forgotten (Scheduler::forget_task)
@@ -436,6 +452,7 @@ struct SchedulerCore {
   // ---- the pass memo (what lets a pass skip requests known to fail)
   std::uint64_t pass_ = 0;   ///< schedule() calls so far (stamps queue holds for explain)
   std::vector<TaskId> visited_;
+  std::vector<std::pair<std::uint64_t, TaskId>> order_scratch_;  ///< scratch of sort_by_order_key
   /// Bumped whenever capacity may have grown for some waiting task (a release, a node up, a
   /// node policy created or expired, a quota change). A task that failed in the current
   /// epoch cannot start until it changes.

@@ -20,14 +20,14 @@
 namespace libsched {
 
 /// Orders the waiting queue. The scheduler calls rank() once when a task is enqueued and keeps
-/// the queue sorted by (rank, task name, task id) from then on, so rank() must depend on the
-/// task alone (its spec and id), never on time or on the cluster; a task's spec does not change
-/// while it waits (Scheduler::mutable_task refuses).
+/// the queue sorted by (rank, task name, TaskSpec::sequence, task id) from then on, so rank()
+/// must depend on the task alone (its spec and id), never on time or on the cluster; a task's
+/// spec does not change while it waits (Scheduler::mutable_task refuses).
 class QueueOrder {
  public:
   virtual ~QueueOrder() = default;
   virtual std::string_view name() const = 0;
-  /// Smaller goes first; ties by task name, then id.
+  /// Smaller goes first; ties by task name, then TaskSpec::sequence, then id.
   virtual Rank rank(const TaskSpec& task, TaskId id) const = 0;
   /// Does this order preempt by itself (srtf)? Then the scheduler asks preempts() for every
   /// running task of the preemptor's priority that the platform rules would not already let it
@@ -76,7 +76,7 @@ class QueueOrder {
 namespace plugins {
 
 /// "priority-fifo" (the default): tasks on idle capacity last, then priority descending, then
-/// submit time ascending (then name, id). Rank = (idle ? 1 : 0, -priority, submit).
+/// submit time ascending (then name, sequence, id). Rank = (idle ? 1 : 0, -priority, submit).
 class PriorityFifo final : public QueueOrder {
  public:
   std::string_view name() const override { return "priority-fifo"; }

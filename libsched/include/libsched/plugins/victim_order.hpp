@@ -29,7 +29,7 @@ class VictimOrder {
  public:
   virtual ~VictimOrder() = default;
   virtual std::string_view name() const = 0;
-  /// Smaller is tried first; ties by task id.
+  /// Smaller is tried first; ties by TaskSpec::sequence, then task id.
   virtual Rank rank(const VictimCandidate& c) const = 0;
 };
 
@@ -37,7 +37,7 @@ namespace plugins {
 
 /// "idle-spot-first" (the default): tasks on idle capacity, then on spot, then the others;
 /// within each, lowest priority first; then least work lost since the last checkpoint (then
-/// id). Rank = (idle 0 / spot 1 / other 2, priority, work_lost).
+/// TaskSpec::sequence, then id). Rank = (idle 0 / spot 1 / other 2, priority, work_lost).
 class IdleSpotFirst final : public VictimOrder {
  public:
   std::string_view name() const override { return "idle-spot-first"; }
