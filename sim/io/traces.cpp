@@ -97,6 +97,12 @@ std::string sanitize_name(std::string_view raw, std::string_view fallback) {
 namespace detail {
 
 std::string read_file(const std::string& path, std::uint64_t max_bytes) {
+  std::string raw = read_raw(path, max_bytes);
+  if (is_gzip(raw)) return gunzip(raw, max_bytes, path);
+  return raw;
+}
+
+std::string read_raw(const std::string& path, std::uint64_t max_bytes) {
   // The file system would see the path up to a NUL byte: another file (a `\u0000` in JSON).
   if (const auto nul = path.find('\0'); nul != std::string::npos)
     throw TraceError("trace: '" + escape_for_diagnostic(path) + "': a path must not contain a NUL byte (byte " +
@@ -118,7 +124,6 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes) {
     raw.append(buf.data(), got);
   }
   if (in.bad()) throw TraceError("trace: cannot read '" + path + "'");
-  if (is_gzip(raw)) return gunzip(raw, max_bytes, path);
   return raw;
 }
 

@@ -70,25 +70,25 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     throw TraceError("trace '" + cfg.path + "': procs_per_node must be > 0, got " +
                      std::to_string(cfg.procs_per_node));
   const int ppn = cfg.procs_per_node;
-  std::string data = detail::read_file(path, opts.max_bytes);
-  detail::LineReader lines(data);
+  // The text is taken line by line (a gzip file inflated piece by piece: never held whole).
+  detail::TraceLines lines(path, opts.max_bytes);
   TraceLoad load;
-  // One pass: each row is read, checked and built into a task of a vector reserved to an upper
-  // bound of the rows (the lines that can hold one: not blank, not a comment, at least 35 bytes
-  // for 18 fields and their separators; at most `limit` and limits::max_tasks), so a large
-  // trace's task records (about 600 bytes each) are never copied by vector growth and no
-  // intermediate row records are held (the pages of the reservation's unused rest are never
-  // touched). The trace's text is freed before the tasks are handed on.
+  // Two passes over the lines. The first counts an upper bound of the rows (the lines that can
+  // hold one: not blank, not a comment, at least 35 bytes for 18 fields and their separators;
+  // at most `limit` and limits::max_tasks); the second reads, checks and builds each row into a
+  // task of a vector reserved to that bound, so a large trace's task records (320 bytes each)
+  // are never copied by vector growth and no intermediate row records are held (the pages of
+  // the reservation's unused rest are never touched).
   {
     std::size_t bound = 0;
-    detail::LineReader count(data);
     std::string_view l;
-    while (count.next(l)) {
+    while (lines.next(l)) {
       const std::size_t first = l.find_first_not_of(" \t");
       if (l.size() >= 35 && first != std::string_view::npos && l[first] != ';') ++bound;
     }
     if (cfg.limit) bound = std::min<std::size_t>(bound, *cfg.limit);
     load.tasks.reserve(std::min<std::size_t>(bound, std::size_t(limits::max_tasks)));
+    lines.rewind();
   }
   std::optional<long long> max_procs, max_nodes;
   std::size_t max_procs_line = 0, max_nodes_line = 0;
@@ -167,7 +167,6 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     largest_job = std::max(largest_job, row.procs);
     return true;
   });
-  std::string().swap(data);  // (HPC2N: 19 MB of text)
 
   if (cfg.nodes != "none") {
     auto ceil_div = [&](long long v) { return v / ppn + (v % ppn != 0 ? 1 : 0); };
