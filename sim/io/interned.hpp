@@ -1,7 +1,7 @@
 // sim::io::Interned: an immutable string kept once per process, for the task keys that many
 // tasks share (user, tenant, pool, workload type, resource type, ...). A trace of 200k jobs has
 // a few hundred distinct users: each task then holds 8 bytes per key instead of a 32-byte
-// std::string (docs/benchmarks.md "Seventeenth round", memory of loaded traces).
+// std::string (docs/benchmarks.md "Eighteenth round").
 #pragma once
 
 #include <compare>

@@ -68,7 +68,7 @@ TEST_CASE("TaskCfg defaults are the contract's, with the shared keys interned", 
   CHECK(t.head_spec.empty());
   CHECK(t.autoscaling->scale_out == "conservative");
   CHECK_FALSE(t.autoscaling->enabled);
-  // The record this layout keeps per loaded task (docs/benchmarks.md "Seventeenth round").
+  // The record this layout keeps per loaded task (docs/benchmarks.md "Eighteenth round").
   CHECK(sizeof(TaskCfg) <= 320);
 }
 
