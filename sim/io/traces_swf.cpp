@@ -4,6 +4,7 @@
 #include <charconv>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "sim/io/traces.hpp"
 #include "sim/io/traces_detail.hpp"
@@ -94,11 +95,17 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
   std::size_t max_procs_line = 0, max_nodes_line = 0;
   long long largest_job = 0;
   std::vector<Field> f;
-  TaskCfg t;  // each row's task, for the value rules only (reused: a fresh task per row costs)
+  TaskCfg t;  // each row's task (reused): checked, then copied into the vector
   detail::init_task(t, cfg, "swf");
   ReplicaCfg& r = t.replica.emplace();
   r.gpus = 0;
-  auto user_name = [](long long user) { return user >= 0 ? "swf-u" + std::to_string(user) : std::string("swf"); };
+  // Each user's name interned once (a trace has a few hundred users and 10^5 rows).
+  std::unordered_map<long long, Interned> users;
+  auto user_name = [&users](long long user) -> const Interned& {
+    auto [it, fresh] = users.try_emplace(user);
+    if (fresh) it->second = Interned(user >= 0 ? "swf-u" + std::to_string(user) : std::string("swf"));
+    return it->second;
+  };
   auto task_name = [](std::string_view id) { return "swf-" + sanitize_name(id, "job"); };
   detail::for_each_row(path, lines, opts, load.skipped_rows, [&](std::string_view line) {
     const std::size_t first = line.find_first_not_of(" \t");
@@ -153,17 +160,7 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     t.runtime_estimate_s.reset();
     if (row.req_time > 0) t.runtime_estimate_s = row.req_time * cfg.time_scale;
     detail::check_row_task(t);
-    TaskCfg& task = load.tasks.emplace_back();
-    detail::init_task(task, cfg, user_name(row.user));
-    task.name = task_name(f[0].text);
-    task.workers = static_cast<int>(row.replicas - 1);
-    ReplicaCfg& rep = task.replica.emplace();
-    rep.gpus = 0;
-    rep.vcpu = static_cast<double>(std::min<long long>(row.procs, ppn));
-    rep.memory_gib = rep.vcpu * kMemGibPerVcpu;
-    task.submit_s = row.submit * cfg.time_scale;
-    task.duration_s = row.run > 0 ? row.run * cfg.time_scale : kZeroRunS;
-    if (row.req_time > 0) task.runtime_estimate_s = row.req_time * cfg.time_scale;
+    load.tasks.push_back(t);
     largest_job = std::max(largest_job, row.procs);
     return true;
   });
