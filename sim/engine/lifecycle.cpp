@@ -145,6 +145,7 @@ void Simulator::on_started(TaskId id, Time now) {
   auto& a = r.attempts.back();
   const Placement* p = sched_->placement_of(id);
   metrics_->set_wait(std::size_t(ti), -1, now);
+  ++placements_;
   a.start = now;
   a.spec = sched_->task(id).options[p->option].label;
   a.capacity = libsched::to_string(p->capacity);

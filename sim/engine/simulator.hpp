@@ -253,6 +253,8 @@ class Simulator {
   Time makespan() const { return makespan_; }
   std::uint64_t events_processed() const { return events_; }
   int preemptions() const { return preemptions_; }
+  /// Attempts started so far (placements of whole gangs), folded or not.
+  std::uint64_t placements() const { return placements_; }
   std::uint64_t seed() const { return seed_; }
   /// The workload distribution used for fragmentation (worker shapes of the tasks' first options).
   const libsched::WorkloadDistribution& workload() const { return workload_; }
@@ -480,6 +482,7 @@ class Simulator {
   int live_tasks_ = 0;
   int active_ = 0;                       // attempts holding resources
   int preemptions_ = 0;
+  std::uint64_t placements_ = 0;        // attempts started (placements())
   std::uint64_t events_ = 0;
   Time makespan_ = 0;
   std::vector<int> autoscaled_;          // tasks with RayJob autoscaling, scenario order

@@ -237,6 +237,27 @@ TEST_CASE("compact run: a custom plugin registry keeps every task", "[compact]")
   CHECK(b.compact());
 }
 
+TEST_CASE("placements(): the attempts started, counted alike in a compact and a full run", "[compact]") {
+  // A victim's attempt and its resubmission are two placements; an attempt never started is none.
+  for (const auto& sc : {victim_tie("pay_as_you_go", "pay_as_you_go", 9), no_victims("backfill"), one_after_another()}) {
+    sim::Simulator full(sc);
+    full.run();
+    std::uint64_t started = 0;
+    for (const auto* a : full.attempts()) started += a->start >= 0;
+    CHECK(started > 0);
+    CHECK(full.placements() == started);
+    sim::Simulator s(sc, compact_options());
+    s.run();
+    REQUIRE(s.compact());
+    CHECK(s.placements() == started);
+  }
+  auto sc = victim_tie("pay_as_you_go", "pay_as_you_go", 9);
+  sim::Simulator s(sc);
+  s.run();
+  CHECK(s.preemptions() > 0);
+  CHECK(s.placements() > sc.tasks.size());  // the victim started twice
+}
+
 TEST_CASE("compact run: summary.json and groups.csv are those of a run that keeps every task", "[compact]") {
   // A queue of gangs and whole-node tasks under each queueing mode (estimates for backfill).
   for (const char* queueing : {"greedy", "strict", "backfill"}) {
