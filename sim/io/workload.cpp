@@ -133,6 +133,19 @@ std::vector<TaskCfg> generate_workload(const Scenario& s, const std::vector<std:
     if (!w.classes[i].users.empty()) class_user_dist[i] = weights_of(w.classes[i].users);
     if (!w.classes[i].tenants.empty()) class_tenant_dist[i] = weights_of(w.classes[i].tenants);
   }
+  // The names drawn, interned once (not a lookup in the process-wide pool per task).
+  auto interned = [](const std::vector<NamedShareCfg>& v) {
+    std::vector<Interned> keys;
+    keys.reserve(v.size());
+    for (const auto& e : v) keys.emplace_back(e.name);
+    return keys;
+  };
+  const std::vector<Interned> user_names = interned(users), tenant_names = interned(tenants);
+  std::vector<std::vector<Interned>> class_user_names, class_tenant_names;
+  for (const auto& c : w.classes) {
+    class_user_names.push_back(interned(c.users));
+    class_tenant_names.push_back(interned(c.tenants));
+  }
 
   Rng arrivals = stream(s.seed, 1);
   Rng attrs = stream(s.seed, 2);
@@ -176,15 +189,15 @@ std::vector<TaskCfg> generate_workload(const Scenario& s, const std::vector<std:
 
     const std::size_t ci = class_dist(attrs);
     const WorkloadClassCfg& c = w.classes[ci];
-    TaskCfg task = c.task;
     std::string name = fmt::format("{}{:06}", w.name_prefix, out.size());
     if (names.count(name) != 0) {
       std::string base = name;
       for (int k = 2; !names.insert(name).second; ++k) name = fmt::format("{}-{}", base, k);
     }
+    TaskCfg& task = out.emplace_back(c.task);  // built in place (no 320-byte move per task)
     task.name = std::move(name);
-    task.user = class_user_dist[ci] ? c.users[(*class_user_dist[ci])(attrs)].name : users[user_dist(attrs)].name;
-    task.tenant = class_tenant_dist[ci] ? c.tenants[(*class_tenant_dist[ci])(attrs)].name : tenants[tenant_dist(attrs)].name;
+    task.user = class_user_dist[ci] ? class_user_names[ci][(*class_user_dist[ci])(attrs)] : user_names[user_dist(attrs)];
+    task.tenant = class_tenant_dist[ci] ? class_tenant_names[ci][(*class_tenant_dist[ci])(attrs)] : tenant_names[tenant_dist(attrs)];
     task.submit_s = submit;
     task.workers = draw(c.workers, workers_dist[ci], attrs);
     if (c.priority) {
@@ -197,7 +210,6 @@ std::vector<TaskCfg> generate_workload(const Scenario& s, const std::vector<std:
       const double f = lo == hi ? lo : boost::random::uniform_real_distribution<double>(lo, hi)(attrs);
       task.runtime_estimate_s = std::clamp(round_ms(task.duration_s * f), 0.001, limits::max_time_s);
     }
-    out.push_back(std::move(task));
   }
   return out;
 }

@@ -159,19 +159,28 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   if (cands.empty()) return std::nullopt;
   auto& st = S.st;
   if (st.options_.fast_paths && !may_help(S, t, cands)) return std::nullopt;
-  // Victim order (VictimOrder rank, then TaskSpec::sequence, then id: a total order), established only as far as the
-  // search reaches: cands[0, sorted) are the first `sorted` candidates in that order, and the
-  // rest all come after them (selection, then a sort of the selected block).
-  std::size_t sorted = 0;  // (without fast paths: the whole order at once, the reference)
+  // Victim order (VictimOrder rank, then TaskSpec::sequence, then id: a total order), established
+  // only as far as the search reaches: order[0, k) are the first k candidates in that order,
+  // popped one by one from a min-heap of the others (O(n + k log n) for a k-victim search, where
+  // a selection of the rest at each doubling of the prefix cost O(n log k)). Without fast paths:
+  // the whole order at once (a sort), the reference.
+  const std::size_t n = cands.size();
+  auto after = [](const Cand& a, const Cand& b) { return std::tie(b.rank, b.sequence, b.id) < std::tie(a.rank, a.sequence, a.id); };
+  std::vector<Cand> order;
+  order.reserve(st.options_.fast_paths ? std::min(n, std::size_t(64)) : n);
+  if (st.options_.fast_paths) {
+    std::make_heap(cands.begin(), cands.end(), after);
+  } else {
+    std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) { return after(b, a); });
+    order = std::move(cands);
+    cands.clear();
+  }
   auto ensure_sorted = [&](std::size_t k) {
-    if (k <= sorted) return;
-    auto before = [](const Cand& a, const Cand& b) { return std::tie(a.rank, a.sequence, a.id) < std::tie(b.rank, b.sequence, b.id); };
-    const std::size_t upto =
-        st.options_.fast_paths ? std::min(cands.size(), std::max({k, 2 * sorted, std::size_t(64)})) : cands.size();
-    const auto first = cands.begin() + std::ptrdiff_t(sorted), last = cands.begin() + std::ptrdiff_t(upto);
-    if (upto < cands.size()) std::nth_element(first, last, cands.end(), before);
-    std::sort(first, last, before);
-    sorted = upto;
+    while (order.size() < k) {
+      std::pop_heap(cands.begin(), cands.end(), after);
+      order.push_back(cands.back());
+      cands.pop_back();
+    }
   };
   std::size_t m0 = tx.mark();
   // The shortest prefix of the candidate order that lets the whole gang start. Galloping
@@ -187,7 +196,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
       marks.resize(k + 1);
     }
     while (marks.size() <= k) {
-      S.release_into(tx, cands[marks.size() - 1].id);
+      S.release_into(tx, order[marks.size() - 1].id);
       marks.push_back(tx.mark());
     }
   };
@@ -205,12 +214,12 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
     return true;
   };
   std::size_t hi = 0;
-  for (std::size_t size = 1;; size = std::min(size * 2, cands.size())) {
+  for (std::size_t size = 1;; size = std::min(size * 2, n)) {
     if (starts_with_prefix(size)) {
       hi = size;
       break;
     }
-    if (size == cands.size()) break;
+    if (size == n) break;
   }
   if (hi == 0) {
     tx.rollback_to(m0);
@@ -232,9 +241,9 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   {
     std::optional<Placement> p;
     if (st.options_.fast_paths) {
-      p = std::move(at_hi);  // the same state: cands[0, lo) released in this order from m0
+      p = std::move(at_hi);  // the same state: order[0, lo) released in this order from m0
     } else {
-      for (std::size_t i = 0; i < lo; ++i) S.release_into(tx, cands[i].id);
+      for (std::size_t i = 0; i < lo; ++i) S.release_into(tx, order[i].id);
       p = S.try_start(tx, t, now, false, cls);
       tx.rollback_to(m0);
     }
@@ -245,12 +254,12 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
     std::vector<std::size_t> relevant;
     for (std::size_t i = 0; i < lo; ++i) {
       bool on_used = false;
-      for (const auto& a : st.placement(st.tasks_[cands[i].id.index()]).replicas)
+      for (const auto& a : st.placement(st.tasks_[order[i].id.index()]).replicas)
         on_used = on_used || std::binary_search(used.begin(), used.end(), a.node);
       if (on_used) relevant.push_back(i);
     }
     if (relevant.size() < lo) {
-      for (std::size_t i : relevant) S.release_into(tx, cands[i].id);
+      for (std::size_t i : relevant) S.release_into(tx, order[i].id);
       bool ok = S.try_start(tx, t, now, false, cls).has_value();
       tx.rollback_to(m0);
       if (ok) chosen = relevant;
@@ -268,7 +277,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
       if (!keep[j]) continue;
       tx.rollback_to(m0);
       for (std::size_t q = 0; q < chosen.size(); ++q)
-        if (keep[q] && q != j) S.release_into(tx, cands[chosen[q]].id);
+        if (keep[q] && q != j) S.release_into(tx, order[chosen[q]].id);
       if (S.try_start(tx, t, now, false, cls)) {
         keep[j] = false;
         dropped = true;
@@ -278,8 +287,8 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   tx.rollback_to(m0);
   for (std::size_t q = 0; q < chosen.size(); ++q) {
     if (!keep[q]) continue;
-    S.release_into(tx, cands[chosen[q]].id);
-    victims.push_back(Preemption{cands[chosen[q]].id, t, cands[chosen[q]].kind});
+    S.release_into(tx, order[chosen[q]].id);
+    victims.push_back(Preemption{order[chosen[q]].id, t, order[chosen[q]].kind});
   }
   auto p = S.try_start(tx, t, now, false, cls);
   if (!p) {  // cannot happen: the kept set was tested; stay safe
