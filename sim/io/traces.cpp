@@ -2,6 +2,7 @@
 #include "sim/io/traces.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,10 @@
 #include <vector>
 
 #include <fmt/format.h>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/gzip.hpp"
@@ -148,6 +153,19 @@ std::string read_raw(const std::string& path, std::uint64_t max_bytes) {
 std::string located(const std::string& path, std::size_t line, std::size_t column,
                     const std::string& message) {
   return path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message;
+}
+
+void advise_huge_pages(const void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t huge = std::uintptr_t{1} << 21;
+  if (bytes < 2 * huge) return;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
 }
 
 void check_cfg(const TraceCfg& cfg) {

@@ -89,6 +89,7 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     }
     if (cfg.limit) bound = std::min<std::size_t>(bound, *cfg.limit);
     load.tasks.reserve(std::min<std::size_t>(bound, std::size_t(limits::max_tasks)));
+    detail::advise_huge_pages(load.tasks.data(), load.tasks.capacity() * sizeof(TaskCfg));
     lines.rewind();
   }
   std::optional<long long> max_procs, max_nodes;
