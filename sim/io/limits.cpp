@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <unordered_set>
 
@@ -69,10 +71,26 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   return std::size_t(n) + 1;
 }
 
+/// True when all 8 bytes at `p` are printable ASCII (0x20 to 0x7e), the bytes that text_problem
+/// never refuses: no byte below 0x20 (`(w - 0x20..) & ~w` sets a high bit exactly when one is)
+/// and none of 0x7f and above (`(w + 0x01..) | w` then sets a high bit; a carry into the next
+/// byte comes only from 0xff, itself refused).
+bool printable_ascii8(const char* p) {
+  constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  std::uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  return ((((w - 0x20 * ones) & ~w) | ((w + ones) | w)) & highs) == 0;
+}
+
 }  // namespace
 
 std::optional<TextProblem> text_problem(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
+    // Eight printable ASCII bytes at a time (a trace row or a name is mostly such text).
+    if (i + 8 <= s.size() && printable_ascii8(s.data() + i)) {
+      i += 8;
+      continue;
+    }
     unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)

@@ -2,6 +2,7 @@
 #include "sim/io/traces.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,10 @@
 #include <vector>
 
 #include <fmt/format.h>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/gzip.hpp"
@@ -52,6 +57,24 @@ std::string_view guess_format(std::string_view path) {
   if (path.find(".swf") != std::string_view::npos || path.find("swf/") != std::string_view::npos)
     return "swf";
   return {};
+}
+
+/// True when two of `tasks` have the same name: (hash of the name, index) sorted, equal hashes
+/// then told apart by the names. A few MB for 10^5 tasks, where a hash set of the names held a
+/// node and a copy of each name.
+bool any_duplicate_name(const std::vector<TaskCfg>& tasks) {
+  std::vector<std::pair<std::size_t, std::size_t>> keys(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) keys[i] = {std::hash<std::string_view>{}(tasks[i].name), i};
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t a = 0; a < keys.size();) {
+    std::size_t b = a + 1;
+    while (b < keys.size() && keys[b].first == keys[a].first) ++b;
+    for (std::size_t j = a + 1; j < b; ++j)
+      for (std::size_t k = a; k < j; ++k)
+        if (tasks[keys[j].second].name == tasks[keys[k].second].name) return true;
+    a = b;
+  }
+  return false;
 }
 
 }  // namespace
@@ -130,6 +153,19 @@ std::string read_raw(const std::string& path, std::uint64_t max_bytes) {
 std::string located(const std::string& path, std::size_t line, std::size_t column,
                     const std::string& message) {
   return path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message;
+}
+
+void advise_huge_pages(const void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t huge = std::uintptr_t{1} << 21;
+  if (bytes < 2 * huge) return;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+  if (end > begin) (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
 }
 
 void check_cfg(const TraceCfg& cfg) {
@@ -214,8 +250,6 @@ std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
       for (int i = 0; i < g.count; ++i) node_names.insert(g.prefix + std::to_string(i));
     for (const auto& n : pool.nodes) node_names.insert(n.name);
   }
-  std::unordered_set<std::string> task_names;
-  for (const auto& t : scenario.tasks) task_names.insert(t.name);
 
   for (std::size_t ti = 0; ti < scenario.traces.size(); ++ti) {
     const TraceCfg& cfg = scenario.traces[ti];
@@ -255,6 +289,12 @@ std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
       for (auto& t : load.tasks) scenario.tasks.push_back(std::move(t));
     }
     std::vector<TaskCfg>().swap(load.tasks);
+    // A task whose name an earlier task has is renamed (NAME-t<I>, then NAME-t<I>-2, ...). The
+    // names are hashed into a set only when some name repeats: most traces have none.
+    std::unordered_set<std::string> task_names;
+    const bool rename = any_duplicate_name(scenario.tasks);
+    if (rename)
+      for (std::size_t i = 0; i < first_new; ++i) task_names.insert(scenario.tasks[i].name);
     for (std::size_t added = first_new; added < scenario.tasks.size(); ++added) {
       TaskCfg& t = scenario.tasks[added];
       if (t.resource_type == "reserved" && t.pool.empty()) t.pool = pool_name;
@@ -262,7 +302,7 @@ std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
       if (!t.pool.empty() && t.pool == pool_name && !pool)
         throw TraceError("trace " + std::to_string(ti) + " ('" + cfg.path + "'): task '" + t.name + "': pool '" + pool_name +
                          "': no such pool in the cluster (and the trace brings no node to create it)");
-      if (!task_names.insert(t.name).second) {
+      if (rename && !task_names.insert(t.name).second) {
         std::string base = t.name + suffix;
         std::string name = base;
         for (int k = 2; !task_names.insert(name).second; ++k) name = base + "-" + std::to_string(k);

@@ -89,6 +89,7 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     }
     if (cfg.limit) bound = std::min<std::size_t>(bound, *cfg.limit);
     load.tasks.reserve(std::min<std::size_t>(bound, std::size_t(limits::max_tasks)));
+    detail::advise_huge_pages(load.tasks.data(), load.tasks.capacity() * sizeof(TaskCfg));
     lines.rewind();
   }
   std::optional<long long> max_procs, max_nodes;
@@ -124,22 +125,22 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
       double submit = 0, run = 0, req_time = 0;
       long long procs = 0, replicas = 0, user = 0;
     } row;
-    row.submit = parse_number<double>(f[1], field_name(1, kNames[1]));
+    row.submit = parse_number<double>(f[1], detail::FieldName{1, kNames[1]});
     if (row.submit < 0) row_fail(f[1].column, field_name(1, kNames[1]) + ": unknown or negative submit time");
-    row.run = parse_number<double>(f[3], field_name(3, kNames[3]));
+    row.run = parse_number<double>(f[3], detail::FieldName{3, kNames[3]});
     // A run time of 0 is a real job of the archive (it ended at once); the simulator's clock
     // counts milliseconds, so it runs for 1 ms (docs/traces.md "SWF"). -1 (unknown) is refused.
     if (!(row.run >= 0))
       row_fail(f[3].column, field_name(3, kNames[3]) + ": must be >= 0 to simulate the job, got " +
                                 std::string(f[3].text) + " (skip such rows with skip_bad_rows)");
-    const long long allocated = parse_number<long long>(f[4], field_name(4, kNames[4]));
-    const long long requested = parse_number<long long>(f[7], field_name(7, kNames[7]));
+    const long long allocated = parse_number<long long>(f[4], detail::FieldName{4, kNames[4]});
+    const long long requested = parse_number<long long>(f[7], detail::FieldName{7, kNames[7]});
     row.procs = requested > 0 ? requested : allocated;
     if (row.procs <= 0)
       row_fail(f[7].column, field_name(7, kNames[7]) + " and " + field_name(4, kNames[4]) +
                                 ": both unknown, the job's size is unknown");
-    row.req_time = parse_number<double>(f[8], field_name(8, kNames[8]));
-    row.user = parse_number<long long>(f[11], field_name(11, kNames[11]));
+    row.req_time = parse_number<double>(f[8], detail::FieldName{8, kNames[8]});
+    row.user = parse_number<long long>(f[11], detail::FieldName{11, kNames[11]});
 
     // ceil(procs / ppn) without overflow (procs may be as large as 2^63 - 1).
     row.replicas = row.procs / ppn + (row.procs % ppn != 0 ? 1 : 0);

@@ -113,4 +113,28 @@ TEST_CASE("apply_traces: the first trace's tasks are taken whole; a later trace'
   CHECK(s.tasks[3].duration_s == 42.5);
 }
 
+TEST_CASE("apply_traces: a name repeated in one trace gets -t<I>, then -t<I>-2 past a taken one; a later trace without repeats keeps its names",
+          "[traces][apply][loading]") {
+  TempDir dir;
+  EnvGuard env("SCHEDSIM_DATA", dir.path().string());
+  dir.write("a.swf", kRow1 + "\n" + kRow1 + "\n" + kRow2 + "\n");
+  dir.write("b.swf", kRow4 + "\n");
+  Scenario s;
+  TaskCfg inline_task;
+  inline_task.name = "swf-1-t0";
+  s.tasks.push_back(inline_task);
+  auto first = swf_cfg("a.swf");
+  first.nodes = "none";
+  auto second = swf_cfg("b.swf");
+  second.nodes = "none";
+  s.traces = {first, second};
+  CHECK(apply_traces(s, {}) == 0);
+  REQUIRE(s.tasks.size() == 5);
+  CHECK(s.tasks[0].name == "swf-1-t0");
+  CHECK(s.tasks[1].name == "swf-1");
+  CHECK(s.tasks[2].name == "swf-1-t0-2");
+  CHECK(s.tasks[3].name == "swf-2");
+  CHECK(s.tasks[4].name == "swf-4");
+}
+
 }  // namespace SCHEDSIM_UNITY_ID
