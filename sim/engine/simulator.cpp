@@ -278,8 +278,12 @@ void Simulator::instant_end(Time now) {
       class_code_[c] = std::int8_t(code);
     });
   } else {
-    for (TaskId id : visited_) {
-      const int code = sched_->held_by_queue(id, now) ? int(WaitCode::blocked_by_queue) : int(code_of(id));
+    // (the listing's holds: held_by_queue(id, now) after schedule(now), computed as it was taken)
+    const std::vector<char>* held = opt_.external ? nullptr : &sched_->listed_held();
+    for (std::size_t i = 0; i < visited_.size(); ++i) {
+      const TaskId id = visited_[i];
+      const bool is_held = held ? (*held)[i] != 0 : sched_->held_by_queue(id, now);
+      const int code = is_held ? int(WaitCode::blocked_by_queue) : int(code_of(id));
       metrics_->set_wait(std::size_t(task_of_id_[id.index()]), code, now);
       note_wait(id, code);
     }
