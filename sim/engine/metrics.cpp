@@ -31,6 +31,9 @@ std::uint32_t Metrics::intern(const std::string& reason) {
 }
 
 void Metrics::set_wait(std::size_t ti, int code, Time now) {
+  // The same code again: the interval goes on (its bucket gets now - since at the next change
+  // either way, an exact integer sum), so nothing is touched (most calls at a long queue).
+  if (wait_code_[ti] == std::int8_t(code)) return;
   auto& st = stats_[ti];
   Time dt = now - wait_since_[ti];
   if (dt > 0) {

@@ -240,8 +240,7 @@ void Simulator::instant_end(Time now) {
   // The wait is attributed to the status's primary (first binding) constraint.
   auto& memo = wait_memo_;  // (signature, code), sorted; scratch kept between instants
   memo.clear();
-  auto code_of = [&](TaskId id) {
-    std::uint64_t sig = sched_->request_signature(id, now);
+  auto code_of_sig = [&](TaskId id, std::uint64_t sig) {
     auto it = std::lower_bound(memo.begin(), memo.end(), std::make_pair(sig, WaitCode{}),
                                [](const auto& a, const auto& b) { return a.first < b.first; });
     if (sig && it != memo.end() && it->first == sig) return it->second;
@@ -249,6 +248,7 @@ void Simulator::instant_end(Time now) {
     if (sig && code != WaitCode::blocked_by_queue) memo.insert(it, {sig, code});
     return code;
   };
+  auto code_of = [&](TaskId id) { return code_of_sig(id, sched_->request_signature(id, now)); };
   if (sched_->request_classes_generation() != class_code_gen_) {
     class_code_gen_ = sched_->request_classes_generation();
     class_code_.assign(class_code_.size(), -2);
@@ -278,10 +278,23 @@ void Simulator::instant_end(Time now) {
       class_code_[c] = std::int8_t(code);
     });
   } else {
-    for (TaskId id : visited_) {
-      const int code = sched_->held_by_queue(id, now) ? int(WaitCode::blocked_by_queue) : int(code_of(id));
-      metrics_->set_wait(std::size_t(task_of_id_[id.index()]), code, now);
-      note_wait(id, code);
+    if (opt_.external) {
+      for (TaskId id : visited_) {
+        const int code = sched_->held_by_queue(id, now) ? int(WaitCode::blocked_by_queue) : int(code_of(id));
+        metrics_->set_wait(std::size_t(task_of_id_[id.index()]), code, now);
+        note_wait(id, code);
+      }
+    } else {
+      // The listing's answers (held_by_queue, request_signature, request_class at `now`, after
+      // schedule(now)), computed as it was taken.
+      const auto& listed = sched_->listed();
+      for (std::size_t i = 0; i < visited_.size(); ++i) {
+        const TaskId id = visited_[i];
+        const auto& l = listed[i];
+        const int code = l.held ? int(WaitCode::blocked_by_queue) : int(code_of_sig(id, l.signature));
+        metrics_->set_wait(std::size_t(task_of_id_[id.index()]), code, now);
+        if (l.request_class < class_code_.size() && class_code_[l.request_class] != code) class_code_[l.request_class] = -2;  // (note_wait)
+      }
     }
   }
   metrics_->snapshot(now, *sched_);

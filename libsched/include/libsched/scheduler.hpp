@@ -463,6 +463,19 @@ class Scheduler : private detail::SchedulerCore {
     if (all) all_listed_at_ = listings_;  // (every waiting task reported not held: no holds in a class pass)
     return all;
   }
+  /// What a listing computed for one listed task, T being the latest time given to the
+  /// scheduler (after a schedule() call at T, what the queries below answer at T until the
+  /// scheduler changes): held_by_queue(task, T); request_signature(task, T) (0 when held: not
+  /// computed); request_class(task).
+  struct Listed {
+    std::uint64_t signature;
+    std::uint32_t request_class;
+    bool held;
+  };
+  /// Per task of the list the last take_visited_waiting / take_visited_by_class gave, in its
+  /// order (the simulator's wait attribution reads them instead of one query per task, each
+  /// with its id check and entry lookup). Valid until the next listing.
+  const std::vector<Listed>& listed() const { return listed_; }
   /// Generation of the request class ids: changes when the ids are handed out anew (a quota
   /// entry was added), so that a caller's per-class memo is dropped.
   std::uint64_t request_classes_generation() const { return classes_.generation; }
@@ -501,12 +514,18 @@ class Scheduler : private detail::SchedulerCore {
     sort_by_order_key(out, order_scratch_);
     std::erase_if(out, [this](TaskId t) { return tasks_[t.index()].state != State::waiting; });
     ++listings_;
-    if (options_.fast_paths)  // (read by actions::allocate under fast paths only)
-      for (TaskId t : out) {
-        tasks_[t.index()].reported_held = last_pass_hold(t, last_now_).has_value();
-        tasks_[t.index()].reported_at = listings_;
+    listed_.clear();
+    for (TaskId t : out) {
+      const bool held = last_pass_hold(t, last_now_).has_value();
+      Entry& e = tasks_[t.index()];
+      listed_.push_back({held ? 0 : signature(t, last_now_), e.req_class, held});
+      if (options_.fast_paths) {  // (read by actions::allocate under fast paths only)
+        e.reported_held = held;
+        e.reported_at = listings_;
       }
+    }
   }
+  std::vector<Listed> listed_;  ///< listed(): per task of the last listing
 
  public:
   /// Equal for two waiting tasks whose requests are identical for the scheduler (same shapes,

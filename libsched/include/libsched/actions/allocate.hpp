@@ -315,6 +315,38 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     // Listed for its observer unless the last listing reported it held already (Entry::reported_held).
     if (!(st.options_.fast_paths && st.reported_held_now(ex))) st.visited_.push_back(x);
   };
+  // Task `t` (entry `e`, signature `sig`) cannot start now: tried and failed, or known to fail.
+  auto failed = [&](TaskId t, Session::Entry& e, std::uint64_t sig) {
+    st.visited_.push_back(t);
+    // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
+    // release nothing more can start. Not so when a task started at this instant (in this
+    // call or an earlier one) is a victim t could take but may not (no zero-length
+    // attempts): at the next instant it may.
+    // (no scan when no running task may yield to t at all: Session::may_yield_any)
+    bool fresh_victims = !st.started_now_.empty() && S.may_yield_any(e.spec, false) &&
+                         std::any_of(st.started_now_.begin(), st.started_now_.end(),
+                                     [&](TaskId v) { return S.preemption_kind(t, v, false).has_value(); });
+    if (fresh_victims) {
+      st.retry_all_next_ = true;
+    } else {
+      e.failed_epoch = st.capacity_epoch_;
+      e.failed_pass = st.pass_;
+    }
+    if (sig != 0) {
+      auto at = std::lower_bound(failed_signatures.begin(), failed_signatures.end(), sig);
+      if (at == failed_signatures.end() || *at != sig) failed_signatures.insert(at, sig);
+    }
+    if (queueing == Queueing::strict) {
+      blocked = true;
+      head = t;
+    } else if (queueing == Queueing::backfill && !head) {
+      head = t;
+      if (!st.options_.fast_paths) {
+        head_reservation = reservation(S, *head, now);
+        head_reservation_known = true;
+      }
+    }
+  };
   for (TaskId t; next(t);) {
     auto& e = st.tasks_[t.index()];
     if (e.state != State::waiting) continue;
@@ -330,13 +362,17 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     }
     e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
     e.failed_pass = 0;
-    std::optional<Placement> p;
-    std::vector<Preemption> victims;
-    std::optional<Transaction> tx;
     std::uint64_t sig = S.signature(t, now);
     bool known_to_fail = (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec)) ||
                          (sig != 0 && std::binary_search(failed_signatures.begin(), failed_signatures.end(), sig));
-    if (!known_to_fail) {
+    if (known_to_fail) {  // (most visits of a long queue: no trial, nothing to build)
+      failed(t, e, sig);
+      continue;
+    }
+    std::optional<Placement> p;
+    std::vector<Preemption> victims;
+    std::optional<Transaction> tx;
+    {
       // The head's reservation, computed (fast paths) only once a later task might start: no
       // task starts between the head's failure and then, so the state is the same as eager.
       if (head && !head_reservation_known && queueing == Queueing::backfill && might_start(S, t)) {
@@ -368,35 +404,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       continue;  // tx rolls back
     }
     if (!p) {
-      st.visited_.push_back(t);
-      // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
-      // release nothing more can start. Not so when a task started at this instant (in this
-      // call or an earlier one) is a victim t could take but may not (no zero-length
-      // attempts): at the next instant it may.
-      // (no scan when no running task may yield to t at all: Session::may_yield_any)
-      bool fresh_victims = !st.started_now_.empty() && S.may_yield_any(e.spec, false) &&
-                           std::any_of(st.started_now_.begin(), st.started_now_.end(),
-                                       [&](TaskId v) { return S.preemption_kind(t, v, false).has_value(); });
-      if (fresh_victims) {
-        st.retry_all_next_ = true;
-      } else {
-        e.failed_epoch = st.capacity_epoch_;
-        e.failed_pass = st.pass_;
-      }
-      if (sig != 0) {
-        auto at = std::lower_bound(failed_signatures.begin(), failed_signatures.end(), sig);
-        if (at == failed_signatures.end() || *at != sig) failed_signatures.insert(at, sig);
-      }
-      if (queueing == Queueing::strict) {
-        blocked = true;
-        head = t;
-      } else if (queueing == Queueing::backfill && !head) {
-        head = t;
-        if (!st.options_.fast_paths) {
-          head_reservation = reservation(S, *head, now);
-          head_reservation_known = true;
-        }
-      }
+      failed(t, e, sig);
       continue;
     }
     if (bf_fresh && st.bf_head_) {

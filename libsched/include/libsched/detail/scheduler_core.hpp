@@ -190,7 +190,8 @@ struct SchedulerCore {
   void sort_by_order_key(std::vector<TaskId>& ids, std::vector<std::pair<std::uint64_t, TaskId>>& scratch) const {
     scratch.clear();
     for (TaskId t : ids) scratch.push_back(order_key(t));
-    std::sort(scratch.begin(), scratch.end());
+    // (a pass lists tasks in queue order, often already this order: FIFO traces)
+    if (!std::is_sorted(scratch.begin(), scratch.end())) std::sort(scratch.begin(), scratch.end());
     scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
     ids.clear();
     for (const auto& k : scratch) ids.push_back(k.second);
