@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -219,10 +220,10 @@ inline void split_ws(std::string_view line, std::vector<Field>& out) {
   }
 }
 
-/// Parses a whole field as a number (std::from_chars, no locale). `what` names the field in
-/// messages, e.g. "field 4 (num_gpu)".
+/// The whole field as a number (std::from_chars, no locale; a leading '+' is taken; a floating
+/// point value must be finite), or nullopt when it is not one.
 template <class T>
-T parse_number(const Field& f, std::string_view what) {
+std::optional<T> number_of(const Field& f) {
   T value{};
   const char* first = f.text.data();
   const char* last = first + f.text.size();
@@ -230,13 +231,19 @@ T parse_number(const Field& f, std::string_view what) {
   auto [ptr, ec] = std::from_chars(first, last, value);
   bool bad = f.text.empty() || ec != std::errc{} || ptr != last;
   if constexpr (std::is_floating_point_v<T>) bad = bad || !std::isfinite(value);  // no nan / inf
-  if (bad) {
-    std::string msg = std::string(what) + ": expected ";
-    msg += std::is_integral_v<T> ? "an integer" : "a number";
-    msg += ", got '" + std::string(f.text) + "'";
-    row_fail(f.column, std::move(msg));
-  }
+  if (bad) return std::nullopt;
   return value;
+}
+
+/// Parses a whole field as a number (number_of). `what` names the field in messages, e.g.
+/// "field 4 (num_gpu)". Throws RowError (via row_fail) when the field is not a number.
+template <class T>
+T parse_number(const Field& f, std::string_view what) {
+  if (auto v = number_of<T>(f)) return *v;
+  std::string msg = std::string(what) + ": expected ";
+  msg += std::is_integral_v<T> ? "an integer" : "a number";
+  msg += ", got '" + std::string(f.text) + "'";
+  row_fail(f.column, std::move(msg));
 }
 
 /// "field N (name)" for messages.
@@ -255,15 +262,8 @@ struct FieldName {
 /// parse_number(f, field_name(what.index0, what.name)). Throws RowError (via row_fail).
 template <class T>
 T parse_number(const Field& f, FieldName what) {
-  T value{};
-  const char* first = f.text.data();
-  const char* last = first + f.text.size();
-  if (first != last && *first == '+') ++first;  // from_chars rejects a leading '+'
-  auto [ptr, ec] = std::from_chars(first, last, value);
-  bool bad = f.text.empty() || ec != std::errc{} || ptr != last;
-  if constexpr (std::is_floating_point_v<T>) bad = bad || !std::isfinite(value);  // no nan / inf
-  if (bad) parse_number<T>(f, std::string_view(field_name(what.index0, what.name)));  // throws its message
-  return value;
+  if (auto v = number_of<T>(f)) return *v;
+  return parse_number<T>(f, std::string_view(field_name(what.index0, what.name)));  // throws its message
 }
 
 /// `FILE:LINE:COLUMN: message`.

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "sim/io/traces.hpp"
 #include "trace_test_util.hpp"
@@ -26,6 +27,16 @@ TraceCfg swf_cfg(const std::string& path) {
   c.format = "swf";
   c.path = path;
   return c;
+}
+
+/// SWF traces of `paths` in order, none bringing nodes (`nodes: none`).
+std::vector<TraceCfg> traces_without_nodes(const std::vector<std::string>& paths) {
+  std::vector<TraceCfg> out;
+  for (const auto& p : paths) {
+    out.push_back(swf_cfg(p));
+    out.back().nodes = "none";
+  }
+  return out;
 }
 
 const std::string kRow1 = "    1        0   10   3600    2     -1    -1    2   7200    -1  1  12  1  -1 -1 -1 -1 -1";
@@ -99,11 +110,7 @@ TEST_CASE("apply_traces: the first trace's tasks are taken whole; a later trace'
   dir.write("a.swf", kRow1 + "\n" + kRow2 + "\n");
   dir.write("b.swf", kRow2 + "\n" + kRow4 + "\n");
   Scenario s;
-  auto first = swf_cfg("a.swf");
-  first.nodes = "none";
-  auto second = swf_cfg("b.swf");
-  second.nodes = "none";
-  s.traces = {first, second};
+  s.traces = traces_without_nodes({"a.swf", "b.swf"});
   CHECK(apply_traces(s, {}) == 0);
   REQUIRE(s.tasks.size() == 4);
   CHECK(s.tasks[0].name == "swf-1");
@@ -123,11 +130,7 @@ TEST_CASE("apply_traces: a name repeated in one trace gets -t<I>, then -t<I>-2 p
   TaskCfg inline_task;
   inline_task.name = "swf-1-t0";
   s.tasks.push_back(inline_task);
-  auto first = swf_cfg("a.swf");
-  first.nodes = "none";
-  auto second = swf_cfg("b.swf");
-  second.nodes = "none";
-  s.traces = {first, second};
+  s.traces = traces_without_nodes({"a.swf", "b.swf"});
   CHECK(apply_traces(s, {}) == 0);
   REQUIRE(s.tasks.size() == 5);
   CHECK(s.tasks[0].name == "swf-1-t0");
