@@ -43,11 +43,17 @@ struct Cand {
 /// replica of the gang in any dimension (per option: the head's when there is no worker, else
 /// the smaller of head and worker in each of GPUs, milli-GPU, vCPU and memory, and either's
 /// models). An upper bound on what preemption can achieve: it ignores pools, node policies,
-/// quota and the order replicas are placed in. The candidates' order does not matter. Slots
-/// only grow as capacity is given back, so the sum is kept as candidates are added (free
-/// capacity first, then each touched node's change) and the answer is known as soon as it
-/// reaches the gang: O(victim replicas visited x GPUs per node + nodes with enough free GPU).
-inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
+/// quota and the order replicas are placed in. Slots only grow as capacity is given back, so
+/// the sum is kept as candidates are added (free capacity first, then each touched node's
+/// change) and the answer is known as soon as it reaches the gang.
+///
+/// bound_prefix: the smallest k in [0, n] such that the first k candidates (candidate(i), i < k,
+/// the victims' ids in the order to test) meet the condition, n + 1 when all n do not (0 when
+/// free capacity alone does, or when a replica needs no GPU: no bound then). Since the sum only
+/// grows, every prefix shorter than k fails the condition, so no such prefix starts the gang.
+/// O(victim replicas visited x GPUs per node + nodes with enough free GPU).
+template <class Candidate>
+std::size_t bound_prefix(Session& S, TaskId t, std::size_t n, Candidate&& candidate) {
   auto& st = S.st;
   const Cluster& cluster = st.cluster_;
   const TaskSpec& s = S.spec(t);
@@ -69,7 +75,7 @@ inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
       r.mem_mib = std::min(r.mem_mib, w.mem_mib);
       r.models = r.models == 0 || w.models == 0 ? 0 : (r.models | w.models);
     }
-    if (r.num_gpu == 0 || r.gpu_milli <= 0) return true;  // a replica needs no GPU: no bound here
+    if (r.num_gpu == 0 || r.gpu_milli <= 0) return 0;  // a replica needs no GPU: no bound here
     opts.push_back({r, 0});
   }
   // Free capacity alone. A node with less free milli-GPU than one replica offers no slot, so
@@ -87,18 +93,18 @@ inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
         if (!cluster.nodes()[i].removed && cluster.nodes()[i].free.gpu_milli >= o.r.total_gpu_milli())
           o.slots += cluster.replica_slots(NodeId(std::int32_t(i)), o.r);
     }
-    if (o.slots >= need) return true;
+    if (o.slots >= need) return 0;
   }
   // Then each candidate's replicas: the node's slots with what it gives back, minus without.
   if (st.scratch_slot_.size() < cluster.size()) st.scratch_slot_.assign(cluster.size(), -1);
   std::vector<NodeId> touched;
   st.scratch_rel_.clear();
-  auto node_slots = [&](NodeId n, const Rel& rel, const ReplicaShape& r) {
-    return cluster.replica_slots(n, r, Resources{0, rel.cpu, rel.mem}, rel.gpu);
+  auto node_slots = [&](NodeId node, const Rel& rel, const ReplicaShape& r) {
+    return cluster.replica_slots(node, r, Resources{0, rel.cpu, rel.mem}, rel.gpu);
   };
-  bool ok = false;
-  for (std::size_t ci = 0; ci < cands.size() && !ok; ++ci) {
-    for (const auto& a : st.placement(st.tasks_[cands[ci].id.index()]).replicas) {
+  std::size_t k = n + 1;
+  for (std::size_t ci = 0; ci < n && k > n; ++ci) {
+    for (const auto& a : st.placement(st.tasks_[candidate(ci).index()]).replicas) {
       std::int32_t& slot = st.scratch_slot_[a.node.index()];
       if (slot < 0) {
         slot = std::int32_t(st.scratch_rel_.size());
@@ -113,10 +119,17 @@ inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
       for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) rel.gpu[std::countr_zero(m)] += a.gpu_milli;
       for (Option& o : opts) o.slots += node_slots(a.node, rel, o.r);
     }
-    for (const Option& o : opts) ok = ok || o.slots >= need;
+    for (const Option& o : opts)
+      if (o.slots >= need) k = ci + 1;
   }
-  for (NodeId n : touched) st.scratch_slot_[n.index()] = -1;
-  return ok;
+  for (NodeId node : touched) st.scratch_slot_[node.index()] = -1;
+  return k;
+}
+
+/// Whether preemption may start `t` with every candidate given back (bound_prefix over
+/// `cands`, in any order).
+inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
+  return bound_prefix(S, t, cands.size(), [&](std::size_t i) { return cands[i].id; }) <= cands.size();
 }
 
 /// The candidates for `t` on class `cls`, in running-set order (preempt_class sorts them into
@@ -182,6 +195,14 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
       cands.pop_back();
     }
   };
+  // Prefixes shorter than `k0` cannot start the gang (bound_prefix in victim order): the search
+  // below counts them as failed without releasing or trying them, which is what their trials
+  // would answer, so the victims are the same. Without fast paths every prefix is tried.
+  const std::size_t k0 = st.options_.fast_paths ? bound_prefix(S, t, n, [&](std::size_t i) {
+    ensure_sorted(i + 1);
+    return order[i].id;
+  })
+                                                : 0;
   std::size_t m0 = tx.mark();
   // The shortest prefix of the candidate order that lets the whole gang start. Galloping
   // search (prefixes of 1, 2, 4, ... victims), then binary search inside the last doubling;
@@ -205,6 +226,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   // of releasing the same prefix again and placing the gang on the same state.
   std::optional<Placement> at_hi;
   auto starts_with_prefix = [&](std::size_t k) {
+    if (k < k0) return false;
     set_prefix(k);
     std::size_t m1 = tx.mark();
     auto p = S.try_start(tx, t, now, false, cls);
