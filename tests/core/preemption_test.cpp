@@ -1,6 +1,10 @@
 // Preemption rules (docs/platform.md "Priority, guarantee" and "Preemption [choice]").
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include <map>
+
 #include "builders.hpp"
 
 #include "tests/common/unity.hpp"
@@ -537,6 +541,36 @@ TEST_CASE("the victim search sees every running task that may yield, as tasks st
   CHECK(s.explain(want, now + 500).code == WaitCode::fits_after_preemption);
   swap_running(make_task("high").priority(9).option("x", gpus(8)));
   CHECK(s.explain(want, now + 500).code == WaitCode::waits_for_capacity);  // low's count left with it
+}
+
+TEST_CASE("prefixes the slot bound rules out are not tried, and the victims are the reference search's") {
+  // Nodes x, y, z of 8 GPUs, each with two 4-GPU tasks (started one by one, best-fit fills x,
+  // then y, then z) whose priorities interleave: 1 and 4 on x, 2 and 5 on y, 3 and 6 on z. A whole-node gang of
+  // priority 9 frees no node with the first 1, 2 or 3 victims of the order (priority first), so
+  // the slot bound starts the search at 4 (actions/preempt.hpp bound_prefix); the fourth victim
+  // frees x. The victims (priorities 1 and 4) are those of the search that tries every prefix.
+  std::vector<std::vector<int>> victim_priorities;
+  for (bool fast : {true, false}) {
+    SchedulerOptions o;
+    o.fast_paths = fast;
+    Scheduler s(make_cluster().nodes("n", 3).build(), o);
+    std::map<TaskId, int> priority_of;
+    for (int p : {1, 4, 2, 5, 3, 6}) {  // one at a time (a pass would start them by priority)
+      TaskId v = submit(s, make_task("v" + std::to_string(p)).priority(p).option("x", gpus(4)));
+      priority_of[v] = p;
+      s.schedule(0);
+    }
+    TaskId hi = submit(s, make_task("hi").priority(9).option("x", gpus(8)), 1);
+    ScheduleResult r = s.schedule(1);
+    INFO("fast paths " << fast);
+    REQUIRE(started(r, hi));
+    std::vector<int> ps;
+    for (const auto& v : r.preemptions) ps.push_back(priority_of.at(v.victim));
+    std::sort(ps.begin(), ps.end());
+    CHECK(ps == std::vector<int>{1, 4});
+    victim_priorities.push_back(ps);
+  }
+  CHECK(victim_priorities[0] == victim_priorities[1]);
 }
 
 }  // namespace SCHEDSIM_UNITY_ID
