@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -293,21 +294,86 @@ bool apply_overrides(json& doc, const std::vector<Override>& overrides, std::vec
   return ok;
 }
 
+namespace {
+
+/// The override attribute_diagnostics names for `d`: the last whose resolved path `d` lies at or
+/// under, or (for an unknown key) above; nullptr when none.
+const Override* related_override(const Diagnostic& d, const std::vector<Override>& overrides,
+                                 const std::vector<std::string>& resolved_paths, bool& unknown_key_above) {
+  const Override* by = nullptr;
+  unknown_key_above = false;
+  for (std::size_t i = 0; i < overrides.size() && i < resolved_paths.size(); ++i) {
+    const auto& rp = resolved_paths[i];
+    if (rp.empty()) continue;
+    if (under(d.path, rp)) by = &overrides[i];  // the last override of that path wins
+    if (under(rp, d.path) && d.rule.rfind("unknown key", 0) == 0) {
+      unknown_key_above = true;
+      by = &overrides[i];
+    }
+  }
+  return by;
+}
+
+bool same_diagnostic(const Diagnostic& a, const Diagnostic& b) {
+  return a.severity == b.severity && a.path == b.path && a.value == b.value && a.rule == b.rule;
+}
+
+bool has_diagnostic(const std::vector<Diagnostic>& in, const Diagnostic& d) {
+  return std::any_of(in.begin(), in.end(), [&](const Diagnostic& b) { return same_diagnostic(b, d); });
+}
+
+/// The diagnostics attribute_diagnostics leaves without an override (a rule on a parent of what
+/// an override set, a reference elsewhere to what an override removed or renamed), compared
+/// with the document without overrides (`original`, parsed only when there are such
+/// diagnostics): one the original has is not the overrides' doing and is left as it is; a new one
+/// names the overrides that cause it alone (each applied to `original` by itself, only when
+/// several applied), else every applied one.
+void attribute_new_diagnostics(std::vector<Diagnostic>& diagnostics, const json& original, const std::vector<Override>& overrides,
+                               const std::vector<std::string>& resolved_paths, const std::string& file_label,
+                               const libsched::Registry& registry) {
+  std::vector<std::size_t> open;
+  for (std::size_t k = 0; k < diagnostics.size(); ++k) {
+    bool above = false;
+    if (diagnostics[k].line == 0 && !related_override(diagnostics[k], overrides, resolved_paths, above)) open.push_back(k);
+  }
+  std::vector<std::size_t> applied;
+  for (std::size_t i = 0; i < overrides.size() && i < resolved_paths.size(); ++i)
+    if (!resolved_paths[i].empty()) applied.push_back(i);
+  if (open.empty() || applied.empty()) return;
+  const std::vector<Diagnostic> base = parse_scenario_document(original, file_label, registry).diagnostics;
+  std::vector<std::optional<std::vector<Diagnostic>>> alone(overrides.size());
+  auto alone_has = [&](std::size_t i, const Diagnostic& d) {
+    if (!alone[i]) {
+      json doc = original;
+      std::vector<std::string> rp;
+      std::vector<Diagnostic> ignored;
+      alone[i] = apply_overrides(doc, {overrides[i]}, rp, ignored) ? parse_scenario_document(doc, file_label, registry).diagnostics
+                                                                     : std::vector<Diagnostic>{};
+    }
+    return has_diagnostic(*alone[i], d);
+  };
+  for (std::size_t k : open) {
+    Diagnostic& d = diagnostics[k];
+    if (has_diagnostic(base, d)) continue;
+    std::vector<std::size_t> by;
+    if (applied.size() > 1)
+      for (std::size_t i : applied)
+        if (alone_has(i, d)) by.push_back(i);
+    if (by.empty()) by = applied;
+    std::string origins;
+    for (std::size_t i : by) origins += (origins.empty() ? "" : ", ") + overrides[i].origin();
+    d.rule += " (from " + origins + ")";
+  }
+}
+
+}  // namespace
+
 void attribute_diagnostics(std::vector<Diagnostic>& diagnostics, const std::vector<Override>& overrides,
                            const std::vector<std::string>& resolved_paths) {
   for (auto& d : diagnostics) {
     if (d.line != 0) continue;  // malformed JSON: not about a path
-    const Override* by = nullptr;
     bool unknown_key_above = false;
-    for (std::size_t i = 0; i < overrides.size() && i < resolved_paths.size(); ++i) {
-      const auto& rp = resolved_paths[i];
-      if (rp.empty()) continue;
-      if (under(d.path, rp)) by = &overrides[i];  // the last override of that path wins
-      if (under(rp, d.path) && d.rule.rfind("unknown key", 0) == 0) {
-        unknown_key_above = true;
-        by = &overrides[i];
-      }
-    }
+    const Override* by = related_override(d, overrides, resolved_paths, unknown_key_above);
     if (!by) continue;
     if (d.severity == Diagnostic::Severity::warning && d.rule.rfind("unknown key", 0) == 0) unknown_key_above = true;
     if (unknown_key_above) d.severity = Diagnostic::Severity::error;
@@ -319,8 +385,12 @@ ParseResult parse_with_overrides(json& doc, const std::string& file_label, const
                                  const libsched::Registry& registry) {
   ParseResult r;
   std::vector<std::string> resolved;
+  // The document as given (kept only when there are overrides) tells which diagnostics no
+  // override's path relates to the overrides caused.
+  const json original = overrides.empty() ? json() : doc;
   if (!apply_overrides(doc, overrides, resolved, r.diagnostics)) return r;
   r = parse_scenario_document(doc, file_label, registry);
+  if (!overrides.empty()) attribute_new_diagnostics(r.diagnostics, original, overrides, resolved, file_label, registry);
   attribute_diagnostics(r.diagnostics, overrides, resolved);
   return r;
 }

@@ -61,8 +61,12 @@ void attribute_diagnostics(std::vector<Diagnostic>& diagnostics, const std::vect
 
 /// Applies `overrides` to the scenario document `doc` and parses the result with `file_label`
 /// as FILE: the returned ParseResult holds the override errors (then no scenario) or the
-/// overridden scenario with every validation diagnostic, attributed as above. `doc` is left
-/// overridden (the resolved document).
+/// overridden scenario with every validation diagnostic, attributed as above. A diagnostic no
+/// override's path relates to (a rule on a parent object of what an override set, a reference
+/// elsewhere to a node or spec an override removed) is compared with the document without the
+/// overrides: when that has it too it is left as it is, else it names the overrides that cause
+/// it alone, else all of them (` (from --set A, --set B)`). `doc`
+/// is left overridden (the resolved document).
 ParseResult parse_with_overrides(nlohmann::json& doc, const std::string& file_label, const std::vector<Override>& overrides,
                                  const libsched::Registry& registry = libsched::Registry::builtin());
 

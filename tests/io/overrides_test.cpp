@@ -189,6 +189,47 @@ TEST_CASE("an overridden value is validated like a file and the diagnostic names
   CHECK(all_text(r) == "s.json: tasks[0].priority: 12: must be between 1 and 9 (from --set tasks[pretrain].priority=12)\n");
 }
 
+TEST_CASE("a diagnostic at a path no override set, caused by an override, names that override") {
+  // max_workers set; the rule min_workers <= max_workers is reported at min_workers.
+  auto r = with_sets({"tasks[ray-res].autoscaling.max_workers=0"});
+  CHECK_FALSE(r.ok());
+  CHECK(all_text(r) ==
+        "s.json: tasks[2].autoscaling.min_workers: 1: must be <= max_workers (0) (from --set tasks[ray-res].autoscaling.max_workers=0)\n");
+  // The type set; the RayJob-only option next to it is refused.
+  r = with_sets({"tasks[sweep].type=PyTorchJob"});
+  CHECK_FALSE(r.ok());
+  REQUIRE(error_paths(r) == std::vector<std::string>{"tasks[1].head_spec"});
+  CHECK(r.diagnostics[0].rule.ends_with(" (from --set tasks[sweep].type=PyTorchJob)"));
+}
+
+TEST_CASE("of several overrides, a diagnostic elsewhere names the one that causes it alone") {
+  // Two a100 nodes left: the node policy's a100-3 is unknown; the seed has nothing to do with it.
+  auto r = with_sets({"seed=3", "cluster.pools[0].node_groups[0].count=2", "tasks[pretrain].priority=5"});
+  CHECK_FALSE(r.ok());
+  REQUIRE(error_paths(r) == std::vector<std::string>{"node_policies[0].nodes[0]"});
+  CHECK(r.diagnostics[0].str() ==
+        "s.json: node_policies[0].nodes[0]: \"a100-3\": unknown node (from --set cluster.pools[0].node_groups[0].count=2)");
+}
+
+TEST_CASE("a duplicate reported at the other element and a reference to the old name name the rename") {
+  auto r = with_sets({"tasks[pretrain].name=sweep"});
+  CHECK_FALSE(r.ok());
+  CHECK(all_text(r) ==
+        "s.json: tasks[1].name: \"sweep\": duplicate name (also tasks[0]) (from --set tasks[pretrain].name=sweep)\n"
+        "s.json: events[2].task: \"pretrain\": unknown task (not in tasks) (from --set tasks[pretrain].name=sweep)\n");
+}
+
+TEST_CASE("a diagnostic elsewhere that the document has without the overrides names none") {
+  json base = valid_scenario();
+  base["tasks"][0]["specs"] = json::array({"nope"});  // an error of the file itself
+  std::vector<Diagnostic> d;
+  auto o = parse_set_argument("cluster.pools[0].node_groups[0].count=5", d);
+  REQUIRE(o);
+  auto r = parse_with_overrides(base, "s.json", {*o});
+  REQUIRE(error_paths(r) == std::vector<std::string>{"tasks[0].specs[0]"});
+  CHECK(r.diagnostics[0].rule.find("(from") == std::string::npos);
+}
+
 TEST_CASE("a value of the wrong type taken as a string is refused by validation") {
   auto r = with_sets({"cluster.pools[0].node_groups[0].count=ten"});
   CHECK_FALSE(r.ok());
