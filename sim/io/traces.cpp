@@ -191,21 +191,26 @@ void init_task(TaskCfg& t, const TraceCfg& cfg, std::string_view user) {
 
 }  // namespace detail
 
-TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts) {
+std::string resolve_data_path_of(std::string_view where, std::string_view key, const std::string& rel, std::string_view format) {
+  try {
+    return resolve_data_path(rel, format);
+  } catch (const TraceError& e) {
+    throw TraceError(fmt::format("{}.{}: \"{}\": {}", where.empty() ? "trace" : where, key, escape_for_diagnostic(rel), e.what()));
+  }
+}
+
+TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts, std::string_view where) {
   detail::check_cfg(cfg);
   TraceLoad load;
+  auto data = [&](const std::string& rel, std::string_view key) { return resolve_data_path_of(where, key, rel, cfg.format); };
   if (cfg.format == "openb") {
-    if (!cfg.nodes.empty())
-      load.nodes = read_openb_nodes(resolve_data_path(cfg.nodes, "openb"), opts, &load.skipped_rows);
-    if (!cfg.path.empty())
-      load.tasks = read_openb_pods(resolve_data_path(cfg.path, "openb"), cfg, opts, &load.skipped_rows);
+    if (!cfg.nodes.empty()) load.nodes = read_openb_nodes(data(cfg.nodes, "nodes"), opts, &load.skipped_rows);
+    if (!cfg.path.empty()) load.tasks = read_openb_pods(data(cfg.path, "path"), cfg, opts, &load.skipped_rows);
   } else if (cfg.format == "philly") {
-    if (!cfg.nodes.empty())
-      load.nodes = read_philly_machines(resolve_data_path(cfg.nodes, "philly"), opts, &load.skipped_rows);
-    if (!cfg.path.empty())
-      load.tasks = read_philly_jobs(resolve_data_path(cfg.path, "philly"), cfg, opts, &load.skipped_rows);
+    if (!cfg.nodes.empty()) load.nodes = read_philly_machines(data(cfg.nodes, "nodes"), opts, &load.skipped_rows);
+    if (!cfg.path.empty()) load.tasks = read_philly_jobs(data(cfg.path, "path"), cfg, opts, &load.skipped_rows);
   } else if (cfg.format == "swf") {
-    load = read_swf(resolve_data_path(cfg.path, "swf"), cfg, opts);
+    load = read_swf(data(cfg.path, "path"), cfg, opts);
   } else {
     throw TraceError("trace '" + cfg.path + "': unknown format '" + cfg.format +
                      "' (expected openb, philly or swf)");
@@ -256,10 +261,11 @@ std::size_t apply_traces(Scenario& scenario, const TraceOptions& opts) {
     std::string pool_name = cfg.pool;
     if (pool_name.empty())
       pool_name = scenario.cluster.pools.empty() ? "trace" : scenario.cluster.pools.front().name;
-    TraceLoad load = load_trace(cfg, opts);
+    const std::string where = fmt::format("traces[{}]", ti);
+    TraceLoad load = load_trace(cfg, opts, where);
     skipped += load.skipped_rows;
     if (!cfg.virtual_clusters.empty()) {
-      const std::string vc_path = resolve_data_path(cfg.virtual_clusters, "philly");
+      const std::string vc_path = resolve_data_path_of(where, "virtual_clusters", cfg.virtual_clusters, "philly");
       map_virtual_clusters(scenario, vc_path, read_philly_virtual_clusters(vc_path, opts), load);
     }
 

@@ -72,8 +72,14 @@ struct TraceLoad {
 /// submit_s' = first + (submit_s - first) x arrival_scale over the loaded tasks, `first` their
 /// earliest submit_s; durations kept), cfg.resource_type (see
 /// docs/traces.md: for openb, "pay_as_you_go" sends qos=BE pods to "spot") and cfg.pool (set on
-/// the tasks when resource_type is "reserved"). Throws TraceError.
-TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts = {});
+/// the tasks when resource_type is "reserved"). Throws TraceError; a data file that cannot be
+/// resolved reads `WHERE.KEY: "VALUE": RULE` (`where`: the entry's JSON path, e.g. `traces[0]`;
+/// empty: `trace`), as a scenario's other diagnostics do.
+TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts = {}, std::string_view where = {});
+
+/// resolve_data_path, whose errors name the key that gave the path: `WHERE.KEY: "REL": RULE`.
+std::string resolve_data_path_of(std::string_view where, std::string_view key, const std::string& rel,
+                                 std::string_view format = {});
 
 /// Loads every entry of `scenario.traces` (in order) and appends to the scenario:
 ///  - the nodes to the pool named cfg.pool (default: the first pool of the cluster, or a new

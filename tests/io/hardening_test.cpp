@@ -466,6 +466,24 @@ TEST_CASE("node names with `;` or control characters are refused", "[io][hardeni
   CHECK(has_error(errs, "cluster.pools[0].node_groups[0].prefix", "must not contain `;`"));
 }
 
+TEST_CASE("a trace data file that cannot be resolved is refused at its JSON path with the value as written", "[io][hardening]") {
+  Tmp t;
+  json j = valid_scenario();
+  const std::string missing = (t.dir / "missing.swf").string();
+  const std::string ok = t.write("ok.swf", "1 0 0 10 1 -1 -1 1 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n");
+  j["traces"] = json::array({{{"format", "swf"}, {"path", ok}, {"nodes", "none"}},
+                             {{"format", "swf"}, {"path", missing}, {"nodes", "none"}}});
+  const auto f = t.write("tr.json", j.dump());
+  for (const std::string& cmd : std::vector<std::string>{"validate ", "run --out " + (t.dir / "out").string() + " "}) {
+    const Run r = schedsim(t, cmd + f);
+    INFO(r.err_text);
+    CHECK(r.status == 2);
+    REQUIRE(r.err.size() == 1);
+    CHECK(r.err[0].rfind(f + ": traces[1].path: \"" + missing + "\": trace data file '" + missing + "' not found", 0) == 0);
+  }
+  CHECK_FALSE(fs::exists(t.dir / "out"));
+}
+
 TEST_CASE("FIFOs and directories as trace paths are `not a regular file`; trace errors reach validate as one line",
           "[io][hardening]") {
   Tmp t;
