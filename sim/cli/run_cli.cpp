@@ -127,7 +127,8 @@ int run_command(io::Scenario&& sc, const RunOptions& opts, std::ostream& out, st
     Simulator& s = *sim;
     s.run();
     if (tty) err << "\n";
-    s.write_outputs(outdir->staging(), opts.outputs);
+    std::string summary_text;  // summary.json's bytes when written (the table below reads them)
+    s.write_outputs(outdir->staging(), opts.outputs, &summary_text);
     if (opts.outputs.has(Output::resolved)) {
       // What reproduces this run: the scenario with every override, the seed and until_s.
       io::Scenario effective;
@@ -148,7 +149,7 @@ int run_command(io::Scenario&& sc, const RunOptions& opts, std::ostream& out, st
     std::sort(names.begin(), names.end());
     outdir->adopt(names);
     outdir->publish();
-    auto j = nlohmann::json::parse(s.summary_json());
+    auto j = nlohmann::json::parse(summary_text.empty() ? s.summary_json() : summary_text);
     err << s.unfinished_warning();  // tasks still queued or stopped: their waits are censored
     out << fmt::format("schedsim run: {} (seed {})\n", title, s.seed());
     out << fmt::format("  {:<22} {:>12}\n", "metric", "value");

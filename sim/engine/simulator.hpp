@@ -266,7 +266,10 @@ class Simulator {
   /// Writes the files of `which` among tasks.csv, summary.json, groups.csv, events.jsonl,
   /// timeseries.csv, metrics.prom and timeline.json into `dir` (scenario.resolved.json is the
   /// caller's: run_command writes it); only the selected files are computed. Same errors as above.
-  void write_outputs(const std::string& dir, const OutputSelection& which) const;
+  /// `summary_text` (may be null): receives summary.json's bytes when `which` has it (the text
+  /// summary_json() returns; run_command prints its table from them instead of building the
+  /// group tables a second time), else is left as it is.
+  void write_outputs(const std::string& dir, const OutputSelection& which, std::string* summary_text = nullptr) const;
   /// timeline.json (docs/outputs.md "timeline.json"): Chrome trace-event JSON, one process per
   /// pool and one thread per node (scenario order), one complete event per started attempt
   /// replica (ts/dur in microseconds of simulated time), node-down slices, and counters for the

@@ -132,6 +132,9 @@ class TraceLines {
     }
   }
   std::size_t number() const { return number_; }
+  /// A gzip file's text size from its trailer (GzipStream::size_hint: the last member's size
+  /// mod 2^32, a hint only); 0 for a plain file.
+  std::uint64_t gzip_size_hint() const { return gz_ ? gz_->size_hint() : 0; }
 
  private:
   std::string path_;

@@ -74,23 +74,32 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
   // The text is taken line by line (a gzip file inflated piece by piece: never held whole).
   detail::TraceLines lines(path, opts.max_bytes);
   TraceLoad load;
-  // Two passes over the lines. The first counts an upper bound of the rows (the lines that can
-  // hold one: not blank, not a comment, at least 35 bytes for 18 fields and their separators;
-  // at most `limit` and limits::max_tasks); the second reads, checks and builds each row into a
-  // task of a vector reserved to that bound, so a large trace's task records (320 bytes each)
-  // are never copied by vector growth and no intermediate row records are held (the pages of
-  // the reservation's unused rest are never touched).
+  // The task vector is reserved once to an upper bound of the rows (the lines that can hold
+  // one: not blank, not a comment, at least 35 bytes for 18 fields and their separators; at
+  // most `limit` and limits::max_tasks), so a large trace's task records (320 bytes each) are
+  // never copied by vector growth and no intermediate row records are held (the pages of the
+  // reservation's unused rest are never touched). A gzip file's bound comes from its trailer
+  // (text size / 36 + 1: every such line takes 35 bytes and its newline) without inflating
+  // it twice, when that reservation stays under kHintedReserveBytes; otherwise (a plain
+  // file, no usable hint, or a larger reservation) a first pass counts the lines. A hint below
+  // the text (several members, a text over 4 GiB) only lets the vector grow: same tasks.
   {
+    constexpr std::uint64_t kHintedReserveBytes = std::uint64_t{256} << 20;
+    const std::uint64_t hint = lines.gzip_size_hint();
     std::size_t bound = 0;
-    std::string_view l;
-    while (lines.next(l)) {
-      const std::size_t first = l.find_first_not_of(" \t");
-      if (l.size() >= 35 && first != std::string_view::npos && l[first] != ';') ++bound;
+    if (hint > 0 && (hint / 36 + 1) * sizeof(TaskCfg) <= kHintedReserveBytes) {
+      bound = static_cast<std::size_t>(hint / 36 + 1);
+    } else {
+      std::string_view l;
+      while (lines.next(l)) {
+        const std::size_t first = l.find_first_not_of(" \t");
+        if (l.size() >= 35 && first != std::string_view::npos && l[first] != ';') ++bound;
+      }
+      lines.rewind();
     }
     if (cfg.limit) bound = std::min<std::size_t>(bound, *cfg.limit);
     load.tasks.reserve(std::min<std::size_t>(bound, std::size_t(limits::max_tasks)));
     detail::advise_huge_pages(load.tasks.data(), load.tasks.capacity() * sizeof(TaskCfg));
-    lines.rewind();
   }
   std::optional<long long> max_procs, max_nodes;
   std::size_t max_procs_line = 0, max_nodes_line = 0;

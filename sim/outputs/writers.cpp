@@ -627,7 +627,7 @@ void Simulator::write_outputs(const std::string& dir) const {
   write_outputs(dir, which);
 }
 
-void Simulator::write_outputs(const std::string& dir, const OutputSelection& which) const {
+void Simulator::write_outputs(const std::string& dir, const OutputSelection& which, std::string* summary_text) const {
   // Checked write, fsync and close of each file (sim/publish.hpp); throws OutputError. The
   // per-task metrics are derived task by task where a file needs them (never held for all
   // tasks at once); the large files (tasks.csv, events.jsonl, metrics.prom, timeline.json) are
@@ -646,6 +646,7 @@ void Simulator::write_outputs(const std::string& dir, const OutputSelection& whi
     summary_and_groups(which.has(Output::summary) ? &summary : nullptr, which.has(Output::groups) ? &groups : nullptr);
     if (which.has(Output::summary)) write("summary.json", summary);
     if (which.has(Output::groups)) write("groups.csv", groups);
+    if (summary_text && which.has(Output::summary)) *summary_text = std::move(summary);
   }
   if (which.has(Output::events)) write_events(dir);
   if (which.has(Output::timeseries)) write_timeseries(dir);

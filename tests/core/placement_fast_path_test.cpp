@@ -479,6 +479,55 @@ TEST_CASE("replica slots count exactly the replicas a node takes one after anoth
   CHECK(overlay_checks > 0);
 }
 
+TEST_CASE("cpu_free_nodes holds exactly the nodes that take replicas with vCPU free, through allocate, release and node changes") {
+  // The bits Session::fits_by_slots visits (for shapes that take vCPU): node i's bit is set
+  // when it is up, not drained, not removed and has vCPU free; a node without it has no slot
+  // for any shape that takes vCPU.
+  int with = 0, without = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    Gen g(seed);
+    Cluster c = random_cluster(g);
+    std::vector<ReplicaAllocation> held;
+    for (int round = 0; round < 12; ++round) {
+      auto more = random_fill(g, c, int(g.range(0, 4 * std::int64_t(c.size()))));
+      held.insert(held.end(), more.begin(), more.end());
+      // Fill whole nodes now and then (a full node loses its bit).
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        const NodeId id{std::int32_t(i)};
+        const Node& n = c.node(id);
+        if (g.chance(30) && n.up && !n.drained && !n.removed && n.free.cpu_milli > 0) {
+          ReplicaShape all_cpu;
+          all_cpu.num_gpu = 0;
+          all_cpu.cpu_milli = n.free.cpu_milli;
+          held.push_back(c.allocate(id, all_cpu));
+        }
+      }
+      const auto& bits = c.cpu_free_nodes();
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        INFO("seed " << seed << " round " << round << " node " << i);
+        const Node& n = c.nodes()[i];
+        const bool expected = n.up && !n.drained && !n.removed && n.free.cpu_milli > 0;
+        const bool bit = i / 64 < bits.size() && ((bits[i / 64] >> (i % 64)) & 1);
+        REQUIRE(bit == expected);
+        (bit ? with : without) += 1;
+        if (!bit)
+          for (int k = 0; k < 4; ++k) {
+            ReplicaShape r = random_shape(g, c);
+            if (r.cpu_milli > 0) CHECK(c.replica_slots(NodeId(std::int32_t(i)), r) == 0);
+          }
+      }
+      for (std::size_t j = 0; j < held.size(); j += 2)
+        if (!c.node(held[j].node).removed) c.release(held[j]);
+      std::vector<ReplicaAllocation> kept;
+      for (std::size_t j = 1; j < held.size(); j += 2) kept.push_back(held[j]);
+      held = std::move(kept);
+      random_node_changes(g, c);
+    }
+  }
+  CHECK(with > 1000);  // not vacuous: both kinds are common
+  CHECK(without > 1000);
+}
+
 TEST_CASE("several GPU shares per replica are not counted by slots") {
   ReplicaShape two_shares;
   two_shares.num_gpu = 2;

@@ -336,6 +336,28 @@ TEST_CASE("tasks.csv leaves the wait split empty on a task's earlier attempt row
   CHECK(column(csv, "task_wait_s") == V{"", "50"});
 }
 
+TEST_CASE("write_outputs hands back summary.json's bytes when it writes them (the run table reads them), else leaves the text alone") {
+  auto sc = cluster(2);
+  sc.tasks.push_back(task("a", 0, 150));
+  sc.tasks.push_back(task("b", 30, 40));
+  sc.tasks.push_back(task("c", 40, 10));
+  sim::Simulator s(sc);
+  s.run();
+  const auto dir = testutil::fresh_dir("summary-text");
+  std::filesystem::create_directories(dir);
+  std::string text;
+  s.write_outputs(dir.string(), sim::OutputSelection::all(), &text);
+  CHECK(text == testutil::slurp(dir / "summary.json"));
+  CHECK(text == s.summary_json());
+  std::string untouched = "kept";
+  sim::OutputSelection no_summary = sim::OutputSelection::none();
+  no_summary.set(sim::Output::groups);
+  no_summary.set(sim::Output::tasks);
+  s.write_outputs(dir.string(), no_summary, &untouched);
+  CHECK(untouched == "kept");
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("timeseries.csv appends allocated vCPU, the cpu allocation ratio and each interval's mean, min and max") {
   // Two nodes (16 GPUs, 192 vCPU); a holds one node 0-150, b the other 30-70; samples every 100 s.
   auto sc = cluster(2);

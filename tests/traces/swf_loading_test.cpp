@@ -103,6 +103,59 @@ TEST_CASE("swf: the gzip trailer's length sizes the buffer; a wrong one is refus
   }
 }
 
+namespace {
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void check_same_tasks(const TraceLoad& a, const TraceLoad& b) {
+  REQUIRE(a.tasks.size() == b.tasks.size());
+  for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+    INFO(i);
+    CHECK(a.tasks[i].name == b.tasks[i].name);
+    CHECK(a.tasks[i].user == b.tasks[i].user);
+    CHECK(a.tasks[i].submit_s == b.tasks[i].submit_s);
+    CHECK(a.tasks[i].duration_s == b.tasks[i].duration_s);
+    CHECK(a.tasks[i].runtime_estimate_s == b.tasks[i].runtime_estimate_s);
+    CHECK(a.tasks[i].workers == b.tasks[i].workers);
+  }
+  CHECK(a.nodes.size() == b.nodes.size());
+}
+
+}  // namespace
+
+TEST_CASE("swf: a gzip trace is read in one pass, its task vector reserved from the trailer's length (rows of 35 bytes fit)",
+          "[traces][swf][loading]") {
+  TempDir dir;
+  // Nine rows of the shortest form (18 one-character fields, 35 bytes) and a comment.
+  std::string text = "; MaxProcs: 4\n";
+  for (int i = 1; i <= 9; ++i) text += std::to_string(i) + " 0 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n";
+  const auto plain = dir.write("short.swf", text);
+  const auto gz = dir.write_gz("short.swf.gz", text);
+  const TraceLoad from_plain = read_swf(plain, swf_cfg(plain), {});
+  const TraceLoad from_gz = read_swf(gz, swf_cfg(gz), {});
+  REQUIRE(from_plain.tasks.size() == 9);
+  check_same_tasks(from_plain, from_gz);
+  CHECK(from_gz.tasks.capacity() == text.size() / 36 + 1);  // the trailer's bound, not a count
+  CHECK(from_plain.tasks.capacity() == 9);                  // a plain file: counted
+}
+
+TEST_CASE("swf: a gzip trace of several members (the trailer gives the last one's length) reads every row",
+          "[traces][swf][loading]") {
+  TempDir dir;
+  std::string first, last = kRow4 + "\n";
+  for (int i = 0; i < 40; ++i) first += (i % 2 ? kRow2 : kRow1) + "\n";
+  const auto a = dir.write_gz("a.swf.gz", first);
+  const auto b = dir.write_gz("b.swf.gz", last);
+  const auto both = dir.write("both.swf.gz", bytes_of(a) + bytes_of(b));
+  const auto plain = dir.write("both.swf", first + last);
+  const TraceLoad from_gz = read_swf(both, swf_cfg(both), {});
+  REQUIRE(from_gz.tasks.size() == 41);  // more than the hint's bound (the vector grew)
+  check_same_tasks(read_swf(plain, swf_cfg(plain), {}), from_gz);
+}
+
 TEST_CASE("apply_traces: the first trace's tasks are taken whole; a later trace's repeated names get -t<I>",
           "[traces][apply][loading]") {
   TempDir dir;

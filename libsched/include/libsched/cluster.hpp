@@ -348,6 +348,13 @@ class Cluster {
   /// Sum of the capacity of the nodes that are up.
   const Resources& up_capacity() const { return up_capacity_; }
 
+  /// The nodes that take replicas (up, not drained) and have some vCPU free, one bit per node
+  /// id (bit i % 64 of word i / 64; words past the end count as zero). Kept with the free sums
+  /// on every allocation, release and node state change (O(1) each). A node without its bit has
+  /// replica_slots() 0 for every shape that takes vCPU: scans for such shapes visit only these
+  /// nodes (Session::fits_by_slots).
+  const std::vector<std::uint64_t>& cpu_free_nodes() const { return cpu_free_bits_; }
+
   /// Free capacity summed over the nodes that take replicas (up, not drained) of one pool and
   /// one GPU model (milli-vCPU, MiB, milli-GPU, whole free GPUs). Kept on every allocation,
   /// release and node state change (O(1) each). An upper bound of what any set of replicas can
@@ -596,7 +603,17 @@ class Cluster {
   }
   /// Adds (sign +1) or takes away (-1) node `n`'s free capacity to its (pool, model) sum
   /// when it takes replicas (up, not drained).
+  /// Also keeps the node's bit of cpu_free_nodes(): cleared before a change (sign -1), set
+  /// after it (sign +1) when the node takes replicas and has vCPU free.
   void takes_(const Node& n, int sign) {
+    const std::size_t id = std::size_t(&n - nodes_.data());
+    const std::uint64_t bit = std::uint64_t{1} << (id % 64);
+    if (sign < 0) {
+      if (id / 64 < cpu_free_bits_.size()) cpu_free_bits_[id / 64] &= ~bit;
+    } else if (n.up && !n.drained && n.free.cpu_milli > 0) {
+      if (id / 64 >= cpu_free_bits_.size()) cpu_free_bits_.resize(id / 64 + 1, 0);
+      cpu_free_bits_[id / 64] |= bit;
+    }
     if (!n.up || n.drained) return;
     std::size_t i = std::size_t(n.pool.index()) * kSlotsPerPool + std::size_t(n.model + 1);
     if (i >= free_sums_.size()) free_sums_.resize((std::size_t(n.pool.index()) + 1) * kSlotsPerPool);
@@ -714,6 +731,7 @@ class Cluster {
     for (k >>= 1; k >= 1; k >>= 1) fit_tree_[k] = fit_max(fit_tree_[2 * k], fit_tree_[2 * k + 1]);
   }
   std::vector<FreeSum> free_sums_;  ///< per (pool, model + 1), kSlotsPerPool per pool
+  std::vector<std::uint64_t> cpu_free_bits_;  ///< cpu_free_nodes()
   std::vector<NodeId> changed_;
   std::vector<char> changed_flag_;
   Resources total_;

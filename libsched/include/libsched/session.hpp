@@ -276,7 +276,9 @@ class Session {
   /// and a replica placed lowers only its node's slots, by one (Cluster::replica_slots_exact):
   /// so the gang places exactly when the eligible nodes' slots reach its replica count.
   /// Quota is read as it stands (the caller charges what the releases give back).
-  /// O(classes x options x nodes), stopping at the first node that completes the count.
+  /// O(classes x options x nodes), stopping at the first node that completes the count; for a
+  /// shape that takes vCPU only the nodes `released` touches and those with vCPU free now
+  /// (Cluster::cpu_free_nodes) are visited (a full cluster's other nodes have no slot).
   bool fits_by_slots(TaskId t, Time at, const detail::ReleasedCapacity& released, const std::vector<Cluster::FreeSum>* delta) const {
     const TaskSpec& s = spec(t);
     const Cluster& c = st.cluster_;
@@ -288,6 +290,26 @@ class Session {
         if (!admits(k, s, t, s.demand(i)) || !may_fit(s, i, cls, delta)) continue;
         const ReplicaShape& r = s.options[i].head;
         std::int64_t have = 0;
+        if (r.cpu_milli > 0) {
+          // Only nodes that can hold a replica contribute (the answer does not depend on the
+          // order): those `released` touches, then the others with vCPU free now
+          // (Cluster::cpu_free_nodes; any other node has no slot for a shape that takes vCPU).
+          for (std::size_t k = 0; k < released.touched.size() && have < need; ++k) {
+            const NodeId id = released.touched[k];
+            const std::int64_t slots = c.replica_slots(id, r, released.node[id.index()], released.gpu.data() + c.nodes()[id.index()].gpu_offset);
+            if (slots > 0 && node_eligible(st, s, cls, id, f, at, false)) have += slots;
+          }
+          const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
+          for (std::size_t w = 0; w < bits.size() && have < need; ++w)
+            for (std::uint64_t b = bits[w]; b != 0 && have < need; b &= b - 1) {
+              const NodeId id(static_cast<std::int32_t>(w * 64 + std::size_t(std::countr_zero(b))));
+              if (released.touches(id)) continue;
+              const std::int64_t slots = c.replica_slots(id, r);
+              if (slots > 0 && node_eligible(st, s, cls, id, f, at, false)) have += slots;
+            }
+          if (have >= need) return true;
+          continue;
+        }
         for (std::size_t n = 0; n < c.size() && have < need; ++n) {
           NodeId id(static_cast<std::int32_t>(n));
           std::int64_t slots = released.touches(id) ? c.replica_slots(id, r, released.node[n], released.gpu.data() + c.nodes()[n].gpu_offset)

@@ -3,6 +3,7 @@
 // the three ways it gets there with identical results:
 //  - the full scan (pick_full_scan): score every feasible node in id order. The reference.
 //  - the free-capacity index (best-fit, worst-fit: PlacementPolicy::scan_order).
+//  - first-fit without the fit tree: the nodes with vCPU free only (Cluster::cpu_free_nodes).
 //  - node groups (Cluster::enable_node_groups): nodes in the same state score the same for a
 //    given replica shape, so a policy scores each group once and takes the group's lowest
 //    eligible member (StateScore below; `random` and `topology` in builtin.hpp/topology.hpp).
@@ -10,9 +11,11 @@
 //    leave the groups' first members eligible.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "libsched/cluster.hpp"
 #include "libsched/placement/policy.hpp"
@@ -200,6 +203,22 @@ inline NodeId pick_node(Cluster& c, PlacementPolicy& policy, const ReplicaReques
       c.enable_node_groups(*g);
       return policy.pick_grouped(c, q, check);
     }
+  }
+  if (policy.first_feasible_wins() && r.cpu_milli > 0 && !c.keeps_fit_tree()) {
+    // The full scan's first feasible node at or after `from`, visiting only the nodes with vCPU
+    // free (Cluster::cpu_free_nodes, ascending ids): a node without its bit cannot fit a
+    // replica that takes vCPU (down, drained, or no vCPU free), so the same node wins.
+    if (auto ruled = policy.pick_by_rule(c, q, check)) return *ruled;
+    const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
+    for (std::size_t w = from / 64; w < bits.size(); ++w) {
+      std::uint64_t b = bits[w];
+      if (w == from / 64) b &= ~std::uint64_t{0} << (from % 64);
+      for (; b != 0; b &= b - 1) {
+        const NodeId id(static_cast<std::int32_t>(w * 64 + std::size_t(std::countr_zero(b))));
+        if (c.fits(id, r) && check.node_ok(id)) return id;
+      }
+    }
+    return NodeId();
   }
   return pick_full_scan(c, policy, q, check, from);
 }
