@@ -405,6 +405,7 @@ class Session {
     if (st.keep_ends_) st.expected_ends_.erase({Core::raw_end(e.spec, pl.start), st.run_info_[st.run_pos_[t.index()]].sequence, t});
     {
       std::size_t pos = st.run_pos_[t.index()];
+      st.bucket_erase(st.run_info_[pos]);
       st.run_pos_[st.run_info_.back().id.index()] = pos;
       st.run_info_[pos] = st.run_info_.back();
       st.run_info_.pop_back();
@@ -437,6 +438,7 @@ class Session {
     st.run_pos_[t.index()] = st.run_info_.size();
     st.run_info_.push_back(RunInfo{t, pl.capacity, e.spec.priority, e.spec.guarantee, pl.start,
                                    e.spec.checkpoint_interval, e.spec.sequence});
+    st.bucket_insert(st.run_info_.back());
     if (st.keep_ends_) st.expected_ends_.emplace(Core::raw_end(e.spec, pl.start), e.spec.sequence, t);
   }
 
