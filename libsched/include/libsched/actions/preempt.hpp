@@ -53,8 +53,8 @@ struct Cand {
 /// grows, every prefix shorter than k fails the condition, so no such prefix starts the gang.
 /// O(victim replicas visited x GPUs per node + nodes with enough free GPU).
 /// bound_prefix_along: the same over a source whose length is not known in advance: has(i)
-/// tells whether candidate i exists (called for i = 0, 1, 2, ... before candidate(i)); no
-/// prefix meets the condition: kNoPrefix.
+/// tells whether candidate i exists (called for i = 0, 1, 2, ... before candidate(i), which
+/// gives the candidate's placement); no prefix meets the condition: kNoPrefix.
 inline constexpr std::size_t kNoPrefix = std::numeric_limits<std::size_t>::max();
 template <class Has, class Candidate>
 std::size_t bound_prefix_along(Session& S, TaskId t, Has&& has, Candidate&& candidate) {
@@ -107,7 +107,7 @@ std::size_t bound_prefix_along(Session& S, TaskId t, Has&& has, Candidate&& cand
   };
   std::size_t k = kNoPrefix;
   for (std::size_t ci = 0; k == kNoPrefix && has(ci); ++ci) {
-    for (const auto& a : st.placement(st.tasks_[candidate(ci).index()]).replicas) {
+    for (const auto& a : candidate(ci).replicas) {
       std::int32_t& slot = st.scratch_slot_[a.node.index()];
       if (slot < 0) {
         // scratch_rel_[i] belongs to touched[i]; entries are reused across calls (only the
@@ -134,7 +134,8 @@ std::size_t bound_prefix_along(Session& S, TaskId t, Has&& has, Candidate&& cand
 }
 template <class Candidate>
 std::size_t bound_prefix(Session& S, TaskId t, std::size_t n, Candidate&& candidate) {
-  return std::min(bound_prefix_along(S, t, [n](std::size_t i) { return i < n; }, candidate), n + 1);
+  auto placement = [&](std::size_t i) -> const Placement& { return S.st.placement(S.st.tasks_[candidate(i).index()]); };
+  return std::min(bound_prefix_along(S, t, [n](std::size_t i) { return i < n; }, placement), n + 1);
 }
 
 /// Whether preemption may start `t` with every candidate given back (bound_prefix over
@@ -247,8 +248,8 @@ class VictimStream {
       }
       return false;
     };
-    return bound_prefix_along(*S_, t, has, [&](std::size_t) { return S_->st.victim_buckets_[buckets_[b].bucket][pos++].id; }) !=
-           kNoPrefix;
+    auto placement = [&](std::size_t) -> const Placement& { return *S_->st.victim_buckets_[buckets_[b].bucket][pos++].placement; };
+    return bound_prefix_along(*S_, t, has, placement) != kNoPrefix;
   }
 
  private:
@@ -309,7 +310,8 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   // would answer, so the victims are the same. Without fast paths every prefix is tried.
   const std::size_t k0 =
       st.options_.fast_paths
-          ? bound_prefix_along(S, t, [&](std::size_t i) { return order.has(i); }, [&](std::size_t i) { return order[i].id; })
+          ? bound_prefix_along(S, t, [&](std::size_t i) { return order.has(i); },
+                               [&](std::size_t i) -> const Placement& { return st.placement(st.tasks_[order[i].id.index()]); })
           : 0;
   // No prefix meets the slot bound: not even every candidate starts the gang (what may_help
   // answers over the candidates; the bucketed source learns it here, along the order).

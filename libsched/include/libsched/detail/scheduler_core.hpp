@@ -177,6 +177,9 @@ struct SchedulerCore {
     Time start;
     Time checkpoint;
     std::uint64_t sequence;  ///< TaskSpec::sequence (victim order's tie-break before the id)
+    /// Its placement (placements_ is a deque: the element stays put while the task runs), read
+    /// by the victim search's slot bound without a lookup through the task's entry.
+    const Placement* placement = nullptr;
   };
   struct ScratchRel { std::int64_t cpu = 0, mem = 0; std::int32_t gpu[kMaxGpusPerNode]; };
 
