@@ -427,6 +427,7 @@ class Session {
     if (st.keep_ends_) st.expected_ends_.erase({Core::raw_end(e.spec, pl.start), st.run_info_[st.run_pos_[t.index()]].sequence, t});
     {
       std::size_t pos = st.run_pos_[t.index()];
+      st.bucket_erase(st.run_info_[pos]);
       st.run_pos_[st.run_info_.back().id.index()] = pos;
       st.run_info_[pos] = st.run_info_.back();
       st.run_info_.pop_back();
@@ -458,7 +459,8 @@ class Session {
     if (st.run_pos_.size() < st.tasks_.size()) st.run_pos_.resize(st.tasks_.size(), 0);
     st.run_pos_[t.index()] = st.run_info_.size();
     st.run_info_.push_back(RunInfo{t, pl.capacity, e.spec.priority, e.spec.guarantee, pl.start,
-                                   e.spec.checkpoint_interval, e.spec.sequence});
+                                   e.spec.checkpoint_interval, e.spec.sequence, &pl});
+    st.bucket_insert(st.run_info_.back());
     if (st.keep_ends_) st.expected_ends_.emplace(Core::raw_end(e.spec, pl.start), e.spec.sequence, t);
   }
 

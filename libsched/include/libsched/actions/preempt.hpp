@@ -52,8 +52,12 @@ struct Cand {
 /// free capacity alone does, or when a replica needs no GPU: no bound then). Since the sum only
 /// grows, every prefix shorter than k fails the condition, so no such prefix starts the gang.
 /// O(victim replicas visited x GPUs per node + nodes with enough free GPU).
-template <class Candidate>
-std::size_t bound_prefix(Session& S, TaskId t, std::size_t n, Candidate&& candidate) {
+/// bound_prefix_along: the same over a source whose length is not known in advance: has(i)
+/// tells whether candidate i exists (called for i = 0, 1, 2, ... before candidate(i), which
+/// gives the candidate's placement); no prefix meets the condition: kNoPrefix.
+inline constexpr std::size_t kNoPrefix = std::numeric_limits<std::size_t>::max();
+template <class Has, class Candidate>
+std::size_t bound_prefix_along(Session& S, TaskId t, Has&& has, Candidate&& candidate) {
   auto& st = S.st;
   const Cluster& cluster = st.cluster_;
   const TaskSpec& s = S.spec(t);
@@ -98,17 +102,20 @@ std::size_t bound_prefix(Session& S, TaskId t, std::size_t n, Candidate&& candid
   // Then each candidate's replicas: the node's slots with what it gives back, minus without.
   if (st.scratch_slot_.size() < cluster.size()) st.scratch_slot_.assign(cluster.size(), -1);
   std::vector<NodeId> touched;
-  st.scratch_rel_.clear();
   auto node_slots = [&](NodeId node, const Rel& rel, const ReplicaShape& r) {
     return cluster.replica_slots(node, r, Resources{0, rel.cpu, rel.mem}, rel.gpu);
   };
-  std::size_t k = n + 1;
-  for (std::size_t ci = 0; ci < n && k > n; ++ci) {
-    for (const auto& a : st.placement(st.tasks_[candidate(ci).index()]).replicas) {
+  std::size_t k = kNoPrefix;
+  for (std::size_t ci = 0; k == kNoPrefix && has(ci); ++ci) {
+    for (const auto& a : candidate(ci).replicas) {
       std::int32_t& slot = st.scratch_slot_[a.node.index()];
       if (slot < 0) {
-        slot = std::int32_t(st.scratch_rel_.size());
-        Rel& r = st.scratch_rel_.emplace_back();  // (vCPU and memory start at 0)
+        // scratch_rel_[i] belongs to touched[i]; entries are reused across calls (only the
+        // node's own GPUs are zeroed, not all kMaxGpusPerNode of a fresh entry).
+        slot = std::int32_t(touched.size());
+        if (touched.size() == st.scratch_rel_.size()) st.scratch_rel_.emplace_back();
+        Rel& r = st.scratch_rel_[touched.size()];
+        r.cpu = r.mem = 0;
         std::fill(r.gpu, r.gpu + cluster.node(a.node).gpus, 0);
         touched.push_back(a.node);
       }
@@ -124,6 +131,11 @@ std::size_t bound_prefix(Session& S, TaskId t, std::size_t n, Candidate&& candid
   }
   for (NodeId node : touched) st.scratch_slot_[node.index()] = -1;
   return k;
+}
+template <class Candidate>
+std::size_t bound_prefix(Session& S, TaskId t, std::size_t n, Candidate&& candidate) {
+  auto placement = [&](std::size_t i) -> const Placement& { return S.st.placement(S.st.tasks_[candidate(i).index()]); };
+  return std::min(bound_prefix_along(S, t, [n](std::size_t i) { return i < n; }, placement), n + 1);
 }
 
 /// Whether preemption may start `t` with every candidate given back (bound_prefix over
@@ -165,44 +177,145 @@ inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothe
   return cands;
 }
 
+/// Victim order (VictimOrder rank, then TaskSpec::sequence, then id: a total order) over the
+/// candidates of one search, established only as far as the search reads it: has(i) makes
+/// (*this)[i], the candidate at position i of the order, available, or answers false when
+/// there are only i candidates.
+///  * From every candidate (candidates()): a sort of all of them (the reference, no fast paths)
+///    or a min-heap popped one by one (O(n + k log n) for a search reading k).
+///  * From the victim buckets (Core::bucket_victims_: fast paths, the builtin order, a queue
+///    order that does not preempt): the buckets are read in the order's first two keys (idle,
+///    spot, then reserved and pay-as-you-go together; priority slot ascending), each one's
+///    candidates built and ordered (a heap) only when the search reaches it, so a search
+///    reading k candidates costs the buckets it reaches, not every running task. Buckets no
+///    task of which may yield (victim_kind at the slot's lowest priority) are skipped without
+///    reading them. The same candidates as candidates() (exposed tasks, started before `now`,
+///    victim_kind, the idle rule) in the same total order.
+class VictimStream {
+ public:
+  VictimStream(std::vector<Cand> all, bool sort) : heap_(std::move(all)) {
+    if (sort) {
+      std::sort(heap_.begin(), heap_.end(), [](const Cand& a, const Cand& b) { return before(a, b); });
+      order_ = std::move(heap_);
+      heap_.clear();
+    } else {
+      order_.reserve(std::min(heap_.size(), std::size_t(64)));
+      std::make_heap(heap_.begin(), heap_.end(), after);
+    }
+  }
+  VictimStream(Session& S, TaskId t, Time now, bool hypothetical, ResourceType cls)
+      : S_(&S), ps_(&S.spec(t)), now_(now), hypothetical_(hypothetical) {
+    using Core = Session::Core;
+    static constexpr ResourceType kByKey[3][2] = {{ResourceType::idle, ResourceType::idle},
+                                                  {ResourceType::spot, ResourceType::spot},
+                                                  {ResourceType::reserved, ResourceType::pay_as_you_go}};
+    for (std::uint32_t key = 0; key < 3; ++key)
+      for (std::uint32_t slot = 0; slot < Core::kPrioritySlots; ++slot)
+        for (std::size_t j = 0; j < (key == 2 ? 2 : 1); ++j) {
+          const ResourceType c = kByKey[key][j];
+          if (cls == ResourceType::idle && c != ResourceType::idle) continue;
+          const std::size_t b = Core::victim_bucket(c, std::int32_t(slot));
+          if (S.st.victim_buckets_[b].empty()) continue;
+          // Slot s > 0 holds priorities >= s (slot 0: <= 0); victim_kind only rejects more as
+          // the priority grows, so a slot whose lowest priority does not yield has no candidate.
+          if (slot > 0 && !S.victim_kind(*ps_, c, std::int32_t(slot), false, hypothetical)) continue;
+          buckets_.push_back({std::uint32_t(b), key * std::uint32_t(Core::kPrioritySlots) + slot});
+        }
+  }
+  bool has(std::size_t i) {
+    while (order_.size() <= i) {
+      if (heap_.empty() && !next_group()) return false;
+      std::pop_heap(heap_.begin(), heap_.end(), after);
+      order_.push_back(heap_.back());
+      heap_.pop_back();
+    }
+    return true;
+  }
+  const Cand& operator[](std::size_t i) const { return order_[i]; }
+  /// The candidates available so far: all n of them once has() answered false.
+  std::size_t size() const { return order_.size(); }
+
+  /// Whether preemption may start `t` with every candidate given back (may_help): the
+  /// buckets' candidates walked in bucket order, none built or ordered (a failure must read
+  /// them all; a success stops where the slot bound is met).
+  bool may_help_all(TaskId t) {
+    std::size_t b = 0, pos = 0;
+    auto has = [&](std::size_t) {
+      for (; b < buckets_.size(); ++b, pos = 0) {
+        const auto& bucket = S_->st.victim_buckets_[buckets_[b].bucket];
+        for (; pos < bucket.size(); ++pos)
+          if (kind(bucket[pos])) return true;
+      }
+      return false;
+    };
+    auto placement = [&](std::size_t) -> const Placement& { return *S_->st.victim_buckets_[buckets_[b].bucket][pos++].placement; };
+    return bound_prefix_along(*S_, t, has, placement) != kNoPrefix;
+  }
+
+ private:
+  static bool before(const Cand& a, const Cand& b) { return std::tie(a.rank, a.sequence, a.id) < std::tie(b.rank, b.sequence, b.id); }
+  static bool after(const Cand& a, const Cand& b) { return before(b, a); }
+  std::optional<PreemptionKind> kind(const Session::RunInfo& ri) const {
+    if (ri.start >= now_) return std::nullopt;  // started at this instant: no zero-length attempts
+    return S_->victim_kind(*ps_, ri.capacity, ri.priority, ri.guarantee, hypothetical_);
+  }
+  /// Builds the next group of buckets (one (key, slot)) with a candidate into the heap.
+  bool next_group() {
+    if (!S_) return false;
+    while (heap_.empty() && next_ < buckets_.size()) {
+      const std::uint32_t group = buckets_[next_].group;
+      for (; next_ < buckets_.size() && buckets_[next_].group == group; ++next_)
+        for (const Session::RunInfo& ri : S_->st.victim_buckets_[buckets_[next_].bucket]) {
+          const auto k = kind(ri);
+          if (!k) continue;
+          Time e = now_ - ri.start;
+          Time lost = ri.checkpoint > 0 ? e - (e / ri.checkpoint) * ri.checkpoint : e;
+          heap_.push_back({plugins::IdleSpotFirst::of(ri.capacity, ri.priority, lost), ri.sequence, ri.id, *k});
+        }
+      std::make_heap(heap_.begin(), heap_.end(), after);
+    }
+    return !heap_.empty();
+  }
+  struct Bucket {
+    std::uint32_t bucket;  ///< index in Core::victim_buckets_
+    std::uint32_t group;   ///< (key, slot): buckets of one group share the order's first two keys
+  };
+  Session* S_ = nullptr;  ///< bucket source only
+  const TaskSpec* ps_ = nullptr;
+  Time now_ = 0;
+  bool hypothetical_ = false;
+  std::vector<Bucket> buckets_;  ///< the buckets that may hold candidates, in victim order
+  std::size_t next_ = 0;         ///< the first bucket not yet built
+  std::vector<Cand> heap_;       ///< min-heap of the candidates built and not yet ordered
+  std::vector<Cand> order_;      ///< the first candidates in victim order
+};
+
 /// Preemption on one capacity class (see the file's contract).
 inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims,
                                               bool hypothetical, ResourceType cls) {
-  std::vector<Cand> cands = candidates(S, t, now, hypothetical, cls);
-  if (cands.empty()) return std::nullopt;
   auto& st = S.st;
-  if (st.options_.fast_paths && !may_help(S, t, cands)) return std::nullopt;
-  // Victim order (VictimOrder rank, then TaskSpec::sequence, then id: a total order), established
-  // only as far as the search reaches: order[0, k) are the first k candidates in that order,
-  // popped one by one from a min-heap of the others (O(n + k log n) for a k-victim search, where
-  // a selection of the rest at each doubling of the prefix cost O(n log k)). Without fast paths:
-  // the whole order at once (a sort), the reference.
-  const std::size_t n = cands.size();
-  auto after = [](const Cand& a, const Cand& b) { return std::tie(b.rank, b.sequence, b.id) < std::tie(a.rank, a.sequence, a.id); };
-  std::vector<Cand> order;
-  order.reserve(st.options_.fast_paths ? std::min(n, std::size_t(64)) : n);
-  if (st.options_.fast_paths) {
-    std::make_heap(cands.begin(), cands.end(), after);
+  std::optional<VictimStream> src;
+  if (st.bucket_victims_) {
+    src.emplace(S, t, now, hypothetical, cls);
+    if (!src->has(0) || !src->may_help_all(t)) return std::nullopt;
   } else {
-    std::sort(cands.begin(), cands.end(), [&](const Cand& a, const Cand& b) { return after(b, a); });
-    order = std::move(cands);
-    cands.clear();
+    std::vector<Cand> cands = candidates(S, t, now, hypothetical, cls);
+    if (cands.empty()) return std::nullopt;
+    if (st.options_.fast_paths && !may_help(S, t, cands)) return std::nullopt;
+    src.emplace(std::move(cands), !st.options_.fast_paths);
   }
-  auto ensure_sorted = [&](std::size_t k) {
-    while (order.size() < k) {
-      std::pop_heap(cands.begin(), cands.end(), after);
-      order.push_back(cands.back());
-      cands.pop_back();
-    }
-  };
+  VictimStream& order = *src;
   // Prefixes shorter than `k0` cannot start the gang (bound_prefix in victim order): the search
   // below counts them as failed without releasing or trying them, which is what their trials
   // would answer, so the victims are the same. Without fast paths every prefix is tried.
-  const std::size_t k0 = st.options_.fast_paths ? bound_prefix(S, t, n, [&](std::size_t i) {
-    ensure_sorted(i + 1);
-    return order[i].id;
-  })
-                                                : 0;
+  const std::size_t k0 =
+      st.options_.fast_paths
+          ? bound_prefix_along(S, t, [&](std::size_t i) { return order.has(i); },
+                               [&](std::size_t i) -> const Placement& { return st.placement(st.tasks_[order[i].id.index()]); })
+          : 0;
+  // No prefix meets the slot bound: not even every candidate starts the gang (what may_help
+  // answers over the candidates; the bucketed source learns it here, along the order).
+  if (k0 == kNoPrefix) return std::nullopt;
   std::size_t m0 = tx.mark();
   // The shortest prefix of the candidate order that lets the whole gang start. Galloping
   // search (prefixes of 1, 2, 4, ... victims), then binary search inside the last doubling;
@@ -211,7 +324,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   // finding a k-victim answer costs O(k) releases and O(log k) gang trials.
   std::vector<std::size_t> marks{m0};   // marks[i]: state with the first i candidates released
   auto set_prefix = [&](std::size_t k) {
-    ensure_sorted(k);
+    order.has(k - 1);
     if (k + 1 < marks.size()) {
       tx.rollback_to(marks[k]);
       marks.resize(k + 1);
@@ -235,13 +348,15 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
     at_hi = std::move(p);
     return true;
   };
+  // (min(size * 2, n) for n candidates: order.has(i) holds exactly for i < n.)
   std::size_t hi = 0;
-  for (std::size_t size = 1;; size = std::min(size * 2, n)) {
+  for (std::size_t size = 1;;) {
     if (starts_with_prefix(size)) {
       hi = size;
       break;
     }
-    if (size == n) break;
+    if (!order.has(size)) break;  // size == n
+    size = order.has(size * 2 - 1) ? size * 2 : order.size();
   }
   if (hi == 0) {
     tx.rollback_to(m0);

@@ -103,6 +103,7 @@ struct SchedulerCore {
     // An order that preempts tells equal requests apart (what each may preempt depends on its
     // own rank): no merging of equal requests then (nor request classes).
     memo_by_signature_ = builtin_admission_ && policy_->shape_only() && !order_preempts_;
+    bucket_victims_ = options_.fast_paths && builtin_victim_order_ && !order_preempts_;
     // Only best-fit / worst-fit style policies read the free index (placement::pick_node).
     cluster_.keep_free_index(policy_->scan_order() != PlacementPolicy::ScanOrder::all_nodes);
     // First-fit jumps over full nodes with the fit tree (placement::pick_full_scan) on large
@@ -176,6 +177,9 @@ struct SchedulerCore {
     Time start;
     Time checkpoint;
     std::uint64_t sequence;  ///< TaskSpec::sequence (victim order's tie-break before the id)
+    /// Its placement (placements_ is a deque: the element stays put while the task runs), read
+    /// by the victim search's slot bound without a lookup through the task's entry.
+    const Placement* placement = nullptr;
   };
   struct ScratchRel { std::int64_t cpu = 0, mem = 0; std::int32_t gpu[kMaxGpusPerNode]; };
 
@@ -433,6 +437,33 @@ struct SchedulerCore {
   IdSet<TaskId> running_;
   std::vector<RunInfo> run_info_;
   std::vector<std::size_t> run_pos_;
+  /// Fast paths with the builtin victim order and a queue order that does not preempt: the
+  /// running tasks guarantee does not protect (exposed()), bucketed by (capacity class, priority
+  /// slot), the first two keys of the order (plugins::IdleSpotFirst), so that a victim search
+  /// builds and orders only the buckets it reaches (actions/preempt.hpp VictimStream). Kept at
+  /// every start and release (swap-remove), O(1).
+  bool bucket_victims_ = false;
+  static constexpr std::size_t kPrioritySlots = 11;
+  std::array<std::vector<RunInfo>, 4 * kPrioritySlots> victim_buckets_;
+  std::vector<std::uint32_t> bucket_pos_;  ///< per task id: its index in its victim bucket
+  static std::size_t victim_bucket(ResourceType c, std::int32_t priority) {
+    return std::size_t(c) * kPrioritySlots + priority_slot(priority);
+  }
+  void bucket_insert(const RunInfo& ri) {
+    if (!bucket_victims_ || !exposed(ri.capacity, ri.guarantee)) return;
+    auto& b = victim_buckets_[victim_bucket(ri.capacity, ri.priority)];
+    if (bucket_pos_.size() <= ri.id.index()) bucket_pos_.resize(tasks_.size(), 0);
+    bucket_pos_[ri.id.index()] = std::uint32_t(b.size());
+    b.push_back(ri);
+  }
+  void bucket_erase(const RunInfo& ri) {
+    if (!bucket_victims_ || !exposed(ri.capacity, ri.guarantee)) return;
+    auto& b = victim_buckets_[victim_bucket(ri.capacity, ri.priority)];
+    const std::uint32_t pos = bucket_pos_[ri.id.index()];
+    bucket_pos_[b.back().id.index()] = pos;
+    b[pos] = b.back();
+    b.pop_back();
+  }
   /// Backfill queueing only (keep_ends_): the running tasks by (start + runtime estimate,
   /// TaskSpec::sequence, id), kTimeNever for an unknown estimate. EASY's reservation walk (actions/backfill.hpp) reads
   /// the running tasks in expected-end order and usually stops early, instead of collecting and
