@@ -184,7 +184,7 @@ inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothe
 ///  * From every candidate (candidates()): a sort of all of them (the reference, no fast paths)
 ///    or a min-heap popped one by one (O(n + k log n) for a search reading k).
 ///  * From the victim buckets (Core::bucket_victims_: fast paths, the builtin order, a queue
-///    order that does not preempt): the buckets are read in the order's first two keys (idle,
+///    order that does not preempt, some preemption on): the buckets are read in the order's first two keys (idle,
 ///    spot, then reserved and pay-as-you-go together; priority slot ascending), each one's
 ///    candidates built and ordered (a heap) only when the search reaches it, so a search
 ///    reading k candidates costs the buckets it reaches, not every running task. Buckets no

@@ -103,7 +103,10 @@ struct SchedulerCore {
     // An order that preempts tells equal requests apart (what each may preempt depends on its
     // own rank): no merging of equal requests then (nor request classes).
     memo_by_signature_ = builtin_admission_ && policy_->shape_only() && !order_preempts_;
-    bucket_victims_ = options_.fast_paths && builtin_victim_order_ && !order_preempts_;
+    // (Without preemption, idle reclaim or spot eviction only explain()'s hypothetical searches
+    // read victims: they scan the running set, and no run pays for the buckets' upkeep.)
+    bucket_victims_ = options_.fast_paths && builtin_victim_order_ && !order_preempts_ &&
+                      (options_.preemption || options_.idle_reclaim || options_.spot_eviction);
     // Only best-fit / worst-fit style policies read the free index (placement::pick_node).
     cluster_.keep_free_index(policy_->scan_order() != PlacementPolicy::ScanOrder::all_nodes);
     // First-fit jumps over full nodes with the fit tree (placement::pick_full_scan) on large
@@ -437,8 +440,8 @@ struct SchedulerCore {
   IdSet<TaskId> running_;
   std::vector<RunInfo> run_info_;
   std::vector<std::size_t> run_pos_;
-  /// Fast paths with the builtin victim order and a queue order that does not preempt: the
-  /// running tasks guarantee does not protect (exposed()), bucketed by (capacity class, priority
+  /// Fast paths with the builtin victim order, a queue order that does not preempt, and
+  /// preemption, idle reclaim or spot eviction on: the running tasks guarantee does not protect (exposed()), bucketed by (capacity class, priority
   /// slot), the first two keys of the order (plugins::IdleSpotFirst), so that a victim search
   /// builds and orders only the buckets it reaches (actions/preempt.hpp VictimStream). Kept at
   /// every start and release (swap-remove), O(1).
