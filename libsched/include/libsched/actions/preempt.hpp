@@ -147,19 +147,25 @@ inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
 /// The candidates for `t` on class `cls`, in running-set order (preempt_class sorts them into
 /// victim order as far as it needs): running tasks that started before `now` and may yield to
 /// t (on idle capacity: only tasks running on idle capacity).
-inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothetical, ResourceType cls) {
-  auto& st = S.st;
-  std::vector<Cand> cands;
-  // No running task on any capacity class victim_kind accepts for `t`: no candidate (saves the
-  // scan over the running set when, say, only idle reclaim is on and nothing runs on idle, or
-  // every running task has t's priority or more: Core::exposed_by_priority_).
+/// Whether some running task on a capacity class victim_kind accepts for `t` may yield to it
+/// on class `cls` (on idle capacity: only tasks on idle capacity). O(classes x priority slots):
+/// Core::exposed_by_priority_, no scan of the running set. False: `t` has no candidate (say,
+/// only idle reclaim is on and nothing runs on idle, or every running task has t's priority or
+/// more).
+inline bool any_may_yield(const Session& S, TaskId t, bool hypothetical, ResourceType cls) {
   const TaskSpec& ps = S.spec(t);
   auto may_yield = [&](ResourceType c) {
     return (cls != ResourceType::idle || c == ResourceType::idle) && S.may_yield_on(ps, c, hypothetical);
   };
-  if (!may_yield(ResourceType::reserved) && !may_yield(ResourceType::pay_as_you_go) && !may_yield(ResourceType::spot) &&
-      !may_yield(ResourceType::idle))
-    return cands;
+  return may_yield(ResourceType::reserved) || may_yield(ResourceType::pay_as_you_go) || may_yield(ResourceType::spot) ||
+         may_yield(ResourceType::idle);
+}
+
+inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothetical, ResourceType cls) {
+  auto& st = S.st;
+  std::vector<Cand> cands;
+  const TaskSpec& ps = S.spec(t);
+  if (!any_may_yield(S, t, hypothetical, cls)) return cands;  // (saves the scan over the running set)
   // Compact scan over the running tasks (RunInfo keeps what eligibility needs together).
   for (const Session::RunInfo& ri : st.run_info_) {
     if (ri.start >= now) continue;  // started at this instant: no zero-length attempts
@@ -296,6 +302,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   auto& st = S.st;
   std::optional<VictimStream> src;
   if (st.bucket_victims_) {
+    if (!any_may_yield(S, t, hypothetical, cls)) return std::nullopt;  // (as candidates(): no bucket walk)
     src.emplace(S, t, now, hypothetical, cls);
     if (!src->has(0) || !src->may_help_all(t)) return std::nullopt;
   } else {
