@@ -101,6 +101,13 @@ sim::io::Scenario teams(double alice_gpus, double bob_gpus) {
 
 using testutil::slurp;
 
+/// A fresh, empty folder for one test's outputs (testutil::fresh_dir, created).
+fs::path output_dir(const std::string& name) {
+  const auto dir = testutil::fresh_dir(name);
+  fs::create_directories(dir);
+  return dir;
+}
+
 }  // namespace
 
 TEST_CASE("mean_wait_s counts the censored wait of a task that can never start") {
@@ -343,8 +350,7 @@ TEST_CASE("write_outputs hands back summary.json's bytes when it writes them (th
   sc.tasks.push_back(task("c", 40, 10));
   sim::Simulator s(sc);
   s.run();
-  const auto dir = testutil::fresh_dir("summary-text");
-  std::filesystem::create_directories(dir);
+  const auto dir = output_dir("summary-text");
   std::string text;
   s.write_outputs(dir.string(), sim::OutputSelection::all(), &text);
   CHECK(text == testutil::slurp(dir / "summary.json"));
@@ -366,8 +372,7 @@ TEST_CASE("timeseries.csv appends allocated vCPU, the cpu allocation ratio and e
   sc.tasks.push_back(task("b", 30, 40));
   sim::Simulator s(sc);
   s.run();
-  const auto dir = testutil::fresh_dir("timeseries-columns");
-  std::filesystem::create_directories(dir);
+  const auto dir = output_dir("timeseries-columns");
   s.write_outputs(dir.string());
   const std::string csv = testutil::slurp(dir / "timeseries.csv");
   std::filesystem::remove_all(dir);
