@@ -74,4 +74,48 @@ TEST_CASE("a full node has no fragmentation") {
   CHECK(node_fragmentation(c, NodeId(0), only(gpus(1, 1000, 0, 0))) == 0);
 }
 
+TEST_CASE("the tracker equals node_fragmentation bit for bit through random changes, nodes reported unchanged included") {
+  // Shapes with shared and distinct gpu_milli thresholds, a model restriction, CPU-only ones and
+  // shapes that need more vCPU than a node has, so every branch of F_n(m) is taken.
+  Cluster c = make_cluster().node("a0", "A100", 8, 96, 768).node("a1", "A100", 8, 96, 768).node("v0", "V100", 4, 32, 256)
+                  .node("c0", "", 0, 64, 256).build();
+  auto w = WorkloadDistribution::from_counts({{gpus(1, 1000), 7}, {gpus(1, 500), 5}, {gpus(2, 500, 4), 3},
+                                              {gpus(1, 300, 2), 2}, {gpus(4, 1000, 8), 1}, {cpu_only(4, 8), 2},
+                                              {cpu_only(200, 1), 1}, {with_model(gpus(1, 800), c, "V100"), 3}});
+  FragmentationTracker tracker(c, w);
+  // The reference: every reported node recomputed by node_fragmentation, the running total kept
+  // with the same arithmetic (a node reported but unchanged adds f - f = +0.0).
+  std::vector<double> ref_node(c.size());
+  double ref_total = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) ref_total += ref_node[i] = node_fragmentation(c, NodeId(std::int32_t(i)), w);
+  const ReplicaShape asks[] = {gpus(1, 1000), gpu_share(500), gpu_share(300), gpu_share(200), gpus(2, 1000, 8, 64), cpu_only(16, 32)};
+  boost::random::mt19937 rng(7);
+  std::vector<ReplicaAllocation> held;
+  for (int step = 0; step < 3000; ++step) {
+    const bool release = !held.empty() && boost::random::uniform_int_distribution<int>(0, 2)(rng) == 0;
+    if (release) {
+      const std::size_t k = boost::random::uniform_int_distribution<std::size_t>(0, held.size() - 1)(rng);
+      c.release(held[k]);
+      held[k] = held.back();
+      held.pop_back();
+    } else {
+      const NodeId n(boost::random::uniform_int_distribution<std::int32_t>(0, std::int32_t(c.size()) - 1)(rng));
+      const ReplicaShape& r = asks[boost::random::uniform_int_distribution<std::size_t>(0, std::size(asks) - 1)(rng)];
+      if (c.fits(n, r)) held.push_back(c.allocate(n, r));
+    }
+    if (step % 3 != 2) continue;  // several changes between updates: some undo others
+    const std::vector<NodeId> changed = c.take_changed();
+    tracker.update(c, changed);
+    for (NodeId n : changed) {
+      const double f = node_fragmentation(c, n, w);
+      ref_total += f - ref_node[n.index()];
+      ref_node[n.index()] = f;
+    }
+    // Bit for bit: the per-node values summed in node order, as cluster_fragmentation sums,
+    // and the running total against the reference's.
+    REQUIRE(tracker.total() == cluster_fragmentation(c, w));
+    REQUIRE(tracker.running_total() == ref_total);
+  }
+}
+
 }  // namespace SCHEDSIM_UNITY_ID

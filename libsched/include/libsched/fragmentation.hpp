@@ -114,16 +114,28 @@ inline double cluster_fragmentation(const Cluster& c, const WorkloadDistribution
 class FragmentationTracker {
  public:
   FragmentationTracker(const Cluster& c, WorkloadDistribution w) : w_(std::move(w)), node_(c.size(), 0.0) {
+    for (const auto& m : w_.shapes) milli_.push_back(m.gpu_milli);
+    std::sort(milli_.begin(), milli_.end());
+    milli_.erase(std::unique(milli_.begin(), milli_.end()), milli_.end());
+    for (const auto& m : w_.shapes)
+      threshold_of_.push_back(std::size_t(std::lower_bound(milli_.begin(), milli_.end(), m.gpu_milli) - milli_.begin()));
+    usable_.resize(milli_.size());
+    below_.resize(milli_.size());
     for (std::size_t i = 0; i < c.size(); ++i) {
       node_[i] = node_fragmentation(c, NodeId(std::int32_t(i)), w_);
       total_ += node_[i];
     }
   }
-  /// Recomputes the nodes in `changed` (nodes added since construction included).
+  /// Recomputes the nodes in `changed` (nodes added since construction included). A node whose
+  /// free vCPU, memory and per-GPU free milli are those of its last computation keeps its value
+  /// (the same inputs give the same F_n(M)): a preemption search releases victims and rolls
+  /// them back, which reports nodes changed that end as they were.
   void update(const Cluster& c, const std::vector<NodeId>& changed) {
     if (node_.size() < c.size()) node_.resize(c.size(), 0.0);
+    if (seen_.size() < c.size()) seen_.resize(c.size());
     for (NodeId n : changed) {
-      double f = node_fragmentation(c, n, w_);
+      if (same_as_seen(c, n)) continue;
+      double f = fast_node_fragmentation(c, n);
       total_ += f - node_[n.index()];
       node_[n.index()] = f;
     }
@@ -139,9 +151,75 @@ class FragmentationTracker {
   const WorkloadDistribution& workload() const { return w_; }
 
  private:
+  /// A node's inputs at its last computation by update(): free vCPU and memory, its GPU count
+  /// and (in seen_gpu_ from `at`) each GPU's free milli. `slots` GPUs reserved there.
+  struct Seen {
+    std::int64_t cpu = -1, mem = -1;
+    std::int32_t gpus = -1;  ///< -1: never computed by update()
+    std::int32_t slots = 0;
+    std::size_t at = 0;
+  };
+  /// True when node `id`'s inputs equal those of its last computation; else records them.
+  bool same_as_seen(const Cluster& c, NodeId id) {
+    const Node& n = c.node(id);
+    const std::int32_t* g = c.gpu_free_begin(id);
+    Seen& s = seen_[id.index()];
+    if (s.gpus == n.gpus && s.cpu == n.free.cpu_milli && s.mem == n.free.mem_mib &&
+        std::equal(g, g + n.gpus, seen_gpu_.begin() + std::ptrdiff_t(s.at)))
+      return true;
+    if (n.gpus > s.slots) {
+      s.at = seen_gpu_.size();
+      s.slots = n.gpus;
+      seen_gpu_.resize(seen_gpu_.size() + std::size_t(n.gpus));
+    }
+    std::copy(g, g + n.gpus, seen_gpu_.begin() + std::ptrdiff_t(s.at));
+    s.gpus = n.gpus;
+    s.cpu = n.free.cpu_milli;
+    s.mem = n.free.mem_mib;
+    return false;
+  }
+  /// node_fragmentation(c, id, w_), the same double: every F_n(m) is the same integer and the
+  /// weighted sum is added in the same order. The GPU frees are sorted once per node and swept
+  /// once along the distinct gpu_milli of the shapes (ascending): at each, the GPUs with at
+  /// least that much free and the free milli-GPU of the others. O(GPUs log GPUs + |M|).
+  double fast_node_fragmentation(const Cluster& c, NodeId id) {
+    const Node& n = c.node(id);
+    const std::int32_t* g = c.gpu_free_begin(id);
+    std::int32_t v[kMaxGpusPerNode];
+    std::int64_t total = 0;
+    for (std::int32_t i = 0; i < n.gpus; ++i) total += v[i] = g[i];
+    if (total == 0) return 0.0;  // every F_n(m) is 0 (a sum of weights x 0: +0.0)
+    std::sort(v, v + n.gpus);
+    std::int32_t p = 0;  // v[0, p) < milli_[t]
+    std::int64_t below = 0;
+    for (std::size_t t = 0; t < milli_.size(); ++t) {
+      while (p < n.gpus && v[p] < milli_[t]) below += v[p++];
+      usable_[t] = n.gpus - p;
+      below_[t] = below;
+    }
+    double f = 0;
+    for (std::size_t k = 0; k < w_.shapes.size(); ++k) {
+      const ReplicaShape& m = w_.shapes[k];
+      std::int64_t x;  // F_n(m), as detail::fragment_for
+      const bool model_ok = m.num_gpu == 0 || (n.model >= 0 && (m.models == 0 || (m.models >> n.model) & 1u));
+      if (m.cpu_milli > n.free.cpu_milli || m.mem_mib > n.free.mem_mib || !model_ok) x = total;
+      else if (m.num_gpu == 0) x = 0;
+      else if (usable_[threshold_of_[k]] < m.num_gpu) x = total;
+      else x = below_[threshold_of_[k]];
+      f += w_.weights[k] * double(x);
+    }
+    return f;
+  }
+
   WorkloadDistribution w_;
   std::vector<double> node_;
   double total_ = 0;
+  std::vector<std::int32_t> milli_;         ///< the distinct gpu_milli of the shapes, ascending
+  std::vector<std::size_t> threshold_of_;   ///< per shape: its index in milli_
+  std::vector<std::int32_t> usable_;        ///< scratch, per milli_: GPUs with at least that much free
+  std::vector<std::int64_t> below_;         ///< scratch, per milli_: free milli-GPU of the GPUs with less
+  std::vector<Seen> seen_;                  ///< per node (update())
+  std::vector<std::int32_t> seen_gpu_;      ///< the per-GPU free milli of seen_
 };
 
 }  // namespace libsched
