@@ -5,7 +5,9 @@
 #include "sim/io/limits.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <type_traits>
 
@@ -78,13 +80,25 @@ void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt) {
     for (std::size_t n = 0; n < pool.nodes.size(); ++n)
       text([p, n] { return fmt::format("cluster.pools[{}].nodes[{}].name", p, n); }, pool.nodes[n].name);
   }
+  // The interned keys (user, tenant, type, pool) are shared by many tasks: a text found fine
+  // once is fine again, so a small cache of the interned texts checked (one slot per address
+  // hash; a miss just checks again) skips most of them. The first task with a problem is still
+  // the one reported: a text with a problem throws the first time it is checked.
+  std::array<const std::string*, 256> checked{};
+  auto interned = [&](const auto& path, const io::Interned& v) {
+    const std::string* p = &v.str();
+    const std::size_t slot = (reinterpret_cast<std::uintptr_t>(p) >> 4) % checked.size();
+    if (checked[slot] == p) return;
+    text(path, v);
+    checked[slot] = p;
+  };
   for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
     const auto& t = sc.tasks[i];
     text([i] { return fmt::format("tasks[{}].name", i); }, t.name);
-    text([i] { return fmt::format("tasks[{}].user", i); }, t.user);
-    text([i] { return fmt::format("tasks[{}].tenant", i); }, t.tenant);
-    text([i] { return fmt::format("tasks[{}].type", i); }, t.type);
-    text([i] { return fmt::format("tasks[{}].pool", i); }, t.pool);
+    interned([i] { return fmt::format("tasks[{}].user", i); }, t.user);
+    interned([i] { return fmt::format("tasks[{}].tenant", i); }, t.tenant);
+    interned([i] { return fmt::format("tasks[{}].type", i); }, t.type);
+    interned([i] { return fmt::format("tasks[{}].pool", i); }, t.pool);
   }
   const double interval = sc.timeseries_interval_s;
   auto until = opt.until_s ? opt.until_s : sc.until_s;

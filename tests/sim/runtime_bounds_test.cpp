@@ -200,6 +200,24 @@ TEST_CASE("names are escaped in metrics.prom (\\\\, \\\", \\n) and quoted in tas
   CHECK_THROWS_WITH(sim::check_runtime_bounds(sc3, {}), Catch::StartsWith("golden: cluster.region: \"eu\\rwest\": must not contain"));
 }
 
+TEST_CASE("a shared user, tenant or pool text is checked once and reported at its first task") {
+  // Many tasks share one interned text: the check is cached per text, so a bad text is still
+  // reported at the first task that has it, whatever the tasks around it share.
+  auto sc = simtest::cluster(1);
+  for (int i = 0; i < 600; ++i) {
+    auto t = simtest::task("t" + std::to_string(i), 0, 10);
+    t.user = "user-" + std::to_string(i % 7);
+    sc.tasks.push_back(t);
+  }
+  CHECK_NOTHROW(sim::check_runtime_bounds(sc, {}));
+  sc.tasks[450].tenant = "bad\x07tenant";
+  sc.tasks[520].tenant = "bad\x07tenant";
+  sc.tasks[300].user = "bad\ruser";
+  CHECK_THROWS_WITH(sim::check_runtime_bounds(sc, {}), Catch::StartsWith("golden: tasks[300].user: "));
+  sc.tasks[300].user = "user-1";
+  CHECK_THROWS_WITH(sim::check_runtime_bounds(sc, {}), Catch::StartsWith("golden: tasks[450].tenant: "));
+}
+
 TEST_CASE("write_file_checked reports the file and the system error") {
   CHECK_THROWS_AS(sim::write_file_checked("/nonexistent-dir-schedsim/x.csv", "x"), sim::OutputError);
   CHECK_THROWS_WITH(sim::write_file_checked("/nonexistent-dir-schedsim/x.csv", "x"),
