@@ -200,10 +200,11 @@ void Simulator::build() {
       t.duration_s = 0;
       t.runtime_estimate_s.reset();
       // Hash of the fields that most often differ; equal hashes are told apart by operator==.
+      // The interned keys hash by address (equal texts are one string: Interned), not by text.
       std::size_t h = 0;
-      boost::hash_combine(h, t.user);
-      boost::hash_combine(h, t.tenant);
-      boost::hash_combine(h, t.pool);
+      boost::hash_combine(h, &t.user.str());
+      boost::hash_combine(h, &t.tenant.str());
+      boost::hash_combine(h, &t.pool.str());
       boost::hash_combine(h, t.workers);
       boost::hash_combine(h, t.priority);
       boost::hash_range(h, t.specs.begin(), t.specs.end());
