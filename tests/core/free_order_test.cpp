@@ -3,7 +3,10 @@
 // capability after random allocations and releases).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
+#include <string>
+#include <tuple>
 #include <random>
 #include <set>
 #include <vector>
@@ -123,6 +126,79 @@ TEST_CASE("Cluster keeps each node in the free order at its free capacity and GP
         if (c.gpu_cap(c.nodes()[i]) < Cluster::gpu_cap_need(r)) REQUIRE_FALSE(c.fits(NodeId(std::int32_t(i)), r));
     }
   }
+}
+
+namespace {
+using Entries = std::vector<std::tuple<std::int64_t, std::int64_t, std::int32_t, std::int32_t>>;
+/// The free order as read, in order.
+Entries read_order(const Cluster& c) {
+  Entries v;
+  const auto& o = c.free_order();
+  for (auto it = o.begin(); !(it == o.end()); ++it) v.emplace_back(it->gpu, it->cpu, it->id, it->cap);
+  return v;
+}
+/// What it must hold: every node that is not removed at its current entry, in key order.
+Entries expected_order(const Cluster& c) {
+  Entries v;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const auto& n = c.nodes()[i];
+    if (!n.removed) v.emplace_back(n.free.gpu_milli, n.free.cpu_milli, std::int32_t(i), c.gpu_cap(n));
+  }
+  std::sort(v.begin(), v.end());
+  return v;
+}
+}  // namespace
+
+TEST_CASE("the free order's deferred moves: every read sees every change, rolled-back releases leave it as it was") {
+  Cluster c;
+  auto pool = c.add_pool("p", libsched::PoolKind::shared);
+  auto add = [&](int i) {
+    NodeDesc d;
+    d.name = "n" + std::to_string(i);
+    d.pool = pool;
+    d.gpu_model = "A100";
+    d.gpus = 8;
+    d.cpu_milli = 96000;
+    d.mem_mib = 786432;
+    return c.add_node(d);
+  };
+  for (int i = 0; i < 40; ++i) add(i);
+  std::mt19937_64 rng(11);
+  std::vector<libsched::ReplicaAllocation> held;
+  for (int k = 0; k < 200; ++k) {
+    ReplicaShape r;
+    r.gpu_milli = k % 3 == 0 ? 1000 : 300 + std::int32_t(rng() % 6) * 100;
+    r.num_gpu = r.gpu_milli == 1000 ? 1 + std::int32_t(rng() % 2) : 1;
+    r.cpu_milli = 1000 * std::int64_t(1 + rng() % 4);
+    r.mem_mib = 1024;
+    NodeId n(std::int32_t(1 + rng() % 39));  // node 0 stays empty (removed below)
+    if (c.fits(n, r)) held.push_back(c.allocate(n, r));
+  }
+  REQUIRE(read_order(c) == expected_order(c));
+  const Entries before = read_order(c);
+  libsched::QuotaBook q;
+  {
+    libsched::Transaction tx(c, q);
+    for (std::size_t i = 0; i < held.size(); i += 3) tx.release(held[i]);
+    const std::size_t m = tx.mark();
+    REQUIRE(read_order(c) == expected_order(c));  // a read between releases sees them
+    for (std::size_t i = 1; i < held.size(); i += 3) tx.release(held[i]);
+    tx.rollback_to(m);  // released and rolled back with no read between: no move needed
+    REQUIRE(read_order(c) == expected_order(c));
+  }  // the transaction rolls the rest back
+  REQUIRE(read_order(c) == before);
+  // Node changes with moves still pending: removing, adding, turning the index off and on.
+  c.release(held[0]);
+  c.remove_node(NodeId(0));
+  c.release(held[1]);
+  add(40);
+  REQUIRE(read_order(c) == expected_order(c));
+  c.release(held[2]);
+  c.keep_free_index(false);
+  c.release(held[3]);
+  c.keep_free_index(true);
+  c.release(held[4]);
+  REQUIRE(read_order(c) == expected_order(c));
 }
 
 }  // namespace SCHEDSIM_UNITY_ID

@@ -185,6 +185,7 @@ class Cluster {
   /// Throws InvalidState when the index is not kept (keep_free_index(false)).
   const std::set<FreeKey>& free_index() const {
     if (!free_index_on_) throw InvalidState("Cluster::free_index: the index is not kept (keep_free_index(false) was called)");
+    flush_order();
     if (free_keys_stale_) {
       free_keys_ = free_order_.keys();
       free_keys_stale_ = false;
@@ -197,6 +198,7 @@ class Cluster {
   /// Throws InvalidState when the index is not kept.
   const detail::FreeOrder& free_order() const {
     if (!free_index_on_) throw InvalidState("Cluster::free_order: the index is not kept (keep_free_index(false) was called)");
+    flush_order();
     return free_order_;
   }
   /// GPU capability of node `n` (FreeOrder): 1000 x its fully free GPUs when it has one, else
@@ -218,6 +220,7 @@ class Cluster {
   /// and release. Turning it on again rebuilds the order, O(N log N).
   void keep_free_index(bool on) {
     if (on == free_index_on_) return;
+    flush_order();
     free_index_on_ = on;
     free_order_.clear();
     free_keys_stale_ = true;
@@ -584,7 +587,7 @@ class Cluster {
     group_out(a.node);
     takes_(n, -1);
     const bool moves = free_index_on_ && (a.gpu_mask != 0 || a.cpu_milli != 0);  // the key (or cap) moves
-    if (moves) order_out(a.node);
+    if (moves) order_defer(n, a.node);
     std::int32_t* g = gpu_free_.data() + n.gpu_offset;
     for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) {
       int i = std::countr_zero(m);
@@ -596,7 +599,6 @@ class Cluster {
     }
     Resources d = a.resources();
     if (sign > 0) n.free += d; else n.free -= d;
-    if (moves) order_in(a.node);
     takes_(n, +1);
     group_in(a.node);
     fit_update(a.node);
@@ -682,17 +684,46 @@ class Cluster {
   std::unordered_map<std::string, NodeId> node_ids_;
   std::vector<std::int32_t> gpu_free_;
   // free_order(): node `id` in / out at its current free capacity and gpu_cap.
+  // (Any pending deferred move first: the order must hold every node at its indexed entry.)
   void order_in(NodeId id) {
+    flush_order();
     const Node& n = nodes_[id.index()];
     free_order_.insert({n.free.gpu_milli, n.free.cpu_milli, id.value, gpu_cap(n)});
     free_keys_stale_ = true;
   }
   void order_out(NodeId id) {
+    flush_order();
     const Node& n = nodes_[id.index()];
     free_order_.erase(FreeKey{n.free.gpu_milli, n.free.cpu_milli, id.value});
     free_keys_stale_ = true;
   }
-  detail::FreeOrder free_order_;
+  // Allocations and releases (apply) do not move their node in free_order_ at once: the node's
+  // entry as indexed is noted the first time (order_defer), and the next reader of the order
+  // (free_order(), free_index(), keep_free_index, order_in / order_out) moves each noted node
+  // once to its current entry, or not at all when it is back at the indexed one. A preemption
+  // search releases hundreds of victims and rolls them back: the nodes that end as they were
+  // cost no move. The order's entries are those of the eager upkeep at every read.
+  void order_defer(const Node& n, NodeId id) {
+    if (order_dirty_flag_.size() <= id.index()) order_dirty_flag_.resize(nodes_.size(), 0);
+    if (order_dirty_flag_[id.index()]) return;
+    order_dirty_flag_[id.index()] = 1;
+    order_dirty_.push_back({n.free.gpu_milli, n.free.cpu_milli, id.value, gpu_cap(n)});
+  }
+  void flush_order() const {
+    for (const auto& old : order_dirty_) {
+      order_dirty_flag_[std::size_t(old.id)] = 0;
+      const Node& n = nodes_[std::size_t(old.id)];
+      const detail::FreeOrder::Entry now{n.free.gpu_milli, n.free.cpu_milli, old.id, gpu_cap(n)};
+      if (now.gpu == old.gpu && now.cpu == old.cpu && now.cap == old.cap) continue;
+      free_order_.erase(old.key());
+      free_order_.insert(now);
+      free_keys_stale_ = true;
+    }
+    order_dirty_.clear();
+  }
+  mutable std::vector<detail::FreeOrder::Entry> order_dirty_;  // the noted nodes' indexed entries
+  mutable std::vector<std::uint8_t> order_dirty_flag_;          // per node: noted in order_dirty_
+  mutable detail::FreeOrder free_order_;
   mutable std::set<FreeKey> free_keys_;  // free_index(): a copy of free_order_'s keys
   mutable bool free_keys_stale_ = true;
   bool free_index_on_ = true;
