@@ -351,12 +351,23 @@ void Simulator::build() {
     task_of_id_.reserve(n_tasks);
   }
   submit_order_.reserve(n_tasks);
+  // A compact run checks a profile's template once, with its first task: what check_task
+  // reads of a later task of the profile is the template's, except the runtime estimate and
+  // the GPU speeds (by name, from the throughput rows). A later task whose estimate is a time
+  // (not one check_task refuses) and that has no throughput rows would pass as the first did;
+  // any other is checked whole, so the error reported is the same.
+  std::vector<bool> profile_checked(compact_ ? templates.size() : 0, false);
   for (std::size_t i = 0; i < n_tasks; ++i) {
     const TaskIdentity& ti = ident_[i];
     if (compact_) {
       // Registered at its first submission (register_task), checked now as add_task would:
       // whatever such a run refuses, it refuses before simulating.
-      libsched::detail::check_task(make_spec(i, names[i]), sched_->cluster(), "Scheduler::add_task");
+      const std::uint32_t p = profile_of_[i];
+      const bool estimate_ok = !ti.runtime_estimate_s() || from_seconds(*ti.runtime_estimate_s()) >= -1;
+      if (!profile_checked[p] || !estimate_ok || !sc_.throughput.empty()) {
+        libsched::detail::check_task(make_spec(i, names[i]), sched_->cluster(), "Scheduler::add_task");
+        profile_checked[p] = true;
+      }
     } else {
       TaskId id = sched_->add_task(make_spec(i, std::move(names[i])));
       // A full run's ids are the scenario indices, the sequences too: (sequence, id) orders as

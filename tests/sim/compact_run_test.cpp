@@ -286,6 +286,23 @@ TEST_CASE("compact run: outputs that list attempts or name ended tasks are refus
   CHECK_THROWS_AS(s.decide_snapshot(100000), std::logic_error);
 }
 
+TEST_CASE("compact run: a task refused by check_task is reported, also when an earlier task shares its profile", "[compact]") {
+  // The template of a profile is checked with its first task; a later task of the profile with
+  // a bad runtime estimate (the one value of the check that differs by task) is still refused
+  // by name before simulating, as a full run refuses it.
+  auto sc = cluster(1);
+  for (int i = 0; i < 4; ++i) sc.tasks.push_back(task("t" + std::to_string(i), i, 10));
+  sc.tasks[2].runtime_estimate_s = -5.0;
+  for (bool compact : {true, false}) {
+    INFO(compact);
+    sim::SimOptions o;
+    o.keep_ended_tasks = !compact;
+    CHECK_THROWS_WITH(sim::Simulator(sc, o), Catch::Contains("task t2: runtime_estimate -5000 ms"));
+  }
+  sc.tasks[2].runtime_estimate_s = 5.0;
+  CHECK_NOTHROW(sim::Simulator(sc, compact_options()));
+}
+
 TEST_CASE("compact run: prices or a measurement window keep every task", "[compact]") {
   SECTION("prices") {
     auto sc = one_after_another();
