@@ -315,7 +315,8 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     // Listed for its observer unless the last listing reported it held already (Entry::reported_held).
     if (!(st.options_.fast_paths && st.reported_held_now(ex))) st.visited_.push_back(x);
   };
-  // Task `t` (entry `e`, signature `sig`) cannot start now: tried and failed, or known to fail.
+  // Task `t` (entry `e`) cannot start now: tried and failed, or known to fail. `sig`: its
+  // signature, to remember as failed in this pass (0: not comparable, or remembered already).
   auto failed = [&](TaskId t, Session::Entry& e, std::uint64_t sig) {
     st.visited_.push_back(t);
     // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
@@ -360,10 +361,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
     e.failed_pass = 0;
     std::uint64_t sig = S.signature(t, now);
-    bool known_to_fail = (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec)) ||
-                         (sig != 0 && failed_signatures.contains(sig));
+    const bool sig_failed = sig != 0 && failed_signatures.contains(sig);
+    bool known_to_fail = (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec)) || sig_failed;
     if (known_to_fail) {  // (most visits of a long queue: no trial, nothing to build)
-      failed(t, e, sig);
+      failed(t, e, sig_failed ? 0 : sig);  // (a signature already failed is not inserted again)
       continue;
     }
     std::optional<Placement> p;

@@ -198,7 +198,10 @@ struct SchedulerCore {
   void sort_by_order_key(std::vector<TaskId>& ids, std::vector<std::pair<std::uint64_t, TaskId>>& scratch) const {
     scratch.clear();
     for (TaskId t : ids) scratch.push_back(order_key(t));
-    // (a pass lists tasks in queue order, often already this order: FIFO traces)
+    // (a pass lists tasks in queue order, often already this order: FIFO traces; then, with
+    // no repeat, `ids` is the answer as it stands)
+    if (std::adjacent_find(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return !(a < b); }) == scratch.end())
+      return;
     if (!std::is_sorted(scratch.begin(), scratch.end())) std::sort(scratch.begin(), scratch.end());
     scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
     ids.clear();
