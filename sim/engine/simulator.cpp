@@ -252,14 +252,13 @@ void Simulator::instant_end(Time now) {
   // held behind the queue's head is blocked_by_queue whatever an identical request's
   // diagnosis (its own status, as explain() gives it: never shared).
   // The wait is attributed to the status's primary (first binding) constraint.
-  auto& memo = wait_memo_;  // (signature, code), sorted; scratch kept between instants
+  auto& memo = wait_memo_;  // signature -> code; scratch kept between instants
   memo.clear();
   auto code_of_sig = [&](TaskId id, std::uint64_t sig) {
-    auto it = std::lower_bound(memo.begin(), memo.end(), std::make_pair(sig, WaitCode{}),
-                               [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (sig && it != memo.end() && it->first == sig) return it->second;
+    if (sig)
+      if (const WaitCode* c = memo.find(sig)) return *c;
     WaitCode code = sched_->wait_code(id, now);
-    if (sig && code != WaitCode::blocked_by_queue) memo.insert(it, {sig, code});
+    if (sig && code != WaitCode::blocked_by_queue) memo.insert(sig, code);
     return code;
   };
   auto code_of = [&](TaskId id) { return code_of_sig(id, sched_->request_signature(id, now)); };

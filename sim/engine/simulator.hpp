@@ -44,6 +44,7 @@
 #include <vector>
 
 #include <boost/container/small_vector.hpp>
+#include <libsched/detail/signature_map.hpp>
 #include <libsched/libsched.hpp>
 
 #include "sim/engine/cost.hpp"
@@ -469,7 +470,7 @@ class Simulator {
   std::size_t fixed_pending_ = 0;        // submissions, injected events, policy ticks not yet delivered
   EventHandle wake_handle_ = 0;          // the pending WakeEv (0: none)
   Time wake_at_ = -1;                    // its time
-  std::vector<std::pair<std::uint64_t, libsched::WaitCode>> wait_memo_;  // instant_end scratch: request signature -> wait code
+  libsched::detail::SignatureMap<libsched::WaitCode> wait_memo_;  // instant_end scratch: request signature -> wait code
   std::vector<libsched::TaskId> visited_;  // instant_end scratch: the waiting tasks the scheduler re-examined
   // Per request class id (Scheduler::request_class): the wait code every waiting member has in
   // metrics_, or -2 when not known to be one code; stamped by the classes' generation.

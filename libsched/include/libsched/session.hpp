@@ -369,6 +369,14 @@ class Session {
   }
   /// may_yield_on for some capacity class.
   bool may_yield_any(const TaskSpec& p, bool hypothetical) const {
+    // No setting lets a running task yield (priority preemption and the order's own are off;
+    // idle reclaim and spot eviction are off or nothing runs there): false for every `p`
+    // without the per-class look-ups (allocate asks for each failed task after a start).
+    const SchedulerOptions& o = st.options_;
+    if (!hypothetical && !o.preemption && !st.order_preempts_ &&
+        (!o.idle_reclaim || st.running_on_[std::size_t(ResourceType::idle)] == 0) &&
+        (!o.spot_eviction || st.running_on_[std::size_t(ResourceType::spot)] == 0))
+      return false;
     for (ResourceType c : {ResourceType::reserved, ResourceType::pay_as_you_go, ResourceType::spot, ResourceType::idle})
       if (may_yield_on(p, c, hypothetical)) return true;
     return false;

@@ -208,12 +208,12 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   // The pass's order and failed signatures live in scratch vectors of the state (no
   // allocation per pass once they have grown); handed back however the pass ends.
   std::vector<TaskId> order = std::move(st.pass_order_);
-  std::vector<std::uint64_t> failed_signatures = std::move(st.pass_failed_signatures_);  // sorted
+  detail::SignatureMap<char> failed_signatures = std::move(st.pass_failed_signatures_);  // a set
   std::vector<TaskId> fresh = std::move(st.pass_fresh_);
   // Signatures held without a trial (held_without_trial) since the last start of this pass:
   // the test depends on the request (its signature), the head, its reservation and the state,
   // and on the task itself only through whether it ends by the reservation (checked per task).
-  std::vector<std::uint64_t> held_signatures = std::move(st.pass_held_signatures_);  // sorted
+  detail::SignatureMap<char> held_signatures = std::move(st.pass_held_signatures_);  // a set
   order.clear();
   failed_signatures.clear();
   fresh.clear();
@@ -221,9 +221,9 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   struct HandBack {
     Session::Core& st;
     std::vector<TaskId>& order;
-    std::vector<std::uint64_t>& sigs;
+    detail::SignatureMap<char>& sigs;
     std::vector<TaskId>& fresh;
-    std::vector<std::uint64_t>& held;
+    detail::SignatureMap<char>& held;
     ~HandBack() {
       st.pass_order_ = std::move(order);
       st.pass_failed_signatures_ = std::move(sigs);
@@ -315,7 +315,8 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     // Listed for its observer unless the last listing reported it held already (Entry::reported_held).
     if (!(st.options_.fast_paths && st.reported_held_now(ex))) st.visited_.push_back(x);
   };
-  // Task `t` (entry `e`, signature `sig`) cannot start now: tried and failed, or known to fail.
+  // Task `t` (entry `e`) cannot start now: tried and failed, or known to fail. `sig`: its
+  // signature, to remember as failed in this pass (0: not comparable, or remembered already).
   auto failed = [&](TaskId t, Session::Entry& e, std::uint64_t sig) {
     st.visited_.push_back(t);
     // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
@@ -332,10 +333,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       e.failed_epoch = st.capacity_epoch_;
       e.failed_pass = st.pass_;
     }
-    if (sig != 0) {
-      auto at = std::lower_bound(failed_signatures.begin(), failed_signatures.end(), sig);
-      if (at == failed_signatures.end() || *at != sig) failed_signatures.insert(at, sig);
-    }
+    if (sig != 0) failed_signatures.insert(sig, 1);
     if (queueing == Queueing::strict) {
       blocked = true;
       head = t;
@@ -363,10 +361,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
     e.failed_pass = 0;
     std::uint64_t sig = S.signature(t, now);
-    bool known_to_fail = (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec)) ||
-                         (sig != 0 && std::binary_search(failed_signatures.begin(), failed_signatures.end(), sig));
+    const bool sig_failed = sig != 0 && failed_signatures.contains(sig);
+    bool known_to_fail = (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec)) || sig_failed;
     if (known_to_fail) {  // (most visits of a long queue: no trial, nothing to build)
-      failed(t, e, sig);
+      failed(t, e, sig_failed ? 0 : sig);  // (a signature already failed is not inserted again)
       continue;
     }
     std::optional<Placement> p;
@@ -382,11 +380,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       if (head && head_reservation_known && queueing == Queueing::backfill) {
         // It would place and may not jump the head whatever nodes it took: the same hold as
         // a trial followed by may_jump, without the trial.
-        bool held = sig != 0 && std::binary_search(held_signatures.begin(), held_signatures.end(), sig) &&
-                    !ends_by(S, t, head_reservation);
+        bool held = sig != 0 && held_signatures.contains(sig) && !ends_by(S, t, head_reservation);
         if (!held && held_without_trial(S, t, *head, head_reservation)) {
           held = true;
-          if (sig != 0) held_signatures.insert(std::lower_bound(held_signatures.begin(), held_signatures.end(), sig), sig);
+          if (sig != 0) held_signatures.insert(sig, 1);
         }
         if (held) {
           hold(t, Session::Entry::Hold::backfill);

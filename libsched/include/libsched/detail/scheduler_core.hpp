@@ -23,6 +23,7 @@
 #include "libsched/cluster.hpp"
 #include "libsched/decisions.hpp"
 #include "libsched/detail/request_classes.hpp"
+#include "libsched/detail/signature_map.hpp"
 #include "libsched/node_policy.hpp"
 #include "libsched/options.hpp"
 #include "libsched/placement/pick.hpp"
@@ -197,7 +198,10 @@ struct SchedulerCore {
   void sort_by_order_key(std::vector<TaskId>& ids, std::vector<std::pair<std::uint64_t, TaskId>>& scratch) const {
     scratch.clear();
     for (TaskId t : ids) scratch.push_back(order_key(t));
-    // (a pass lists tasks in queue order, often already this order: FIFO traces)
+    // (a pass lists tasks in queue order, often already this order: FIFO traces; then, with
+    // no repeat, `ids` is the answer as it stands)
+    if (std::adjacent_find(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return !(a < b); }) == scratch.end())
+      return;
     if (!std::is_sorted(scratch.begin(), scratch.end())) std::sort(scratch.begin(), scratch.end());
     scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
     ids.clear();
@@ -518,9 +522,9 @@ struct SchedulerCore {
   /// ended: while it holds, nothing changed since that call's last (complete) pass.
   std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, Time> settled_{0, 0, 0, 0, 0};
   std::vector<TaskId> pass_order_;                   ///< scratch of actions::allocate
-  std::vector<std::uint64_t> pass_failed_signatures_;  ///< scratch of actions::allocate
+  SignatureMap<char> pass_failed_signatures_;        ///< scratch of actions::allocate (a set)
   std::vector<TaskId> pass_fresh_;                   ///< scratch of actions::allocate
-  std::vector<std::uint64_t> pass_held_signatures_;  ///< scratch of actions::allocate
+  SignatureMap<char> pass_held_signatures_;          ///< scratch of actions::allocate (a set)
   /// Strict queueing (fast paths): the key of the head the last complete pass stopped at;
   /// every waiting task after it was held by a pass and not visited since, except the tasks
   /// in fresh_ (actions::allocate). Empty when that pass was not blocked.
