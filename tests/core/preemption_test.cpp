@@ -573,4 +573,48 @@ TEST_CASE("prefixes the slot bound rules out are not tried, and the victims are 
   CHECK(victim_priorities[0] == victim_priorities[1]);
 }
 
+// Session::may_yield_any answers false at once when no setting lets a running task yield. It
+// decides whether a failure next to a victim started at the same instant (which may not yield
+// then: no zero-length attempts) is remembered or retried at the next instant. With priority
+// preemption off, idle reclaim and spot eviction still make such a task retry.
+TEST_CASE("with priority preemption off, a task that fails next to an idle or spot task started at that instant reclaims it at the next") {
+  for (const bool spot : {false, true}) {
+    CAPTURE(spot);
+    SchedulerOptions o;
+    o.preemption = false;
+    Scheduler s(make_cluster().nodes("n", 1).build(), o);
+    auto victim_task = make_task("v").option("x", gpus(8));
+    TaskId v = submit(s, spot ? victim_task.spot() : victim_task.idle(), 10);
+    s.schedule(10);
+    REQUIRE(s.is_running(v));
+    TaskId t = submit(s, make_task("t").priority(4).option("x", gpus(8)), 10);
+    CHECK(s.schedule(10).preemptions.empty());  // a second call at the same instant
+    CHECK(s.is_waiting(t));
+    ScheduleResult r = s.schedule(11);  // nothing was released: only the retry finds it
+    CHECK(victims(r) == std::vector<TaskId>{v});
+    REQUIRE(r.preemptions.size() == 1);
+    CHECK(r.preemptions[0].kind == (spot ? PreemptionKind::spot_eviction : PreemptionKind::idle_reclaim));
+    CHECK(s.is_running(t));
+  }
+}
+
+TEST_CASE("with every preemption setting off, a task next to idle and spot tasks started at that instant waits and nothing yields") {
+  SchedulerOptions o;
+  o.preemption = false;
+  o.idle_reclaim = false;
+  o.spot_eviction = false;
+  Scheduler s(make_cluster().nodes("n", 2).build(), o);
+  TaskId i = submit(s, make_task("i").idle().option("x", gpus(8)), 10);
+  TaskId sp = submit(s, make_task("sp").spot().option("x", gpus(8)), 10);
+  s.schedule(10);
+  REQUIRE((s.is_running(i) && s.is_running(sp)));
+  TaskId t = submit(s, make_task("t").priority(9).option("x", gpus(8)), 10);
+  CHECK(s.schedule(10).preemptions.empty());
+  CHECK(s.schedule(11).preemptions.empty());
+  CHECK(s.is_waiting(t));
+  CHECK((s.is_running(i) && s.is_running(sp)));
+  // explain answers as if preemption were on (hypothetical), as with priority preemption off
+  CHECK(s.explain(t, 11).code == WaitCode::fits_after_preemption);
+}
+
 }  // namespace SCHEDSIM_UNITY_ID
