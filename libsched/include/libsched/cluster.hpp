@@ -195,6 +195,9 @@ class Cluster {
   /// The nodes in free_index() order, in blocks that know their nodes' largest gpu_cap():
   /// FreeOrder::find_from skips blocks of nodes that cannot take a replica (O(log B + 64)
   /// upkeep per allocation or release, B = N / 64 to N / 128 blocks).
+  /// Allocations and releases move their nodes in the order lazily: this call brings it up to
+  /// date, so a reference kept across an allocation or release shows the order as of the call
+  /// until free_order() is called again. Not thread-safe (the call may move nodes).
   /// Throws InvalidState when the index is not kept.
   const detail::FreeOrder& free_order() const {
     if (!free_index_on_) throw InvalidState("Cluster::free_order: the index is not kept (keep_free_index(false) was called)");
