@@ -61,14 +61,20 @@ struct WorkloadDistribution {
 };
 
 namespace detail {
+/// Can task type `m` not run on a node of GPU model `model` (-1: none) with `free_cpu`
+/// milli-vCPU and `free_mem` MiB free, whatever its GPUs (vCPU, memory or model)? Then F_n(m)
+/// is all the node's free milli-GPU.
+inline bool shape_excluded(std::int32_t model, std::int64_t free_cpu, std::int64_t free_mem, const ReplicaShape& m) {
+  const bool model_ok = m.num_gpu == 0 || (model >= 0 && (m.models == 0 || (m.models >> model) & 1u));
+  return m.cpu_milli > free_cpu || m.mem_mib > free_mem || !model_ok;
+}
 /// F_n(m) on a node described by its model, free CPU/memory and per-GPU free array.
 inline double fragment_for(std::int32_t model, std::int64_t free_cpu, std::int64_t free_mem,
                            const std::int32_t* gpu_free, std::int32_t gpus, const ReplicaShape& m) {
   std::int64_t total = 0;
   for (std::int32_t i = 0; i < gpus; ++i) total += gpu_free[i];
   if (total == 0) return 0;
-  bool model_ok = m.num_gpu == 0 || (model >= 0 && (m.models == 0 || (m.models >> model) & 1u));
-  if (m.cpu_milli > free_cpu || m.mem_mib > free_mem || !model_ok) return double(total);
+  if (shape_excluded(model, free_cpu, free_mem, m)) return double(total);
   if (m.num_gpu == 0) return 0;
   std::int64_t frag = 0;
   std::int32_t usable = 0;
@@ -201,8 +207,7 @@ class FragmentationTracker {
     for (std::size_t k = 0; k < w_.shapes.size(); ++k) {
       const ReplicaShape& m = w_.shapes[k];
       std::int64_t x;  // F_n(m), as detail::fragment_for
-      const bool model_ok = m.num_gpu == 0 || (n.model >= 0 && (m.models == 0 || (m.models >> n.model) & 1u));
-      if (m.cpu_milli > n.free.cpu_milli || m.mem_mib > n.free.mem_mib || !model_ok) x = total;
+      if (detail::shape_excluded(n.model, n.free.cpu_milli, n.free.mem_mib, m)) x = total;
       else if (m.num_gpu == 0) x = 0;
       else if (usable_[threshold_of_[k]] < m.num_gpu) x = total;
       else x = below_[threshold_of_[k]];
