@@ -332,7 +332,9 @@ class Scheduler : private detail::SchedulerCore {
     if (spec.is_idle()) spec.priority = 0;
     if (TaskId reused = reuse_forgotten_id(); reused.valid()) {
       tasks_[reused.index()].spec = std::move(spec);
+      const bool dormant_kept = dormant_valid();  // (no dormant task's diagnosis reads a new task)
       ++state_epoch_;  // memos keyed by task id
+      if (dormant_kept) dormant_state_ = state_epoch_;
       return reused;
     }
     TaskId id(std::int32_t(tasks_.size()));

@@ -61,6 +61,57 @@ inline bool fails_with_fresh_victims(const Session& S, TaskId t) {
          std::any_of(st.started_now_.begin(), st.started_now_.end(), [&](TaskId v) { return S.preemption_kind(t, v, false).has_value(); });
 }
 
+/// Dormant failures (Core::dormant_gen_): may tasks that fail in a backfill walk go dormant?
+/// Fast paths, the builtin admission and signature memo, a queue order without preemption of
+/// its own, and no node policy (node filters, policy times). The preemption switches may be
+/// on: a dormant task has no running task it could preempt, even hypothetically
+/// (dormant_eligible), and a start it could take ends every dormancy (dormant_victim), so its
+/// failure stays remembered (no fresh victim) and its diagnosis tries no preemption that
+/// could succeed.
+inline bool dormant_on(const Session& S) {
+  const auto& st = S.st;
+  const SchedulerOptions& o = st.options_;
+  return o.fast_paths && o.queueing == Queueing::backfill && !st.order_preempts_ && st.builtin_admission_ &&
+         st.memo_by_signature_ && st.policies_.empty();
+}
+
+/// May task `s`, which just failed in a walk under dormant_on, go dormant? Its wait code
+/// (Explain::diagnose of a task known to fail) must be the same on every state that starts
+/// alone lead to, whatever the free capacity: a CPU-only request (the vCPU / memory test then
+/// only asks whether some node is eligible: node state), on pay-as-you-go or spot capacity
+/// (no idle fallback, no ageing) without a quota entry (the quota always admits, whatever
+/// runs), with no running task it could preempt even hypothetically (Session::may_yield_any;
+/// a later start is checked by dormant_victim). O(options), plus O(classes x log quota
+/// entries) when the quota book has entries; may_yield_any once per priority and state
+/// (Core::dormant_yield_: a pay-as-you-go task's answer depends on nothing else; a spot task
+/// preempts nothing).
+inline bool dormant_eligible(Session& S, const TaskSpec& s) {
+  if (s.resource_type != ResourceType::pay_as_you_go && s.resource_type != ResourceType::spot) return false;
+  for (const auto& o : s.options)
+    if (o.head.num_gpu != 0 || o.worker.num_gpu != 0) return false;
+  auto& st = S.st;
+  if (!st.quotas_.entries().empty())
+    for (ResourceType cls : Session::classes(s))
+      if (st.quotas_.find(Session::quota_key(s, cls))) return false;
+  if (s.resource_type == ResourceType::spot) return true;
+  if (st.dormant_yield_state_ != st.state_epoch_) {
+    st.dormant_yield_.fill(-1);
+    st.dormant_yield_state_ = st.state_epoch_;
+  }
+  std::int8_t& m = st.dormant_yield_[Session::Core::priority_slot(s.priority)];
+  if (m < 0) m = S.may_yield_any(s, true) ? 1 : 0;
+  return m == 0;
+}
+
+/// Could a task started on capacity `c` with spec `s` be a hypothetical victim of a dormant
+/// task (Session::victim_kind, every switch on)? Spot capacity always; idle capacity, or
+/// pay-as-you-go / reserved without guarantee, below the highest dormant priority.
+inline bool dormant_victim(const Session& S, ResourceType c, const TaskSpec& s) {
+  if (c == ResourceType::spot) return true;
+  if (c != ResourceType::idle && s.guarantee) return false;
+  return s.priority < S.st.dormant_max_priority_;
+}
+
 /// A full pass by request class (SchedulerOptions::request_classes, Core::class_passes):
 /// the same trials, in the same order, as allocate's walk of the whole queue, without visiting
 /// the tasks it would skip. That walk tries each task in queue order unless it is known to fail
@@ -87,6 +138,7 @@ inline std::optional<bool> allocate_by_class(Session& S, ScheduleResult& out) {
   auto& st = S.st;
   const Time now = S.now;
   const bool backfill = st.options_.queueing == Queueing::backfill;
+  st.dormant_cap_ = ~std::uint64_t{0};  // (every waiting task is visited: no dormant task)
   if (st.quotas_.entries().size() != st.classes_.quota_entries) st.rebuild_classes();
   const bool visited_all_before = st.visited_all_;
   st.fresh_.clear();
@@ -250,6 +302,11 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     for (const auto& k : st.queue_) st.visited_.push_back(k.id);
   }
   const std::size_t visited_before = st.visited_.size();
+  // Dormant failures (Core::dormant_gen_): a walk of the queue skips the dormant tasks, and the
+  // tasks that fail in any backfill pass may go dormant.
+  bool dormant = queueing == Queueing::backfill && dormant_on(S);
+  if (dormant && !st.dormant_valid()) st.dormant_restart();
+  if (dormant && !from_fresh) st.dormant_walk_pass_ = st.pass_;
   st.bf_chainable_ = false;  // set again when this pass ends normally
   // A fresh-only pass may follow this one only if every task it held or failed saw the state
   // the pass ends with (no start after the head's failure) and no hold followed a preemption trial.
@@ -304,6 +361,12 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     failed_signatures.clear();
     held_signatures.clear();
     st.visited_.resize(visited_before);
+    if (dormant) {
+      // A new generation: the tasks that went dormant in the fresh-only part were unlisted
+      // above and must be visited again (and a class pass may have started tasks).
+      st.dormant_restart();
+      st.dormant_walk_pass_ = st.pass_;
+    }
   };
   // A queue hold of kind `k` behind the head on waiting task `x` (visited, not tried further).
   auto hold = [&](TaskId x, Session::Entry::Hold k) {
@@ -332,6 +395,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     } else {
       e.failed_epoch = st.capacity_epoch_;
       e.failed_pass = st.pass_;
+      if (dormant && dormant_eligible(S, e.spec)) {
+        e.dormant_gen = st.dormant_gen_;
+        st.dormant_max_priority_ = std::max(st.dormant_max_priority_, e.spec.priority);
+      }
     }
     if (sig != 0) failed_signatures.insert(sig, 1);
     if (queueing == Queueing::strict) {
@@ -356,6 +423,13 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
         break;
       }
       hold(t, Session::Entry::Hold::strict);
+      continue;
+    }
+    if (dormant && !from_fresh && e.dormant_gen == st.dormant_gen_ && e.failed_epoch == st.dormant_cap_ && st.dormant_valid()) {
+      // Dormant: what the visit would do (failed() of a task known to fail), without the
+      // listing; failed_pass_of counts this walk.
+      if (!head) head = t;
+      if (const std::uint64_t sig = S.signature(t, now); sig != 0) failed_signatures.insert(sig, 1);
       continue;
     }
     e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
@@ -432,6 +506,26 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     }
     const std::uint64_t state_before = st.state_epoch_;
     S.commit_start(t, std::move(*p), now);
+    if (dormant) {
+      // The dormant tasks stay so unless the start may be a victim of theirs (then the ones
+      // skipped so far are listed as the walk would have, and none is dormant any more).
+      const Session::Entry& se = st.tasks_[t.index()];
+      if (st.dormant_cap_ == st.capacity_epoch_ && st.dormant_state_ == state_before &&
+          !dormant_victim(S, st.placement(se).capacity, se.spec)) {
+        st.dormant_state_ = st.state_epoch_;
+      } else {
+        // (the walk's tasks so far that are dormant: skipped, or gone dormant in this walk and
+        // listed already; the listing drops repeats. A fresh-only pass skipped none.)
+        for (auto it = st.queue_.begin(); !from_fresh && it != cursor; ++it) {
+          auto& d = st.tasks_[it->id.index()];
+          if (d.dormant_gen != st.dormant_gen_ || d.failed_epoch != st.dormant_cap_) continue;
+          st.visited_.push_back(it->id);
+          d.failed_pass = st.pass_;
+        }
+        st.dormant_cap_ = ~std::uint64_t{0};
+        dormant = false;
+      }
+    }
     if (head && head_reservation_known && queueing == Queueing::backfill && victims.empty())
       keep_head_reservation(S, *head, head_reservation, state_before);
     out.started.push_back(t);

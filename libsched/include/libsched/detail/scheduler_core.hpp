@@ -131,6 +131,9 @@ struct SchedulerCore {
     /// (its observer's status: blocked_by_queue). A pass that holds it again (fast paths) does
     /// not list it again: nothing it reports changed. Reset at enqueue.
     bool reported_held = false;
+    /// The dormant generation it failed in (Core::dormant_gen_; 0: none). Fits in the padding
+    /// before reported_at.
+    std::uint32_t dormant_gen = 0;
     /// The listing (Core::listings_) that set reported_held; a listing of every waiting task by
     /// request class after it (Core::all_listed_at_) reported it not held (reported_held_now).
     std::uint64_t reported_at = 0;
@@ -330,7 +333,11 @@ struct SchedulerCore {
   std::uint64_t failed_epoch_of(const Entry& e) const { return classes_.failed_epoch_of(e.req_class, e.join_seq, e.failed_epoch); }
   /// The schedule() call whose last visit tried waiting task `e` and failed (Entry::failed_pass),
   /// or its class's failure after it joined (a class pass skips the members behind a failure).
-  std::uint64_t failed_pass_of(const Entry& e) const { return classes_.failed_pass_of(e.req_class, e.join_seq, e.failed_pass); }
+  /// A dormant task (dormant()) counts as failed in every walk that skipped it.
+  std::uint64_t failed_pass_of(const Entry& e) const {
+    const std::uint64_t p = classes_.failed_pass_of(e.req_class, e.join_seq, e.failed_pass);
+    return dormant(e) ? std::max(p, dormant_walk_pass_) : p;
+  }
   /// Did the last listing of waiting task `e` (Scheduler::take_visited_waiting) report it held?
   /// Not when every waiting task was listed by class since (no holds in a class pass).
   bool reported_held_now(const Entry& e) const { return e.reported_held && e.reported_at > all_listed_at_; }
@@ -525,6 +532,36 @@ struct SchedulerCore {
   SignatureMap<char> pass_failed_signatures_;        ///< scratch of actions::allocate (a set)
   std::vector<TaskId> pass_fresh_;                   ///< scratch of actions::allocate
   SignatureMap<char> pass_held_signatures_;          ///< scratch of actions::allocate (a set)
+  // ---- dormant failures (actions::allocate's backfill walk; actions::dormant_on)
+  /// A waiting task that failed in a backfill walk goes dormant when neither its failure nor
+  /// its wait code (Explain's diagnosis) can change while only the walks' own starts and
+  /// enqueues change the state (actions::dormant_eligible). It stays dormant while the
+  /// capacity and state epochs are those stamped here (a walk's start moves the stamp on
+  /// after actions::dormant_victim said no), and its failure memo is of dormant_cap_. Later
+  /// walks do not visit it: what a visit did is done without it (it may become the head, its
+  /// signature counts as failed in the pass, failed_pass_of counts the walk), and it is not
+  /// listed again (Scheduler::take_visited_waiting): its observer's code stays.
+  std::uint32_t dormant_gen_ = 1;
+  std::uint64_t dormant_cap_ = ~std::uint64_t{0};
+  std::uint64_t dormant_state_ = ~std::uint64_t{0};
+  std::uint64_t dormant_walk_pass_ = 0;   ///< the schedule() call of the last walk that skipped dormant tasks
+  std::int32_t dormant_max_priority_ = 0;  ///< the highest priority among this generation's dormant tasks
+  /// actions::dormant_eligible's Session::may_yield_any (hypothetical) per priority slot (-1:
+  /// not asked yet) at state epoch dormant_yield_state_.
+  std::array<std::int8_t, 11> dormant_yield_{};
+  std::uint64_t dormant_yield_state_ = ~std::uint64_t{0};
+  bool dormant_valid() const { return dormant_cap_ == capacity_epoch_ && dormant_state_ == state_epoch_; }
+  bool dormant(const Entry& e) const { return e.dormant_gen == dormant_gen_ && e.failed_epoch == dormant_cap_ && dormant_valid(); }
+  /// A new generation stamped with the current epochs: no task is dormant.
+  void dormant_restart() {
+    if (++dormant_gen_ == 0) {  // (wrapped: no entry may keep an old generation's number)
+      for (auto& e : tasks_) e.dormant_gen = 0;
+      dormant_gen_ = 1;
+    }
+    dormant_cap_ = capacity_epoch_;
+    dormant_state_ = state_epoch_;
+    dormant_max_priority_ = 0;
+  }
   /// Strict queueing (fast paths): the key of the head the last complete pass stopped at;
   /// every waiting task after it was held by a pass and not visited since, except the tasks
   /// in fresh_ (actions::allocate). Empty when that pass was not blocked.
