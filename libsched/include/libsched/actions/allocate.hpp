@@ -260,7 +260,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   // The pass's order and failed signatures live in scratch vectors of the state (no
   // allocation per pass once they have grown); handed back however the pass ends.
   std::vector<TaskId> order = std::move(st.pass_order_);
-  detail::SignatureMap<char> failed_signatures = std::move(st.pass_failed_signatures_);  // a set
+  detail::SignatureMap<char> failed_signatures = std::move(st.pass_failed_signatures_);  // signature -> dormant_eligible answer (1 / 0)
   std::vector<TaskId> fresh = std::move(st.pass_fresh_);
   // Signatures held without a trial (held_without_trial) since the last start of this pass:
   // the test depends on the request (its signature), the head, its reservation and the state,
@@ -380,7 +380,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   };
   // Task `t` (entry `e`) cannot start now: tried and failed, or known to fail. `sig`: its
   // signature, to remember as failed in this pass (0: not comparable, or remembered already).
-  auto failed = [&](TaskId t, Session::Entry& e, std::uint64_t sig) {
+  // `eligible`: dormant_eligible's answer for its signature when the pass knows it (the value
+  // failed_signatures keeps: every field that answer reads is part of the signature, and a
+  // start that changes it for the signature ends the dormancy), -1 otherwise.
+  auto failed = [&](TaskId t, Session::Entry& e, std::uint64_t sig, int eligible) {
     st.visited_.push_back(t);
     // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
     // release nothing more can start. Not so when a task started at this instant (in this
@@ -395,12 +398,13 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     } else {
       e.failed_epoch = st.capacity_epoch_;
       e.failed_pass = st.pass_;
-      if (dormant && dormant_eligible(S, e.spec)) {
+      if (dormant && eligible < 0) eligible = dormant_eligible(S, e.spec) ? 1 : 0;
+      if (dormant && eligible == 1) {
         e.dormant_gen = st.dormant_gen_;
         st.dormant_max_priority_ = std::max(st.dormant_max_priority_, e.spec.priority);
       }
     }
-    if (sig != 0) failed_signatures.insert(sig, 1);
+    if (sig != 0) failed_signatures.insert(sig, char(eligible == 1));
     if (queueing == Queueing::strict) {
       blocked = true;
       head = t;
@@ -435,10 +439,11 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
     e.failed_pass = 0;
     std::uint64_t sig = S.signature(t, now);
-    const bool sig_failed = sig != 0 && failed_signatures.contains(sig);
+    const char* sig_entry = sig != 0 ? failed_signatures.find(sig) : nullptr;
+    const bool sig_failed = sig_entry != nullptr;
     bool known_to_fail = (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec)) || sig_failed;
     if (known_to_fail) {  // (most visits of a long queue: no trial, nothing to build)
-      failed(t, e, sig_failed ? 0 : sig);  // (a signature already failed is not inserted again)
+      failed(t, e, sig_failed ? 0 : sig, sig_failed ? *sig_entry : -1);  // (a signature already failed is not inserted again)
       continue;
     }
     std::optional<Placement> p;
@@ -475,7 +480,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       continue;  // tx rolls back
     }
     if (!p) {
-      failed(t, e, sig);
+      failed(t, e, sig, -1);
       continue;
     }
     if (bf_fresh && st.bf_head_) {
