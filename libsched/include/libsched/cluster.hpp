@@ -725,6 +725,20 @@ class Cluster {
   static constexpr std::size_t kBulkShare = 64;
   void flush_order() const {
     if (order_dirty_.empty()) return;
+    const std::size_t bulk_above = std::max(kFewMoves, free_order_.size() / kBulkShare);
+    if (order_dirty_.size() <= bulk_above || !bulk_moves_) {  // few moves at most: one by one, no lists
+      for (const auto& old : order_dirty_) {
+        order_dirty_flag_[std::size_t(old.id)] = 0;
+        const Node& n = nodes_[std::size_t(old.id)];
+        const detail::FreeOrder::Entry now{n.free.gpu_milli, n.free.cpu_milli, old.id, gpu_cap(n)};
+        if (now.gpu == old.gpu && now.cpu == old.cpu && now.cap == old.cap) continue;
+        free_order_.erase(old.key());
+        free_order_.insert(now);
+        free_keys_stale_ = true;
+      }
+      order_dirty_.clear();
+      return;
+    }
     order_gone_.clear();
     order_added_.clear();
     for (const auto& old : order_dirty_) {
@@ -738,7 +752,7 @@ class Cluster {
     order_dirty_.clear();
     if (order_gone_.empty()) return;
     free_keys_stale_ = true;
-    if (order_gone_.size() > std::max(kFewMoves, free_order_.size() / kBulkShare) && bulk_moves_) {
+    if (order_gone_.size() > bulk_above) {
       free_order_.move_all(order_gone_, order_added_);
       return;
     }
