@@ -232,9 +232,8 @@ class Cluster {
         if (!nodes_[i].removed) order_in(NodeId(std::int32_t(i)));
   }
   bool keeps_free_index() const { return free_index_on_; }
-  /// Whether a read of free_order() that has many deferred moves to make makes them in one
-  /// pass (FreeOrder::move_all, the default) or one by one. The order is the same either way;
-  /// for tests that compare the two.
+  /// Whether a read of free_order() with many deferred moves makes them in one pass
+  /// (FreeOrder::move_all, the default) or one by one: the same order (for tests).
   void set_bulk_order_moves(bool on) { bulk_moves_ = on; }
 
   /// First-fit search tree (off by default): a tree over node ids of the per-node free vCPU,
@@ -716,29 +715,13 @@ class Cluster {
     order_dirty_flag_[id.index()] = 1;
     order_dirty_.push_back({n.free.gpu_milli, n.free.cpu_milli, id.value, gpu_cap(n)});
   }
-  // More moves at one read than kFewMoves and than 1 / kBulkShare of the nodes go through
-  // FreeOrder::move_all (each touched block rebuilt once: a preemption search's probe moves
-  // hundreds of victims' nodes); fewer, one by one (a rebuilt block costs its ~100 entries,
-  // a move alone a shift of part of one block). Either gives the same order. The share was
-  // chosen by instruction counts of the 1M-task case (docs/benchmarks.md, twenty-second round).
-  static constexpr std::size_t kFewMoves = 8;
-  static constexpr std::size_t kBulkShare = 64;
+  // More moves at a read than kFewMoves and 1 / kBulkShare of the nodes: one pass (FreeOrder::move_all;
+  // a victim search's probe moves hundreds of nodes); fewer: one by one. The same order.
+  static constexpr std::size_t kFewMoves = 8, kBulkShare = 64;  // (by instruction counts at 1M tasks)
   void flush_order() const {
     if (order_dirty_.empty()) return;
-    const std::size_t bulk_above = std::max(kFewMoves, free_order_.size() / kBulkShare);
-    if (order_dirty_.size() <= bulk_above || !bulk_moves_) {  // few moves at most: one by one, no lists
-      for (const auto& old : order_dirty_) {
-        order_dirty_flag_[std::size_t(old.id)] = 0;
-        const Node& n = nodes_[std::size_t(old.id)];
-        const detail::FreeOrder::Entry now{n.free.gpu_milli, n.free.cpu_milli, old.id, gpu_cap(n)};
-        if (now.gpu == old.gpu && now.cpu == old.cpu && now.cap == old.cap) continue;
-        free_order_.erase(old.key());
-        free_order_.insert(now);
-        free_keys_stale_ = true;
-      }
-      order_dirty_.clear();
-      return;
-    }
+    const std::size_t bulk_above = bulk_moves_ ? std::max(kFewMoves, free_order_.size() / kBulkShare) : order_dirty_.size();
+    const bool gather = order_dirty_.size() > bulk_above;  // (else few noted: no lists)
     order_gone_.clear();
     order_added_.clear();
     for (const auto& old : order_dirty_) {
@@ -746,23 +729,15 @@ class Cluster {
       const Node& n = nodes_[std::size_t(old.id)];
       const detail::FreeOrder::Entry now{n.free.gpu_milli, n.free.cpu_milli, old.id, gpu_cap(n)};
       if (now.gpu == old.gpu && now.cpu == old.cpu && now.cap == old.cap) continue;
-      order_gone_.push_back(old.key());
-      order_added_.push_back(now);
+      free_keys_stale_ = true;
+      if (gather) order_gone_.push_back(old.key()), order_added_.push_back(now);
+      else free_order_.erase(old.key()), free_order_.insert(now);
     }
     order_dirty_.clear();
-    if (order_gone_.empty()) return;
-    free_keys_stale_ = true;
-    if (order_gone_.size() > bulk_above) {
-      free_order_.move_all(order_gone_, order_added_);
-      return;
-    }
-    for (std::size_t i = 0; i < order_gone_.size(); ++i) {
-      free_order_.erase(order_gone_[i]);
-      free_order_.insert(order_added_[i]);
-    }
+    free_order_.move_all(order_gone_, order_added_, bulk_above);
   }
-  mutable std::vector<detail::FreeOrder::Key> order_gone_;     // flush_order(): the moved nodes' indexed keys
-  mutable std::vector<detail::FreeOrder::Entry> order_added_;  // ... and their current entries
+  mutable std::vector<detail::FreeOrder::Key> order_gone_;  // flush_order(): moved nodes' indexed keys
+  mutable std::vector<detail::FreeOrder::Entry> order_added_;  // ... and current entries
   bool bulk_moves_ = true;                                     // set_bulk_order_moves()
   mutable std::vector<detail::FreeOrder::Entry> order_dirty_;  // the noted nodes' indexed entries
   mutable std::vector<std::uint8_t> order_dirty_flag_;          // per node: noted in order_dirty_

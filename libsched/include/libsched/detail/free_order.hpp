@@ -117,8 +117,16 @@ class FreeOrder {
   /// O(c log c + entries of the touched blocks) for c moves, where one by one costs a block
   /// search, a shift of the block's tail and, when the block's largest cap leaves, a re-scan of
   /// the block, per move.
-  void move_all(std::vector<Key>& gone, std::vector<Entry>& added) {
+  /// `singly_up_to`: up to that many moves (gone.size()), erase() and insert() one by one.
+  void move_all(std::vector<Key>& gone, std::vector<Entry>& added, std::size_t singly_up_to = 0) {
     if (gone.empty() && added.empty()) return;
+    if (gone.size() <= singly_up_to && gone.size() == added.size()) {
+      for (std::size_t i = 0; i < gone.size(); ++i) {
+        erase(gone[i]);
+        insert(added[i]);
+      }
+      return;
+    }
     std::sort(gone.begin(), gone.end());
     std::sort(added.begin(), added.end(), [](const Entry& a, const Entry& b) { return a.key() < b.key(); });
     if (blocks_.empty()) {
