@@ -201,4 +201,134 @@ TEST_CASE("the free order's deferred moves: every read sees every change, rolled
   REQUIRE(read_order(c) == expected_order(c));
 }
 
+TEST_CASE("FreeOrder::move_all gives the order of erase and insert one by one") {
+  // Batches of 1 to 400 moves (some several to one block, some that empty a block or push one
+  // above 2 x kBlock), compared entry by entry, with lower_bound and find_from, with an order
+  // that makes the same moves one by one.
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    FreeOrder bulk, single;
+    std::vector<FreeOrder::Entry> cur;  // by node id
+    const std::int32_t n = 200 + std::int32_t(rng() % 800);
+    for (std::int32_t id = 0; id < n; ++id) {
+      FreeOrder::Entry e{std::int64_t(rng() % 9) * 1000, std::int64_t(rng() % 97) * 1000, id, std::int32_t(rng() % 9000)};
+      bulk.insert(e);
+      single.insert(e);
+      cur.push_back(e);
+    }
+    for (int round = 0; round < 60; ++round) {
+      const std::size_t c = round % 5 == 0 ? 1 + rng() % 400 : 1 + rng() % 40;
+      // Distinct nodes; a narrow key range in some rounds piles the moves onto few blocks.
+      const bool narrow = rng() % 3 == 0;
+      std::vector<FreeOrder::Key> gone;
+      std::vector<FreeOrder::Entry> added;
+      std::set<std::int32_t> ids;
+      while (ids.size() < std::min<std::size_t>(c, std::size_t(n))) ids.insert(std::int32_t(rng() % std::uint64_t(n)));
+      for (std::int32_t id : ids) {
+        FreeOrder::Entry e{narrow ? 4000 : std::int64_t(rng() % 9) * 1000, std::int64_t(rng() % 97) * 1000 + (narrow ? 1 : 0), id,
+                           std::int32_t(rng() % 9000)};
+        gone.push_back(cur[std::size_t(id)].key());
+        added.push_back(e);
+        REQUIRE(single.erase(cur[std::size_t(id)].key()));
+        cur[std::size_t(id)] = e;
+      }
+      for (const auto& e : added) single.insert(e);
+      bulk.move_all(gone, added);
+      REQUIRE(bulk.size() == single.size());
+      std::vector<std::pair<FreeOrder::Key, std::int32_t>> got, want;
+      for (auto it = bulk.begin(); !(it == bulk.end()); ++it) got.emplace_back(it->key(), it->cap);
+      for (auto it = single.begin(); !(it == single.end()); ++it) want.emplace_back(it->key(), it->cap);
+      REQUIRE(got == want);
+      for (int q = 0; q < 20; ++q) {
+        const FreeOrder::Key lo{std::int64_t(rng() % 10) * 1000, std::int64_t(rng() % 98) * 1000, -1};
+        const std::int32_t need = std::int32_t(rng() % 9500);
+        auto fb = bulk.find_from(bulk.lower_bound(lo), need, [](std::int32_t id) { return id % 2 == 0; });
+        auto fs = single.find_from(single.lower_bound(lo), need, [](std::int32_t id) { return id % 2 == 0; });
+        REQUIRE((fb == bulk.end()) == (fs == single.end()));
+        if (!(fb == bulk.end())) REQUIRE(fb->key() == fs->key());
+      }
+    }
+  }
+}
+
+TEST_CASE("the free order after many deferred moves at one read is the same made in one pass or one by one") {
+  // Two clusters, the same allocations, releases and rollbacks; one makes a read's moves in
+  // one pass (the default), the other one by one. Reads come after 1 to 300 changes.
+  auto make = [](Cluster& c) {
+    auto pool = c.add_pool("p", libsched::PoolKind::shared);
+    for (int i = 0; i < 500; ++i) {
+      NodeDesc d;
+      d.name = "n" + std::to_string(i);
+      d.pool = pool;
+      d.gpu_model = "A100";
+      d.gpus = 8;
+      d.cpu_milli = 96000;
+      d.mem_mib = 786432;
+      c.add_node(d);
+    }
+  };
+  Cluster a, b;
+  make(a);
+  make(b);
+  b.set_bulk_order_moves(false);
+  std::mt19937_64 rng(5);
+  std::vector<libsched::ReplicaAllocation> ha, hb;
+  libsched::QuotaBook qa, qb;
+  auto shape = [&] {
+    ReplicaShape r;
+    r.gpu_milli = rng() % 2 ? 1000 : 100 * std::int32_t(1 + rng() % 9);
+    r.num_gpu = r.gpu_milli == 1000 ? 1 + std::int32_t(rng() % 4) : 1;
+    r.cpu_milli = 1000 * std::int64_t(rng() % 12);
+    r.mem_mib = 1024;
+    return r;
+  };
+  for (int round = 0; round < 200; ++round) {
+    const int steps = round % 4 == 0 ? 1 + int(rng() % 300) : 1 + int(rng() % 12);
+    for (int s = 0; s < steps; ++s) {
+      if (ha.empty() || rng() % 100 < 55) {
+        const ReplicaShape r = shape();
+        NodeId n(std::int32_t(rng() % 500));
+        if (!a.fits(n, r)) continue;
+        ha.push_back(a.allocate(n, r));
+        hb.push_back(b.allocate(n, r));
+      } else {
+        const std::size_t i = rng() % ha.size();
+        a.release(ha[i]);
+        b.release(hb[i]);
+        ha[i] = ha.back();
+        ha.pop_back();
+        hb[i] = hb.back();
+        hb.pop_back();
+      }
+    }
+    REQUIRE(read_order(a) == read_order(b));
+    REQUIRE(read_order(a) == expected_order(a));
+  }
+  // Many releases in a transaction and a few allocations, read, more, read, rolled back,
+  // read: what a victim search's probes do.
+  for (int k = 0; k < 30; ++k) {
+    {
+      libsched::Transaction ta(a, qa), tb(b, qb);
+      for (int part = 0; part < 2; ++part) {
+        for (std::size_t i = std::size_t(part); i < ha.size(); i += 2)
+          if (rng() % 3 == 0) {
+            ta.release(ha[i]);
+            tb.release(hb[i]);
+          }
+        for (int s = 0; s < 5; ++s) {
+          const ReplicaShape r = shape();
+          NodeId n(std::int32_t(rng() % 500));
+          if (!a.fits(n, r)) continue;
+          ta.allocate(n, r);
+          tb.allocate(n, r);
+        }
+        REQUIRE(read_order(a) == read_order(b));
+        REQUIRE(read_order(a) == expected_order(a));
+      }
+    }  // rolled back
+    REQUIRE(read_order(a) == read_order(b));
+    REQUIRE(read_order(a) == expected_order(a));
+  }
+}
+
 }  // namespace SCHEDSIM_UNITY_ID

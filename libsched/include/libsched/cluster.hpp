@@ -232,6 +232,9 @@ class Cluster {
         if (!nodes_[i].removed) order_in(NodeId(std::int32_t(i)));
   }
   bool keeps_free_index() const { return free_index_on_; }
+  /// Whether a read of free_order() with many deferred moves makes them in one pass
+  /// (FreeOrder::move_all, the default) or one by one: the same order (for tests).
+  void set_bulk_order_moves(bool on) { bulk_moves_ = on; }
 
   /// First-fit search tree (off by default): a tree over node ids of the per-node free vCPU,
   /// memory, milli-GPU, whole free GPUs and largest per-GPU free share (maxima per subtree; a
@@ -712,18 +715,30 @@ class Cluster {
     order_dirty_flag_[id.index()] = 1;
     order_dirty_.push_back({n.free.gpu_milli, n.free.cpu_milli, id.value, gpu_cap(n)});
   }
+  // More moves at a read than kFewMoves and 1 / kBulkShare of the nodes: one pass (FreeOrder::move_all;
+  // a victim search's probe moves hundreds of nodes); fewer: one by one. The same order.
+  static constexpr std::size_t kFewMoves = 8, kBulkShare = 64;  // (by instruction counts at 1M tasks)
   void flush_order() const {
+    if (order_dirty_.empty()) return;
+    const std::size_t bulk_above = bulk_moves_ ? std::max(kFewMoves, free_order_.size() / kBulkShare) : order_dirty_.size();
+    const bool gather = order_dirty_.size() > bulk_above;  // (else few noted: no lists)
+    order_gone_.clear();
+    order_added_.clear();
     for (const auto& old : order_dirty_) {
       order_dirty_flag_[std::size_t(old.id)] = 0;
       const Node& n = nodes_[std::size_t(old.id)];
       const detail::FreeOrder::Entry now{n.free.gpu_milli, n.free.cpu_milli, old.id, gpu_cap(n)};
       if (now.gpu == old.gpu && now.cpu == old.cpu && now.cap == old.cap) continue;
-      free_order_.erase(old.key());
-      free_order_.insert(now);
       free_keys_stale_ = true;
+      if (gather) order_gone_.push_back(old.key()), order_added_.push_back(now);
+      else free_order_.erase(old.key()), free_order_.insert(now);
     }
     order_dirty_.clear();
+    free_order_.move_all(order_gone_, order_added_, bulk_above);
   }
+  mutable std::vector<detail::FreeOrder::Key> order_gone_;  // flush_order(): moved nodes' indexed keys
+  mutable std::vector<detail::FreeOrder::Entry> order_added_;  // ... and current entries
+  bool bulk_moves_ = true;                                     // set_bulk_order_moves()
   mutable std::vector<detail::FreeOrder::Entry> order_dirty_;  // the noted nodes' indexed entries
   mutable std::vector<std::uint8_t> order_dirty_flag_;          // per node: noted in order_dirty_
   mutable detail::FreeOrder free_order_;

@@ -413,8 +413,9 @@ class Session {
 
   // ------------------------------------------------------------------ applying decisions
   /// Frees a running task's replicas and quota inside `tx`.
-  void release_into(Transaction& tx, TaskId t) {
-    const Placement& p = st.placement(st.tasks_[t.index()]);
+  void release_into(Transaction& tx, TaskId t) { release_into(tx, st.placement(st.tasks_[t.index()])); }
+  /// The same for a running task's placement `p` (RunInfo::placement).
+  void release_into(Transaction& tx, const Placement& p) {
     for (const auto& a : p.replicas) tx.release(a);
     if (p.capacity != ResourceType::idle) tx.charge(p.quota_key, p.quota_held, -1);
   }

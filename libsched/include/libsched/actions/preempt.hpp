@@ -35,6 +35,9 @@ struct Cand {
   std::uint64_t sequence;  ///< TaskSpec::sequence: the tie-break before the id
   TaskId id;
   PreemptionKind kind;
+  /// The candidate's placement (RunInfo::placement: it stays put while the search runs), read
+  /// by the releases and the slot bound without a lookup through the task's entry.
+  const Placement* placement = nullptr;
 };
 
 /// Necessary condition for preemption to start `t`, without touching the cluster: with what
@@ -134,14 +137,14 @@ std::size_t bound_prefix_along(Session& S, TaskId t, Has&& has, Candidate&& cand
 }
 template <class Candidate>
 std::size_t bound_prefix(Session& S, TaskId t, std::size_t n, Candidate&& candidate) {
-  auto placement = [&](std::size_t i) -> const Placement& { return S.st.placement(S.st.tasks_[candidate(i).index()]); };
+  auto placement = [&](std::size_t i) -> const Placement& { return *candidate(i).placement; };
   return std::min(bound_prefix_along(S, t, [n](std::size_t i) { return i < n; }, placement), n + 1);
 }
 
 /// Whether preemption may start `t` with every candidate given back (bound_prefix over
 /// `cands`, in any order).
 inline bool may_help(Session& S, TaskId t, const std::vector<Cand>& cands) {
-  return bound_prefix(S, t, cands.size(), [&](std::size_t i) { return cands[i].id; }) <= cands.size();
+  return bound_prefix(S, t, cands.size(), [&](std::size_t i) -> const Cand& { return cands[i]; }) <= cands.size();
 }
 
 /// The candidates for `t` on class `cls`, in running-set order (preempt_class sorts them into
@@ -178,7 +181,7 @@ inline std::vector<Cand> candidates(Session& S, TaskId t, Time now, bool hypothe
     Rank rank = st.builtin_victim_order_
                     ? plugins::IdleSpotFirst::of(ri.capacity, ri.priority, lost)
                     : st.victim_order_->rank(VictimCandidate{ri.id, S.spec(ri.id), ri.capacity, ri.start, lost, *k});
-    cands.push_back({rank, ri.sequence, ri.id, *k});
+    cands.push_back({rank, ri.sequence, ri.id, *k, ri.placement});
   }
   return cands;
 }
@@ -276,7 +279,7 @@ class VictimStream {
           if (!k) continue;
           Time e = now_ - ri.start;
           Time lost = ri.checkpoint > 0 ? e - (e / ri.checkpoint) * ri.checkpoint : e;
-          heap_.push_back({plugins::IdleSpotFirst::of(ri.capacity, ri.priority, lost), ri.sequence, ri.id, *k});
+          heap_.push_back({plugins::IdleSpotFirst::of(ri.capacity, ri.priority, lost), ri.sequence, ri.id, *k, ri.placement});
         }
       std::make_heap(heap_.begin(), heap_.end(), after);
     }
@@ -318,7 +321,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   const std::size_t k0 =
       st.options_.fast_paths
           ? bound_prefix_along(S, t, [&](std::size_t i) { return order.has(i); },
-                               [&](std::size_t i) -> const Placement& { return st.placement(st.tasks_[order[i].id.index()]); })
+                               [&](std::size_t i) -> const Placement& { return *order[i].placement; })
           : 0;
   // No prefix meets the slot bound: not even every candidate starts the gang (what may_help
   // answers over the candidates; the bucketed source learns it here, along the order).
@@ -337,7 +340,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
       marks.resize(k + 1);
     }
     while (marks.size() <= k) {
-      S.release_into(tx, order[marks.size() - 1].id);
+      S.release_into(tx, *order[marks.size() - 1].placement);
       marks.push_back(tx.mark());
     }
   };
@@ -387,7 +390,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
     if (st.options_.fast_paths) {
       p = std::move(at_hi);  // the same state: order[0, lo) released in this order from m0
     } else {
-      for (std::size_t i = 0; i < lo; ++i) S.release_into(tx, order[i].id);
+      for (std::size_t i = 0; i < lo; ++i) S.release_into(tx, *order[i].placement);
       p = S.try_start(tx, t, now, false, cls);
       tx.rollback_to(m0);
     }
@@ -398,12 +401,12 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
     std::vector<std::size_t> relevant;
     for (std::size_t i = 0; i < lo; ++i) {
       bool on_used = false;
-      for (const auto& a : st.placement(st.tasks_[order[i].id.index()]).replicas)
+      for (const auto& a : order[i].placement->replicas)
         on_used = on_used || std::binary_search(used.begin(), used.end(), a.node);
       if (on_used) relevant.push_back(i);
     }
     if (relevant.size() < lo) {
-      for (std::size_t i : relevant) S.release_into(tx, order[i].id);
+      for (std::size_t i : relevant) S.release_into(tx, *order[i].placement);
       bool ok = S.try_start(tx, t, now, false, cls).has_value();
       tx.rollback_to(m0);
       if (ok) chosen = relevant;
@@ -421,7 +424,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
       if (!keep[j]) continue;
       tx.rollback_to(m0);
       for (std::size_t q = 0; q < chosen.size(); ++q)
-        if (keep[q] && q != j) S.release_into(tx, order[chosen[q]].id);
+        if (keep[q] && q != j) S.release_into(tx, *order[chosen[q]].placement);
       if (S.try_start(tx, t, now, false, cls)) {
         keep[j] = false;
         dropped = true;
@@ -431,7 +434,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   tx.rollback_to(m0);
   for (std::size_t q = 0; q < chosen.size(); ++q) {
     if (!keep[q]) continue;
-    S.release_into(tx, order[chosen[q]].id);
+    S.release_into(tx, *order[chosen[q]].placement);
     victims.push_back(Preemption{order[chosen[q]].id, t, order[chosen[q]].kind});
   }
   auto p = S.try_start(tx, t, now, false, cls);

@@ -77,7 +77,7 @@ class FreeOrder {
   void insert(const Entry& e) {
     ++size_;
     if (blocks_.empty()) {
-      blocks_.push_back(Block{{e}, e.cap});
+      blocks_.push_back(Block{{e}, e.cap, 1});
       last_.push_back(e.key());
       return;
     }
@@ -86,7 +86,7 @@ class FreeOrder {
     auto at = std::upper_bound(v.begin(), v.end(), e.key(), [](const Key& x, const Entry& y) { return x < y.key(); });
     if (at == v.end()) last_[b] = e.key();
     v.insert(at, e);
-    blocks_[b].max_cap = std::max(blocks_[b].max_cap, e.cap);
+    blocks_[b].take(e.cap);
     if (v.size() > 2 * kBlock) split(b);
   }
   /// Removes the entry of key k; false when there is none.
@@ -105,12 +105,81 @@ class FreeOrder {
       return true;
     }
     last_[b] = v.back().key();
-    if (cap == blocks_[b].max_cap) {
-      std::int32_t m = std::numeric_limits<std::int32_t>::min();
-      for (const auto& e : v) m = std::max(m, e.cap);
-      blocks_[b].max_cap = m;
-    }
+    if (cap == blocks_[b].max_cap && --blocks_[b].at_max == 0) blocks_[b].rescan();  // the last entry at the largest cap left
     return true;
+  }
+
+  /// Moves entries in one pass: erases the entry of every key of `gone` (each must be in the
+  /// order; a key that is not is skipped) and inserts every entry of `added` (their keys must
+  /// not be in the order once `gone` is erased). Sorts both vectors. The result is the same
+  /// sequence of entries as erase() and insert() one by one (the blocks may be cut
+  /// differently, which no reader sees). Each block that some move touches is rebuilt once:
+  /// O(c log c + entries of the touched blocks) for c moves, where one by one costs a block
+  /// search, a shift of the block's tail and, when the block's largest cap leaves, a re-scan of
+  /// the block, per move.
+  /// `singly_up_to`: up to that many moves (gone.size()), erase() and insert() one by one.
+  void move_all(std::vector<Key>& gone, std::vector<Entry>& added, std::size_t singly_up_to = 0) {
+    if (gone.empty() && added.empty()) return;
+    if (gone.size() <= singly_up_to && gone.size() == added.size()) {
+      for (std::size_t i = 0; i < gone.size(); ++i) {
+        erase(gone[i]);
+        insert(added[i]);
+      }
+      return;
+    }
+    std::sort(gone.begin(), gone.end());
+    std::sort(added.begin(), added.end(), [](const Entry& a, const Entry& b) { return a.key() < b.key(); });
+    if (blocks_.empty()) {
+      for (const Entry& e : added) insert(e);
+      return;
+    }
+    bool reshape = false;  // a block left empty or above 2 x kBlock entries
+    std::size_t gi = 0, ai = 0;
+    const std::size_t nb = blocks_.size();
+    for (std::size_t b = 0; b < nb && (gi < gone.size() || ai < added.size()); ++b) {
+      // This block's moves: the keys up to its last key (every key after the last block's
+      // goes into the last block, as insert() puts it).
+      std::size_t g1 = gi, a1 = ai;
+      while (g1 < gone.size() && gone[g1] <= last_[b]) ++g1;
+      if (b + 1 == nb) a1 = added.size();
+      else
+        while (a1 < added.size() && added[a1].key() <= last_[b]) ++a1;
+      if (g1 == gi && a1 == ai) continue;
+      auto& v = blocks_[b].entries;
+      scratch_.clear();
+      auto put = [&](const Entry& e) { scratch_.push_back(e); };
+      std::size_t g = gi, a = ai;
+      for (const Entry& e : v) {
+        const Key k = e.key();
+        while (g < g1 && gone[g] < k) ++g;  // (a key not in the order)
+        if (g < g1 && gone[g] == k) {
+          ++g;
+          --size_;
+          continue;
+        }
+        for (; a < a1 && added[a].key() < k; ++a) put(added[a]);
+        put(e);
+      }
+      for (; a < a1; ++a) put(added[a]);
+      size_ += a1 - ai;
+      v.assign(scratch_.begin(), scratch_.end());
+      blocks_[b].rescan();
+      if (!v.empty()) last_[b] = v.back().key();
+      reshape = reshape || v.empty() || v.size() > 2 * kBlock;
+      gi = g1;
+      ai = a1;
+    }
+    if (!reshape) return;
+    for (std::size_t b = 0; b < blocks_.size();) {
+      if (blocks_[b].entries.empty()) {
+        blocks_.erase(blocks_.begin() + std::ptrdiff_t(b));
+        last_.erase(last_.begin() + std::ptrdiff_t(b));
+      } else if (blocks_[b].entries.size() > 2 * kBlock) {
+        split(b);  // (b is checked again: its lower half may still be too large)
+      } else {
+        ++b;
+      }
+    }
   }
 
   /// The first entry from `from` on (ascending) with cap >= need for which ok(id) holds, or
@@ -138,6 +207,16 @@ class FreeOrder {
   struct Block {
     std::vector<Entry> entries;  // sorted by key, never empty
     std::int32_t max_cap = std::numeric_limits<std::int32_t>::min();
+    std::int32_t at_max = 0;  // entries whose cap is max_cap (an erase re-scans only when the last one leaves)
+    void take(std::int32_t cap) {
+      if (cap > max_cap) max_cap = cap, at_max = 1;
+      else if (cap == max_cap) ++at_max;
+    }
+    void rescan() {
+      max_cap = std::numeric_limits<std::int32_t>::min();
+      at_max = 0;
+      for (const auto& e : entries) take(e.cap);
+    }
   };
   // The first block whose last key is >= k (blocks_.size() when none): a binary search over
   // the contiguous last keys (not one block's heap memory per step).
@@ -147,10 +226,7 @@ class FreeOrder {
     auto& v = blocks_[b].entries;
     hi.entries.assign(v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
     v.resize(v.size() / 2);
-    for (Block* bl : {&blocks_[b], &hi}) {
-      bl->max_cap = std::numeric_limits<std::int32_t>::min();
-      for (const auto& e : bl->entries) bl->max_cap = std::max(bl->max_cap, e.cap);
-    }
+    for (Block* bl : {&blocks_[b], &hi}) bl->rescan();
     last_[b] = v.back().key();
     last_.insert(last_.begin() + std::ptrdiff_t(b) + 1, hi.entries.back().key());
     blocks_.insert(blocks_.begin() + std::ptrdiff_t(b) + 1, std::move(hi));
@@ -158,6 +234,7 @@ class FreeOrder {
 
   std::vector<Block> blocks_;
   std::vector<Key> last_;  // last_[b] = blocks_[b].entries.back().key()
+  std::vector<Entry> scratch_;  // move_all(): a block being rebuilt
   std::size_t size_ = 0;
 };
 
