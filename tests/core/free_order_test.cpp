@@ -147,21 +147,24 @@ Entries expected_order(const Cluster& c) {
   std::sort(v.begin(), v.end());
   return v;
 }
+
+/// Adds node "n<i>" to pool `pool`: 8 A100 GPUs, 96 vCPU, 768 GiB.
+NodeId add_a100_node(Cluster& c, libsched::PoolId pool, int i) {
+  NodeDesc d;
+  d.name = "n" + std::to_string(i);
+  d.pool = pool;
+  d.gpu_model = "A100";
+  d.gpus = 8;
+  d.cpu_milli = 96000;
+  d.mem_mib = 786432;
+  return c.add_node(d);
+}
 }  // namespace
 
 TEST_CASE("the free order's deferred moves: every read sees every change, rolled-back releases leave it as it was") {
   Cluster c;
   auto pool = c.add_pool("p", libsched::PoolKind::shared);
-  auto add = [&](int i) {
-    NodeDesc d;
-    d.name = "n" + std::to_string(i);
-    d.pool = pool;
-    d.gpu_model = "A100";
-    d.gpus = 8;
-    d.cpu_milli = 96000;
-    d.mem_mib = 786432;
-    return c.add_node(d);
-  };
+  auto add = [&](int i) { return add_a100_node(c, pool, i); };
   for (int i = 0; i < 40; ++i) add(i);
   std::mt19937_64 rng(11);
   std::vector<libsched::ReplicaAllocation> held;
@@ -256,16 +259,7 @@ TEST_CASE("the free order after many deferred moves at one read is the same made
   // one pass (the default), the other one by one. Reads come after 1 to 300 changes.
   auto make = [](Cluster& c) {
     auto pool = c.add_pool("p", libsched::PoolKind::shared);
-    for (int i = 0; i < 500; ++i) {
-      NodeDesc d;
-      d.name = "n" + std::to_string(i);
-      d.pool = pool;
-      d.gpu_model = "A100";
-      d.gpus = 8;
-      d.cpu_milli = 96000;
-      d.mem_mib = 786432;
-      c.add_node(d);
-    }
+    for (int i = 0; i < 500; ++i) add_a100_node(c, pool, i);
   };
   Cluster a, b;
   make(a);
