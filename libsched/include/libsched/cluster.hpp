@@ -730,11 +730,16 @@ class Cluster {
       const detail::FreeOrder::Entry now{n.free.gpu_milli, n.free.cpu_milli, old.id, gpu_cap(n)};
       if (now.gpu == old.gpu && now.cpu == old.cpu && now.cap == old.cap) continue;
       free_keys_stale_ = true;
-      if (gather) order_gone_.push_back(old.key()), order_added_.push_back(now);
-      else free_order_.erase(old.key()), free_order_.insert(now);
+      if (gather) {
+        order_gone_.push_back(old.key());
+        order_added_.push_back(now);
+      } else {
+        free_order_.erase(old.key());
+        free_order_.insert(now);
+      }
     }
     order_dirty_.clear();
-    free_order_.move_all(order_gone_, order_added_, bulk_above);
+    free_order_.move_all(order_gone_, order_added_, bulk_above);  // (empty unless gathered; few left after the check above: one by one)
   }
   mutable std::vector<detail::FreeOrder::Key> order_gone_;  // flush_order(): moved nodes' indexed keys
   mutable std::vector<detail::FreeOrder::Entry> order_added_;  // ... and current entries

@@ -429,7 +429,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       hold(t, Session::Entry::Hold::strict);
       continue;
     }
-    if (dormant && !from_fresh && e.dormant_gen == st.dormant_gen_ && e.failed_epoch == st.dormant_cap_ && st.dormant_valid()) {
+    if (dormant && !from_fresh && st.dormant(e)) {
       // Dormant: what the visit would do (failed() of a task known to fail), without the
       // listing; failed_pass_of counts this walk.
       if (!head) head = t;
