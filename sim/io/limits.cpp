@@ -119,6 +119,11 @@ std::optional<std::size_t> utf8_problem(std::string_view s) {
 }
 
 void check_task_values(const TaskCfg& t, const ProblemFn& report) {
+  check_task_shape_values(t, report);
+  check_task_other_values(t, report);
+}
+
+void check_task_shape_values(const TaskCfg& t, const ProblemFn& report) {
   using namespace limits;
   in_range(report, "submit_s", t.submit_s, 0, max_time_s);
   positive_up_to(report, "duration_s", t.duration_s, max_time_s);
@@ -148,6 +153,10 @@ void check_task_values(const TaskCfg& t, const ProblemFn& report) {
   }
   if (t.checkpoint_interval_s) in_range(report, "checkpoint_interval_s", *t.checkpoint_interval_s, min_interval_s, max_time_s);
   if (t.runtime_estimate_s) positive_up_to(report, "runtime_estimate_s", *t.runtime_estimate_s, max_time_s);
+}
+
+void check_task_other_values(const TaskCfg& t, const ProblemFn& report) {
+  using namespace limits;
   zero_or(report, "precheck_s", t.precheck_s, min_delay_s, max_time_s);
   zero_or(report, "image_pull_s", t.image_pull_s, min_delay_s, max_time_s);
   in_range(report, "image_pull_failure_prob", t.image_pull_failure_prob, 0, 1);

@@ -96,6 +96,14 @@ using ProblemFn = std::function<void(const std::string& field, const std::string
 /// every task a trace reader builds.
 void check_task_values(const TaskCfg& task, const ProblemFn& report);
 
+/// check_task_values in two parts, called in this order by it: the shape and times of a task
+/// (submit, duration, workers, count_per_node, replica, checkpoint interval, runtime estimate),
+/// which a trace row sets, then the rest (delays, failure rates, resubmissions, autoscaling),
+/// which a trace reader copies unchanged from the trace's settings into every row's task. A
+/// reader checks the rest once (detail::RowTaskCheck) and each row's shape.
+void check_task_shape_values(const TaskCfg& task, const ProblemFn& report);
+void check_task_other_values(const TaskCfg& task, const ProblemFn& report);
+
 /// Node rules: name (non-empty, no `;`, no control character), GPUs, vCPU, GiB.
 void check_node_values(const NodeCfg& node, const ProblemFn& report);
 

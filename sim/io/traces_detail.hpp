@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -210,17 +212,66 @@ inline void split_csv(std::string_view line, char sep, std::vector<Field>& out) 
   }
 }
 
-/// Splits on runs of blanks (SWF).
+/// The 8 bytes at `p`, one high bit (0x80) per byte that is a blank (is_blank), in the bytes'
+/// order of memory (the first byte in the lowest byte on a little-endian machine). Exact: each
+/// byte's test (`x == 0` as `~(((x & 0x7f) + 0x7f) | x) & 0x80`) carries into no other byte.
+inline std::uint64_t blank_bytes8(const char* p) {
+  constexpr std::uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL, highs = 0x8080808080808080ULL;
+  std::uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  auto zero_bytes = [](std::uint64_t x) { return ~(((x & low7) + low7) | x) & highs; };
+  return zero_bytes(w ^ 0x2020202020202020ULL) | zero_bytes(w ^ 0x0909090909090909ULL);
+}
+
+/// Bit k set when byte k of the 64 (at most) bytes at `p` is a blank (is_blank); `len` <= 64.
+inline std::uint64_t blank_mask(const char* p, std::size_t len) {
+  std::uint64_t mask = 0;
+  std::size_t k = 0;
+  if constexpr (std::endian::native == std::endian::little)
+    for (; k + 8 <= len; k += 8)  // byte j's high bit (blank_bytes8) to bit j: no two products overlap
+      mask |= (((blank_bytes8(p + k) >> 7) * 0x0102040810204080ULL) >> 56) << k;
+  for (; k < len; ++k) mask |= std::uint64_t(is_blank(p[k])) << k;
+  return mask;
+}
+
+/// Splits on runs of blanks (SWF: fixed-width columns padded with spaces). The line is read 64
+/// bytes at a time as a mask of its blanks (blank_mask); a field starts at a non-blank byte
+/// after a blank one (or the line's start) and ends at the next blank (or the line's end).
 inline void split_ws(std::string_view line, std::vector<Field>& out) {
   out.clear();
-  std::size_t i = 0, n = line.size();
-  while (i < n) {
-    while (i < n && is_blank(line[i])) ++i;
-    if (i >= n) break;
-    std::size_t b = i;
-    while (i < n && !is_blank(line[i])) ++i;
-    out.push_back(Field{line.substr(b, i - b), b + 1});
+  const char* const base = line.data();
+  const std::size_t n = line.size();
+  std::uint64_t before_blank = 1;  // the byte before the chunk was a blank (the line's start counts as one)
+  std::size_t start = 0;
+  for (std::size_t c = 0; c < n; c += 64) {
+    const std::size_t len = std::min<std::size_t>(64, n - c);
+    std::uint64_t blanks = blank_mask(base + c, len);
+    if (len < 64) blanks |= ~std::uint64_t{0} << len;  // past the end: blank (ends the last field)
+    const std::uint64_t text = ~blanks;
+    const std::uint64_t starts = text & ((blanks << 1) | before_blank);
+    const std::uint64_t ends = blanks & ((text << 1) | (before_blank ^ 1));
+    for (std::uint64_t edges = starts | ends; edges != 0; edges &= edges - 1) {
+      const std::size_t bit = std::size_t(std::countr_zero(edges));
+      if ((starts >> bit) & 1) start = c + bit;
+      else out.push_back(Field{line.substr(start, c + bit - start), start + 1});
+    }
+    before_blank = blanks >> 63;
   }
+  if (n > 0 && n % 64 == 0 && before_blank == 0) out.push_back(Field{line.substr(start, n - start), start + 1});
+}
+
+/// The value of [+-]?[0-9]{1,15} spanning [first, last) (every such integer is exact in a
+/// double, so it is the value std::from_chars reads, -0 included), or nullopt for any other text.
+inline std::optional<double> short_integer(const char* first, const char* last) {
+  const bool negative = first != last && *first == '-';
+  if (first != last && (*first == '-' || *first == '+')) ++first;
+  if (first == last || last - first > 15) return std::nullopt;
+  std::int64_t v = 0;
+  for (const char* p = first; p != last; ++p) {
+    if (*p < '0' || *p > '9') return std::nullopt;
+    v = v * 10 + (*p - '0');
+  }
+  return negative ? -double(v) : double(v);
 }
 
 /// The whole field as a number (std::from_chars, no locale; a leading '+' is taken; a floating
@@ -230,6 +281,8 @@ std::optional<T> number_of(const Field& f) {
   T value{};
   const char* first = f.text.data();
   const char* last = first + f.text.size();
+  if constexpr (std::is_same_v<T, double>)  // most fields of a trace are short integers
+    if (auto v = short_integer(first, last)) return *v;
   if (first != last && *first == '+') ++first;  // from_chars rejects a leading '+'
   auto [ptr, ec] = std::from_chars(first, last, value);
   bool bad = f.text.empty() || ec != std::errc{} || ptr != last;
@@ -387,6 +440,27 @@ inline void check_row_node(const NodeCfg& n) {
   });
   if (!msg.empty()) row_fail(1, std::move(msg));
 }
+/// check_row_task for the rows of one trace, whose tasks differ from the reader's prototype
+/// task (built before the first row) only in check_task_shape_values' fields: the other values
+/// are checked once, on the prototype. The same first problem as check_row_task: when the
+/// prototype breaks an other-value rule, every row is checked whole.
+class RowTaskCheck {
+ public:
+  explicit RowTaskCheck(const TaskCfg& prototype) {
+    check_task_other_values(prototype, [this](const std::string&, const std::string&, const std::string&) { others_ok_ = false; });
+  }
+  void operator()(const TaskCfg& t) const {
+    if (!others_ok_) return check_row_task(t);
+    std::string msg;
+    check_task_shape_values(t, [&](const std::string& field, const std::string& value, const std::string& rule) {
+      if (msg.empty()) msg = "task `" + t.name + "`: " + field + ": " + value + ": " + rule;
+    });
+    if (!msg.empty()) row_fail(1, std::move(msg));
+  }
+
+ private:
+  bool others_ok_ = true;
+};
 /// A trace brings at most limits::max_tasks tasks (the row is refused before it is stored).
 inline void check_row_count(std::size_t stored) {
   if (static_cast<std::int64_t>(stored) >= limits::max_tasks)

@@ -109,6 +109,7 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
   detail::init_task(t, cfg, "swf");
   ReplicaCfg& r = t.replica.emplace();
   r.gpus = 0;
+  const detail::RowTaskCheck check_row(t);  // rows set only the shape and times of `t`
   // Each user's name interned once (a trace has a few hundred users and 10^5 rows).
   std::unordered_map<long long, Interned> users;
   auto user_name = [&users](long long user) -> const Interned& {
@@ -169,7 +170,7 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     t.duration_s = row.run > 0 ? row.run * cfg.time_scale : kZeroRunS;
     t.runtime_estimate_s.reset();
     if (row.req_time > 0) t.runtime_estimate_s = row.req_time * cfg.time_scale;
-    detail::check_row_task(t);
+    check_row(t);
     load.tasks.push_back(t);
     largest_job = std::max(largest_job, row.procs);
     return true;

@@ -1,0 +1,155 @@
+// The trace readers' per-row fast paths (issue 38): splitting on blanks 64 bytes at a time, short
+// integers read without std::from_chars, and a row's task checked against the trace's prototype.
+// Each must give exactly what the plain code gives: same fields and columns, same numbers (the
+// sign of -0 included), same first problem.
+#include <catch2/catch.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sim/io/traces_detail.hpp"
+
+#include "tests/common/unity.hpp"
+
+namespace SCHEDSIM_UNITY_ID {  // one namespace per test file (tests/common/unity.hpp)
+
+using namespace sim::io;
+using sim::io::detail::Field;
+
+namespace {
+
+/// split_ws as it was written before the 8-byte scan: one byte at a time.
+std::vector<Field> split_bytewise(std::string_view line) {
+  std::vector<Field> out;
+  std::size_t i = 0, n = line.size();
+  while (i < n) {
+    while (i < n && detail::is_blank(line[i])) ++i;
+    if (i >= n) break;
+    std::size_t b = i;
+    while (i < n && !detail::is_blank(line[i])) ++i;
+    out.push_back(Field{line.substr(b, i - b), b + 1});
+  }
+  return out;
+}
+
+/// number_of<double> as it was before the short-integer path: from_chars only.
+std::optional<double> from_chars_only(std::string_view text) {
+  double value = 0;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  if (first != last && *first == '+') ++first;
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  if (text.empty() || ec != std::errc{} || ptr != last || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+/// The first problem of check_row_task(t), or "" when it passes.
+std::string row_problem(const TaskCfg& t, bool by_prototype, const TaskCfg& prototype) {
+  try {
+    if (by_prototype) detail::RowTaskCheck{prototype}(t);
+    else detail::check_row_task(t);
+  } catch (const detail::RowError& e) {
+    return std::to_string(e.column) + ": " + e.message;
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("split_ws gives the fields and columns of a byte-by-byte split", "[traces][swf]") {
+  // Bytes a row may hold: blanks, text, and bytes whose low 7 bits are a blank's (0xa0, 0x89)
+  // or that sit next to one in value (0x1f, 0x21, 0x08, 0x0a): the 8-byte test must not take
+  // them for blanks.
+  const std::string alphabet = std::string(" \t\t  a9-.\x1f\x21\x08\x0a") + "\xa0\x89\xff";
+  std::mt19937_64 rng(38);
+  for (int run = 0; run < 20000; ++run) {
+    std::string line;
+    // Lengths around and across the 64-byte chunks (64 and 128 exactly, a field open at the end).
+    const std::size_t len = run % 10 == 0 ? 64 * (1 + rng() % 2) : rng() % 200;
+    for (std::size_t i = 0; i < len; ++i) line.push_back(alphabet[rng() % alphabet.size()]);
+    std::vector<Field> got;
+    detail::split_ws(line, got);
+    const std::vector<Field> want = split_bytewise(line);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      INFO("line '" << line << "' field " << k);
+      REQUIRE(got[k].text == want[k].text);
+      REQUIRE(got[k].column == want[k].column);
+      REQUIRE(got[k].text.data() == want[k].text.data());
+    }
+  }
+  // A real SWF row (fixed-width columns padded with spaces).
+  std::vector<Field> f;
+  detail::split_ws("    12  831600   2094  14400    32   -1   -1    32  14400   -1  1   4   1  -1  1  -1  -1  -1", f);
+  REQUIRE(f.size() == 18);
+  CHECK(f[0].text == "12");
+  CHECK(f[0].column == 5);
+  CHECK(f[17].text == "-1");
+}
+
+TEST_CASE("a short integer field reads as from_chars reads it", "[traces][swf]") {
+  for (const std::string text :
+       {"0", "-0", "+0", "7", "007", "-1", "+5", "123456789012345", "-123456789012345", "1234567890123456", "99999999999999999999",
+        "+-5", "-+5", "--5", "++5", "-", "+", "", "1e3", "3.5", "-1.0", "0x10", " 1", "1 ", "12a", "inf", "nan", "1e999"}) {
+    INFO("field '" << text << "'");
+    const auto got = detail::number_of<double>(Field{text, 1});
+    const auto want = from_chars_only(text);
+    REQUIRE(got.has_value() == want.has_value());
+    if (got) {
+      CHECK(*got == *want);
+      CHECK(std::signbit(*got) == std::signbit(*want));  // "-0" is -0.0, as from_chars reads it
+    }
+  }
+  std::mt19937_64 rng(7);
+  for (int run = 0; run < 20000; ++run) {
+    std::string text;
+    const int len = int(rng() % 18);
+    for (int i = 0; i < len; ++i) text.push_back("0123456789-+."[rng() % (i == 0 ? 13 : 10)]);
+    const auto got = detail::number_of<double>(Field{text, 1});
+    const auto want = from_chars_only(text);
+    INFO("field '" << text << "'");
+    REQUIRE(got.has_value() == want.has_value());
+    if (got) {
+      REQUIRE(*got == *want);
+      REQUIRE(std::signbit(*got) == std::signbit(*want));
+    }
+  }
+}
+
+TEST_CASE("a row checked against its trace's prototype fails as check_row_task does", "[traces][swf]") {
+  TaskCfg prototype;
+  prototype.name = "swf-1";
+  prototype.duration_s = 60;
+  prototype.replica.emplace().gpus = 0;
+  auto row = [&](double submit, int workers, double vcpu) {
+    TaskCfg t = prototype;
+    t.submit_s = submit;
+    t.workers = workers;
+    t.replica->vcpu = vcpu;
+    return t;
+  };
+  // Valid, then each shape rule a row can break.
+  for (const TaskCfg& t : {row(5, 3, 1), row(-1, 3, 1), row(5, -2, 1), row(5, 3, -4), row(-1, -2, -4)})
+    CHECK(row_problem(t, true, prototype) == row_problem(t, false, prototype));
+  CHECK(row_problem(row(-1, 3, 1), true, prototype).find("submit_s") != std::string::npos);
+  INFO(row_problem(row(5, 3, 1), true, prototype));
+  CHECK(row_problem(row(5, 3, 1), true, prototype).empty());
+  // A prototype that breaks a rule of the other values (set from the trace's settings): every
+  // row fails, with the shape problem first when it has one (the order of check_task_values).
+  TaskCfg bad = prototype;
+  bad.precheck_s = -3;
+  prototype = bad;
+  for (const TaskCfg& t : {row(5, 3, 1), row(-1, 3, 1)}) {
+    const std::string got = row_problem(t, true, prototype);
+    CHECK_FALSE(got.empty());
+    CHECK(got == row_problem(t, false, prototype));
+  }
+  CHECK(row_problem(row(5, 3, 1), true, prototype).find("precheck_s") != std::string::npos);
+  CHECK(row_problem(row(-1, 3, 1), true, prototype).find("submit_s") != std::string::npos);
+}
+
+}  // namespace SCHEDSIM_UNITY_ID
