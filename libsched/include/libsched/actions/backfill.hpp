@@ -327,11 +327,21 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     if (defer) {
       if (!may_fit_any(S, hs, delta)) continue;
       for (const Placement* p : pending) {
-        for (const auto& a : p->replicas) {
-          if (by_slots) released.add(st.cluster_, a);
-          else tx.release(a);
-        }
+        if (!by_slots)
+          for (const auto& a : p->replicas) tx.release(a);
         if (p->capacity != ResourceType::idle) tx.charge(p->quota_key, p->quota_held, -1);
+      }
+      if (by_slots) {
+        // The lower bound of the head's slots (Session::fits_by_slots_at_least: the pending
+        // releases replica by replica, nothing counted per node) decides most walks; when it
+        // is unsure, the releases are counted per node for the exact count.
+        if (S.fits_by_slots_at_least(head, at, pending, &delta)) {
+          pending.clear();
+          result = at;
+          continue;
+        }
+        for (const Placement* p : pending)
+          for (const auto& a : p->replicas) released.add(st.cluster_, a);
       }
       pending.clear();
       // Applied releases are now in the cluster's own sums (by_slots: they stay in delta).
