@@ -59,10 +59,11 @@ TEST_CASE("a head's reservation waits for a node to free whole, not for released
 
 TEST_CASE("reservations of CPU-only gangs equal those of the walk without fast paths") {
   // Random CPU-only clusters (1-4 vCPU nodes, some down or drained) and gangs of 1-6 CPU-only
-  // replicas of 1-3 vCPU with estimates, run twice: with fast paths (the walk counts slots,
-  // deciding by Session::fits_by_slots_at_least first) and without (every walk applies its
-  // releases and places the head). Every step's starts and every waiting task's reservation
-  // must be equal.
+  // replicas of 1-3 vCPU with estimates (one in five with a second option), run twice: with
+  // fast paths (the walk counts slots, deciding by its lower bound first: actions::slot_bound_fits
+  // for one option, Session::fits_by_slots_at_least for two) and without (every walk applies
+  // its releases and places the head). Every step's starts and every waiting task's
+  // reservation must be equal.
 #ifdef SCHEDSIM_SANITIZED
   constexpr std::uint32_t kSeeds = 12;
 #else
@@ -82,6 +83,7 @@ TEST_CASE("reservations of CPU-only gangs equal those of the walk without fast p
       for (auto k = g.range(0, 3); k > 0; --k) {
         TaskBuilder b = make_task("t" + std::to_string(step) + "-" + std::to_string(k));
         b.option("x", cpu_only(g.range(1, 3), g.range(0, 4))).workers(std::int32_t(g.range(0, 5))).submitted(now);
+        if (g.chance(20)) b.option("y", cpu_only(g.range(1, 2), g.range(0, 2)));  // (the bound over the pending releases)
         b.estimate(1000 * g.range(1, 300));
         const TaskId a = submit(fast, b, now);
         const TaskId c = submit(slow, b, now);
