@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -316,6 +317,49 @@ class Session {
                                                      : c.replica_slots(id, r);
           if (slots > 0 && node_eligible(st, s, cls, id, f, at, false)) have += slots;
         }
+        if (have >= need) return true;
+      }
+    }
+    return false;
+  }
+  /// A sufficient test for fits_by_slots: true only when fits_by_slots(t, at, released, delta)
+  /// is true for every `released` that holds at least the replicas of `pending` (counted on
+  /// top of the cluster), with `delta` the same capacity per (pool, model). For options whose
+  /// replica shape takes vCPU and no GPU: a node's slots with releases are at least its slots
+  /// now plus, for each replica released there, the replicas of the shape that this replica's
+  /// vCPU and memory alone would hold (floor(x + y) >= floor(x) + floor(y), and a minimum of
+  /// sums is at least the sum of the minimums). So these counts, summed over the eligible up,
+  /// undrained nodes, bound from below the slots fits_by_slots counts. False when unsure
+  /// (other shapes, or released fragments that only add up on one node). Counts no
+  /// ReleasedCapacity: O(classes x options x (replicas of pending + nodes with vCPU free)).
+  bool fits_by_slots_at_least(TaskId t, Time at, std::span<const Placement* const> pending,
+                              const std::vector<Cluster::FreeSum>* delta) const {
+    const TaskSpec& s = spec(t);
+    const Cluster& c = st.cluster_;
+    const std::int64_t need = s.replicas();
+    const NodeFilter f = NodeFilter::build(st.policies_, s, at, c.size());
+    for (ResourceType cls : classes(s)) {
+      QuotaKey k = quota_key(s, cls);
+      for (std::size_t i = 0; i < s.options.size(); ++i) {
+        const ReplicaShape& r = s.options[i].head;
+        if (r.num_gpu != 0 || r.cpu_milli <= 0) continue;
+        if (!admits(k, s, t, s.demand(i)) || !may_fit(s, i, cls, delta)) continue;
+        std::int64_t have = 0;
+        for (std::size_t j = 0; j < pending.size() && have < need; ++j)
+          for (const auto& a : pending[j]->replicas) {
+            std::int64_t n = a.cpu_milli / r.cpu_milli;
+            if (r.mem_mib > 0) n = std::min(n, a.mem_mib / r.mem_mib);
+            if (n <= 0) continue;
+            const Node& node = c.nodes()[a.node.index()];
+            if (node.up && !node.drained && node_eligible(st, s, cls, a.node, f, at, false)) have += n;
+          }
+        const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
+        for (std::size_t w = 0; w < bits.size() && have < need; ++w)
+          for (std::uint64_t b = bits[w]; b != 0 && have < need; b &= b - 1) {
+            const NodeId id(static_cast<std::int32_t>(w * 64 + std::size_t(std::countr_zero(b))));
+            const std::int64_t slots = c.replica_slots(id, r);
+            if (slots > 0 && node_eligible(st, s, cls, id, f, at, false)) have += slots;
+          }
         if (have >= need) return true;
       }
     }

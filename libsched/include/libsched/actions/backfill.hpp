@@ -36,8 +36,10 @@ inline Time expected_end(const Session& S, const Session::Core::RunInfo& ri, Tim
 
 /// Adds what placement `p` holds on up, undrained nodes to `delta` (per pool x
 /// Cluster::kSlotsPerPool + model + 1, the layout of Cluster::free_sum and Session::may_fit):
-/// the capacity its release would add to the free sums.
-inline void add_released(const Cluster& c, const Placement& p, std::vector<Cluster::FreeSum>& delta) {
+/// the capacity its release would add to the free sums. `on_replica(node, replica)` is called
+/// for each replica so added.
+template <class OnReplica>
+inline void add_released(const Cluster& c, const Placement& p, std::vector<Cluster::FreeSum>& delta, OnReplica&& on_replica) {
   for (const auto& a : p.replicas) {
     const Node& n = c.nodes()[a.node.index()];
     if (!n.up || n.drained) continue;
@@ -46,7 +48,53 @@ inline void add_released(const Cluster& c, const Placement& p, std::vector<Clust
     f.mem_mib += a.mem_mib;
     f.gpu_milli += a.total_gpu_milli();
     f.full_free_gpus += gpu_count(a.gpu_mask);
+    on_replica(n, a);
   }
+}
+inline void add_released(const Cluster& c, const Placement& p, std::vector<Cluster::FreeSum>& delta) {
+  add_released(c, p, delta, [](const Node&, const ReplicaAllocation&) {});
+}
+
+/// The head's shape for the slot bound counted along a reservation walk: a task of one
+/// capacity class (not idle) and one option whose replica takes vCPU and no GPU, with no node
+/// policy in force (so a node is eligible for it exactly when Session::pool_ok admits its
+/// pool). Null otherwise.
+inline const ReplicaShape* slot_bound_shape(const Session& S, const TaskSpec& s) {
+  if (!S.st.policies_.empty() || s.options.size() != 1) return nullptr;
+  const Session::ClassList cls = Session::classes(s);
+  const ReplicaShape& r = s.options[0].head;
+  if (cls.size() != 1 || *cls.begin() == ResourceType::idle || r.num_gpu != 0 || r.cpu_milli <= 0) return nullptr;
+  return &r;
+}
+
+/// Replicas of shape `r` that released replica `a`'s vCPU and memory alone would hold (0 when
+/// they hold none).
+inline std::int64_t slots_of_release(const ReplicaShape& r, const ReplicaAllocation& a) {
+  if (a.cpu_milli < r.cpu_milli || a.mem_mib < r.mem_mib) return 0;
+  std::int64_t k = a.cpu_milli / r.cpu_milli;
+  if (r.mem_mib > 0) k = std::min(k, a.mem_mib / r.mem_mib);
+  return k;
+}
+
+/// Session::fits_by_slots_at_least for a head with slot_bound_shape `r` (its one class
+/// `cls`), whose `bound` (the sum of slots_of_release over the released replicas on up,
+/// undrained nodes that pool_ok admits, counted as the walk sums them) was kept along the walk:
+/// true only when Session::fits_by_slots would be true. O(nodes with vCPU free).
+inline bool slot_bound_fits(const Session& S, TaskId head, ResourceType cls, const ReplicaShape& r, std::int64_t bound,
+                            const std::vector<Cluster::FreeSum>& delta) {
+  const TaskSpec& s = S.spec(head);
+  if (!S.admits(Session::quota_key(s, cls), s, head, s.demand(0)) || !S.may_fit(s, 0, cls, &delta)) return false;
+  const std::int64_t need = s.replicas();
+  const Cluster& c = S.st.cluster_;
+  std::int64_t have = bound;
+  const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
+  for (std::size_t w = 0; w < bits.size() && have < need; ++w)
+    for (std::uint64_t b = bits[w]; b != 0 && have < need; b &= b - 1) {
+      const NodeId id(static_cast<std::int32_t>(w * 64 + std::size_t(std::countr_zero(b))));
+      const std::int64_t slots = c.replica_slots(id, r);
+      if (slots > 0 && Session::pool_ok(S.st, s, cls, c.nodes()[id.index()])) have += slots;
+    }
+  return have >= need;
 }
 
 /// Session::may_fit for some (class, option) of `s`, counting `delta` as free on top.
@@ -266,6 +314,14 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   // counted per node (ReleasedCapacity) and Session::fits_by_slots answers whether the head
   // would place, without placing it. Only the quota they give back is charged inside tx.
   const bool by_slots = defer && S.slots_decide(hs);
+  // By slots, for a head of one CPU-only shape (slot_bound_shape): the lower bound of the slots
+  // the summed releases add (slots_of_release), counted as they are summed.
+  const ReplicaShape* bound_shape = by_slots ? slot_bound_shape(S, hs) : nullptr;
+  const ResourceType bound_cls = *Session::classes(hs).begin();
+  std::int64_t bound = 0;
+  auto count_bound = [&](const Node& n, const ReplicaAllocation& a) {
+    if (Session::pool_ok(st, hs, bound_cls, n)) bound += slots_of_release(*bound_shape, a);
+  };
   detail::ReleasedCapacity released = std::move(st.released_);
   std::vector<const Placement*> pending = std::move(st.reservation_pending_);  // summed in delta, not yet applied
   pending.clear();
@@ -311,7 +367,8 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     for (; next.first <= at; next = next_end()) {
       const Placement* p = next.second;
       if (defer) {
-        add_released(st.cluster_, *p, delta);
+        if (bound_shape) add_released(st.cluster_, *p, delta, count_bound);
+        else add_released(st.cluster_, *p, delta);
         pending.push_back(p);
         continue;
       }
@@ -327,11 +384,23 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     if (defer) {
       if (!may_fit_any(S, hs, delta)) continue;
       for (const Placement* p : pending) {
-        for (const auto& a : p->replicas) {
-          if (by_slots) released.add(st.cluster_, a);
-          else tx.release(a);
-        }
+        if (!by_slots)
+          for (const auto& a : p->replicas) tx.release(a);
         if (p->capacity != ResourceType::idle) tx.charge(p->quota_key, p->quota_held, -1);
+      }
+      if (by_slots) {
+        // The lower bound of the head's slots (kept along the walk, slot_bound_fits; else
+        // Session::fits_by_slots_at_least over the pending releases), nothing counted per
+        // node, decides most walks; when it is unsure, the releases are counted per node for
+        // the exact count.
+        if (bound_shape ? slot_bound_fits(S, head, bound_cls, *bound_shape, bound, delta)
+                        : S.fits_by_slots_at_least(head, at, pending, &delta)) {
+          pending.clear();
+          result = at;
+          continue;
+        }
+        for (const Placement* p : pending)
+          for (const auto& a : p->replicas) released.add(st.cluster_, a);
       }
       pending.clear();
       // Applied releases are now in the cluster's own sums (by_slots: they stay in delta).
