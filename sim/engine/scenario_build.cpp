@@ -12,6 +12,7 @@
 #include <boost/container_hash/hash.hpp>
 
 #include "sim/engine/simulator.hpp"
+#include "sim/engine/key_sort.hpp"
 #include "sim/io/throughput.hpp"
 
 namespace sim {
@@ -160,7 +161,7 @@ void Simulator::build() {
   const std::size_t n_tasks = sc_.tasks.size();
   std::vector<std::pair<std::size_t, int>> task_index(n_tasks);
   for (std::size_t i = 0; i < n_tasks; ++i) task_index[i] = {std::hash<std::string_view>{}(sc_.tasks[i].name), int(i)};
-  std::sort(task_index.begin(), task_index.end());
+  detail::sort_by_key_stable(task_index);  // (the indices ascend: the pairs' order)
   {
     // The first duplicate in scenario order: the smallest index whose name came before it.
     int first_duplicate = -1;
@@ -383,8 +384,9 @@ void Simulator::build() {
     submit_order_.emplace_back(submit, int(i));
     ++fixed_pending_;
   }
-  // Submissions in delivery order (time, then scenario order); see Simulator::run().
-  std::sort(submit_order_.begin(), submit_order_.end());
+  // Submissions in delivery order (time, then scenario order); see Simulator::run(). A
+  // generated workload comes in that order already (no sort then).
+  if (!std::is_sorted(submit_order_.begin(), submit_order_.end())) std::sort(submit_order_.begin(), submit_order_.end());
   live_tasks_ = int(runs_.size());
   if (compact_) {
     names_ = std::move(names);

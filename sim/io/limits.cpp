@@ -17,22 +17,39 @@ namespace {
 std::string num(double v) { return fmt::format("{}", v); }
 
 /// Checks written so that NaN fails every range. The field names are views (a string is made
-/// only for a report: these run for every task of a million-task trace).
-void in_range(const ProblemFn& report, std::string_view field, double v, double lo, double hi) {
-  if (!(v >= lo && v <= hi)) report(std::string(field), num(v), fmt::format("must be between {} and {}", num(lo), num(hi)));
+/// only for a report: these run for every task of a million-task trace). The test is inline, the
+/// report out of line and cold (the checks run for every generated task too).
+[[gnu::cold, gnu::noinline]] void report_range(const ProblemFn& report, std::string_view field, double v, double lo, double hi) {
+  report(std::string(field), num(v), fmt::format("must be between {} and {}", num(lo), num(hi)));
 }
-void positive_up_to(const ProblemFn& report, std::string_view field, double v, double hi) {
-  if (!(v > 0 && v <= hi)) report(std::string(field), num(v), fmt::format("must be > 0 and <= {}", num(hi)));
+[[gnu::cold, gnu::noinline]] void report_positive(const ProblemFn& report, std::string_view field, double v, double hi) {
+  report(std::string(field), num(v), fmt::format("must be > 0 and <= {}", num(hi)));
+}
+[[gnu::cold, gnu::noinline]] void report_zero_or(const ProblemFn& report, std::string_view field, double v, double lo, double hi) {
+  report(std::string(field), num(v),
+         fmt::format("must be 0 or between {} and {} (time must advance by at least {} s)", num(lo), num(hi), num(lo)));
+}
+[[gnu::cold, gnu::noinline]] void report_int_range(const ProblemFn& report, std::string_view field, long long v, long long lo,
+                                                   long long hi) {
+  report(std::string(field), std::to_string(v), fmt::format("must be between {} and {}", lo, hi));
+}
+inline void in_range(const ProblemFn& report, std::string_view field, double v, double lo, double hi) {
+  if (!(v >= lo && v <= hi)) [[unlikely]]
+    report_range(report, field, v, lo, hi);
+}
+inline void positive_up_to(const ProblemFn& report, std::string_view field, double v, double hi) {
+  if (!(v > 0 && v <= hi)) [[unlikely]]
+    report_positive(report, field, v, hi);
 }
 /// 0 (none) or in [lo, hi].
-void zero_or(const ProblemFn& report, std::string_view field, double v, double lo, double hi) {
+inline void zero_or(const ProblemFn& report, std::string_view field, double v, double lo, double hi) {
   if (v == 0) return;
-  if (!(v >= lo && v <= hi))
-    report(std::string(field), num(v),
-           fmt::format("must be 0 or between {} and {} (time must advance by at least {} s)", num(lo), num(hi), num(lo)));
+  if (!(v >= lo && v <= hi)) [[unlikely]]
+    report_zero_or(report, field, v, lo, hi);
 }
-void int_range(const ProblemFn& report, std::string_view field, long long v, long long lo, long long hi) {
-  if (v < lo || v > hi) report(std::string(field), std::to_string(v), fmt::format("must be between {} and {}", lo, hi));
+inline void int_range(const ProblemFn& report, std::string_view field, long long v, long long lo, long long hi) {
+  if (v < lo || v > hi) [[unlikely]]
+    report_int_range(report, field, v, lo, hi);
 }
 
 }  // namespace

@@ -189,7 +189,7 @@ std::vector<TaskCfg> generate_workload(const Scenario& s, const std::vector<std:
 
     const std::size_t ci = class_dist(attrs);
     const WorkloadClassCfg& c = w.classes[ci];
-    std::string name = fmt::format("{}{:06}", w.name_prefix, out.size());
+    std::string name = generated_task_name(w.name_prefix, out.size());
     if (names.count(name) != 0) {
       std::string base = name;
       for (int k = 2; !names.insert(name).second; ++k) name = fmt::format("{}-{}", base, k);
@@ -236,6 +236,21 @@ std::size_t apply_workload(Scenario& s, const TraceOptions& opts) {
     throw WorkloadError(fmt::format("workload: with the {} generated tasks, {}: {}: {}", n, field, value, rule));
   });
   return n;
+}
+
+std::string generated_task_name(std::string_view prefix, std::size_t index) {
+  char digits[24];
+  std::size_t n = 0;
+  do {
+    digits[n++] = char('0' + index % 10);
+    index /= 10;
+  } while (index > 0);
+  while (n < 6) digits[n++] = '0';
+  std::string name;
+  name.reserve(prefix.size() + n);
+  name.append(prefix);
+  while (n > 0) name.push_back(digits[--n]);
+  return name;
 }
 
 void apply_arrival_scale(Scenario& s) {

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/io/scenario.hpp"
@@ -47,5 +49,10 @@ std::size_t apply_workload(Scenario& scenario, const TraceOptions& opts = {});
 /// are kept. Nothing changes at 1. Throws WorkloadError when the scale is not in (0, 1000] or a
 /// scaled submit_s exceeds 1e9 s (message `arrival_scale: VALUE: RULE`).
 void apply_arrival_scale(Scenario& scenario);
+
+/// A generated task's name before any `-k` suffix: `prefix` then `index` in decimal, padded with
+/// zeros to 6 digits (`gen-000042`; longer indices in full), as fmt's "{}{:06}" writes it, without
+/// a format string parsed per task. No errors.
+std::string generated_task_name(std::string_view prefix, std::size_t index);
 
 }  // namespace sim::io

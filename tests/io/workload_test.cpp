@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include "scenario_builder.hpp"
@@ -456,6 +457,15 @@ TEST_CASE("workload validation: a choice of workers or priority without values i
   j = base();
   j["workload"]["classes"][0]["priority"] = {{"shares", {1, 1}}};
   CHECK(errors_of(j).find("s.json: workload.classes[0].priority.values: <missing>: required key is missing") == 0);
+}
+
+
+TEST_CASE("workload: a generated name is the prefix and a 6-digit zero-padded index, as fmt's {}{:06}", "[workload]") {
+  for (std::string prefix : {"", "job-", "gen-"})
+    for (std::size_t i : {std::size_t{0}, std::size_t{7}, std::size_t{42}, std::size_t{99999}, std::size_t{100000},
+                          std::size_t{999999}, std::size_t{1000000}, std::size_t{1234567}, std::size_t{18446744073709551615ull}})
+      CHECK(sim::io::generated_task_name(prefix, i) == fmt::format("{}{:06}", prefix, i));
+  for (std::size_t i = 0; i < 20000; i += 7) CHECK(sim::io::generated_task_name("j", i) == fmt::format("j{:06}", i));
 }
 
 }  // namespace SCHEDSIM_UNITY_ID

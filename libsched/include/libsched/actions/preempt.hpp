@@ -262,8 +262,19 @@ class VictimStream {
   }
 
  private:
-  static bool before(const Cand& a, const Cand& b) { return std::tie(a.rank, a.sequence, a.id) < std::tie(b.rank, b.sequence, b.id); }
-  static bool after(const Cand& a, const Cand& b) { return before(b, a); }
+  /// The victim order: rank (element by element), then sequence, then id.
+  static bool before(const Cand& a, const Cand& b) {
+    for (std::size_t i = 0; i < a.rank.size(); ++i)
+      if (a.rank[i] != b.rank[i]) return a.rank[i] < b.rank[i];
+    if (a.sequence != b.sequence) return a.sequence < b.sequence;
+    return a.id < b.id;
+  }
+  /// The heap's comparison (a min-heap of the order), as a type: inlined in the heap's loops,
+  /// where a function pointer was called per comparison.
+  struct After {
+    bool operator()(const Cand& a, const Cand& b) const { return before(b, a); }
+  };
+  static constexpr After after{};
   std::optional<PreemptionKind> kind(const Session::RunInfo& ri) const {
     if (ri.start >= now_) return std::nullopt;  // started at this instant: no zero-length attempts
     return S_->victim_kind(*ps_, ri.capacity, ri.priority, ri.guarantee, hypothetical_);
