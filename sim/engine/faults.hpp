@@ -45,6 +45,9 @@ class FaultModel {
   /// Adds the next node's parameters (call in node-id order).
   void add_node(NodeParams p) { nodes_.push_back(p); }
   std::size_t node_count() const { return nodes_.size(); }
+  /// Does node `n` fail and get repaired on its own (mtbf_s > 0)? A node past node_count()
+  /// (a pool's listed nodes) does not.
+  bool fails_on_its_own(std::size_t n) const { return n < nodes_.size() && nodes_[n].mtbf_s > 0; }
 
   /// First failure time (s) of node `n`, or nullopt when it never fails on its own.
   /// Draws from the node stream: call once per node, in node order, at the start.

@@ -449,8 +449,14 @@ void Simulator::run() {
     last = now;
     schedule_wake(now);
     if (active_ == 0 && fixed_pending_ == 0 && wake_handle_ == 0 && cordoned_ == 0) {
-      bool all_up = std::all_of(cl.nodes().begin(), cl.nodes().end(), [](const Node& n) { return n.up; });
-      if (all_up) break;  // nothing left that can change the queue
+      // Nothing left that can change the queue: every node is up, or down for good (no
+      // injected node_up pending and no random failures that repair it). Without the second
+      // case an injected node_down never followed by a node_up, next to a node group with
+      // mtbf_s, kept a run whose waiting tasks never fit going until the maximum time.
+      bool settled = true;
+      for (std::size_t n = 0; n < cl.size() && settled; ++n)
+        settled = cl.nodes()[n].up || !faults_->fails_on_its_own(n);
+      if (settled) break;
     }
   }
   // Attempts still queued get the scheduler's own explanation, computed on the cluster as it

@@ -292,6 +292,31 @@ TEST_CASE("stochastic node failures fail attempts with a node failure and they a
   for (const auto& st : s.task_stats()) REQUIRE(st.succeeded);
 }
 
+TEST_CASE("a run ends when the only nodes down are down for good, even while other nodes fail and are repaired") {
+  // Two nodes that fail and get repaired on their own (mtbf_s) and one plain node taken down
+  // by an injected node_down that no node_up follows. Task "big" (4 whole nodes) never fits;
+  // "small" runs and ends. Once it has, nothing can change the queue: the run must end there,
+  // not keep drawing failures and repairs until the maximum simulated time.
+  auto sc = cluster(2);
+  sc.cluster.pools[0].node_groups[0].mtbf_s = 3600;
+  sc.cluster.pools[0].node_groups[0].mttr_s = 60;
+  sim::io::NodeGroupCfg plain = sc.cluster.pools[0].node_groups[0];
+  plain.prefix = "b-";
+  plain.count = 1;
+  plain.mtbf_s = 0;
+  plain.mttr_s = 0;
+  sc.cluster.pools[0].node_groups.push_back(plain);
+  sc.tasks = {task("big", 0, 100, 3), task("small", 0, 500)};
+  sc.tasks[1].fault_tolerance.max_resubmissions = 20;  // a random failure of its node does not end it
+  sc.events.push_back(node_event(10, "node_down", "b-0"));
+  sim::Simulator s(sc);
+  s.run();
+  CHECK(s.censor_time() < libsched::from_seconds(86400));
+  int succeeded = 0;
+  for (const auto& st : s.task_stats()) succeeded += st.succeeded ? 1 : 0;
+  CHECK(succeeded == 1);  // small; big waits to the end
+}
+
 TEST_CASE("a stochastic transient failure rate produces transient failures") {
   auto sc = cluster(2);
   for (int i = 0; i < 10; ++i) {
