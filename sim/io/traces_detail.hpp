@@ -426,13 +426,15 @@ void init_task(TaskCfg& t, const TraceCfg& cfg, std::string_view user);
 /// The task and node value rules of scenario files (limits.hpp, check_task_values /
 /// check_node_values) applied to a task or node built from a trace row: the first problem fails
 /// the row (`FILE:LINE:1: task `NAME`: FIELD: VALUE: RULE`).
-inline void check_row_task(const TaskCfg& t) {
+/// `check` (a check_task_* function) of task `t`; its first problem fails the row.
+inline void fail_row_on_task_problem(const TaskCfg& t, void (*check)(const TaskCfg&, const ProblemFn&)) {
   std::string msg;
-  check_task_values(t, [&](const std::string& field, const std::string& value, const std::string& rule) {
+  check(t, [&](const std::string& field, const std::string& value, const std::string& rule) {
     if (msg.empty()) msg = "task `" + t.name + "`: " + field + ": " + value + ": " + rule;
   });
   if (!msg.empty()) row_fail(1, std::move(msg));
 }
+inline void check_row_task(const TaskCfg& t) { fail_row_on_task_problem(t, check_task_values); }
 inline void check_row_node(const NodeCfg& n) {
   std::string msg;
   check_node_values(n, [&](const std::string& field, const std::string& value, const std::string& rule) {
@@ -449,14 +451,7 @@ class RowTaskCheck {
   explicit RowTaskCheck(const TaskCfg& prototype) {
     check_task_other_values(prototype, [this](const std::string&, const std::string&, const std::string&) { others_ok_ = false; });
   }
-  void operator()(const TaskCfg& t) const {
-    if (!others_ok_) return check_row_task(t);
-    std::string msg;
-    check_task_shape_values(t, [&](const std::string& field, const std::string& value, const std::string& rule) {
-      if (msg.empty()) msg = "task `" + t.name + "`: " + field + ": " + value + ": " + rule;
-    });
-    if (!msg.empty()) row_fail(1, std::move(msg));
-  }
+  void operator()(const TaskCfg& t) const { fail_row_on_task_problem(t, others_ok_ ? check_task_shape_values : check_task_values); }
 
  private:
   bool others_ok_ = true;

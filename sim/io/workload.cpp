@@ -2,6 +2,7 @@
 #include "sim/io/workload.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <optional>
 #include <random>
@@ -240,16 +241,12 @@ std::size_t apply_workload(Scenario& s, const TraceOptions& opts) {
 
 std::string generated_task_name(std::string_view prefix, std::size_t index) {
   char digits[24];
-  std::size_t n = 0;
-  do {
-    digits[n++] = char('0' + index % 10);
-    index /= 10;
-  } while (index > 0);
-  while (n < 6) digits[n++] = '0';
+  const std::size_t n = std::size_t(std::to_chars(digits, digits + sizeof digits, index).ptr - digits);
   std::string name;
-  name.reserve(prefix.size() + n);
+  name.reserve(prefix.size() + std::max<std::size_t>(n, 6));
   name.append(prefix);
-  while (n > 0) name.push_back(digits[--n]);
+  name.append(n < 6 ? 6 - n : 0, '0');
+  name.append(digits, n);
   return name;
 }
 

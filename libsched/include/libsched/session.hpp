@@ -322,6 +322,28 @@ class Session {
     }
     return false;
   }
+  /// Replicas of shape `r` (vCPU, no GPU) that released replica `a`'s vCPU and memory alone
+  /// would hold (0 when they hold none): what `a` adds at least to its node's slots.
+  static std::int64_t slots_of_release(const ReplicaShape& r, const ReplicaAllocation& a) {
+    if (a.cpu_milli < r.cpu_milli || a.mem_mib < r.mem_mib) return 0;
+    std::int64_t k = a.cpu_milli / r.cpu_milli;
+    if (r.mem_mib > 0) k = std::min(k, a.mem_mib / r.mem_mib);
+    return k;
+  }
+  /// `have` plus the slots of shape `r` (Cluster::replica_slots) on the nodes with vCPU free now
+  /// that `eligible(NodeId)` admits, counted until the sum reaches `need`.
+  template <class Eligible>
+  std::int64_t add_free_slots(const ReplicaShape& r, std::int64_t have, std::int64_t need, Eligible&& eligible) const {
+    const Cluster& c = st.cluster_;
+    const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
+    for (std::size_t w = 0; w < bits.size() && have < need; ++w)
+      for (std::uint64_t b = bits[w]; b != 0 && have < need; b &= b - 1) {
+        const NodeId id(static_cast<std::int32_t>(w * 64 + std::size_t(std::countr_zero(b))));
+        const std::int64_t slots = c.replica_slots(id, r);
+        if (slots > 0 && eligible(id)) have += slots;
+      }
+    return have;
+  }
   /// A sufficient test for fits_by_slots: true only when fits_by_slots(t, at, released, delta)
   /// is true for every `released` that holds at least the replicas of `pending` (counted on
   /// top of the cluster), with `delta` the same capacity per (pool, model). For options whose
@@ -347,20 +369,13 @@ class Session {
         std::int64_t have = 0;
         for (std::size_t j = 0; j < pending.size() && have < need; ++j)
           for (const auto& a : pending[j]->replicas) {
-            std::int64_t n = a.cpu_milli / r.cpu_milli;
-            if (r.mem_mib > 0) n = std::min(n, a.mem_mib / r.mem_mib);
+            const std::int64_t n = slots_of_release(r, a);
             if (n <= 0) continue;
             const Node& node = c.nodes()[a.node.index()];
             if (node.up && !node.drained && node_eligible(st, s, cls, a.node, f, at, false)) have += n;
           }
-        const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
-        for (std::size_t w = 0; w < bits.size() && have < need; ++w)
-          for (std::uint64_t b = bits[w]; b != 0 && have < need; b &= b - 1) {
-            const NodeId id(static_cast<std::int32_t>(w * 64 + std::size_t(std::countr_zero(b))));
-            const std::int64_t slots = c.replica_slots(id, r);
-            if (slots > 0 && node_eligible(st, s, cls, id, f, at, false)) have += slots;
-          }
-        if (have >= need) return true;
+        if (add_free_slots(r, have, need, [&](NodeId id) { return node_eligible(st, s, cls, id, f, at, false); }) >= need)
+          return true;
       }
     }
     return false;

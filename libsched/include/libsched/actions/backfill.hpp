@@ -67,17 +67,8 @@ inline const ReplicaShape* slot_bound_shape(const Session& S, const TaskSpec& s)
   return &r;
 }
 
-/// Replicas of shape `r` that released replica `a`'s vCPU and memory alone would hold (0 when
-/// they hold none).
-inline std::int64_t slots_of_release(const ReplicaShape& r, const ReplicaAllocation& a) {
-  if (a.cpu_milli < r.cpu_milli || a.mem_mib < r.mem_mib) return 0;
-  std::int64_t k = a.cpu_milli / r.cpu_milli;
-  if (r.mem_mib > 0) k = std::min(k, a.mem_mib / r.mem_mib);
-  return k;
-}
-
 /// Session::fits_by_slots_at_least for a head with slot_bound_shape `r` (its one class
-/// `cls`), whose `bound` (the sum of slots_of_release over the released replicas on up,
+/// `cls`), whose `bound` (the sum of Session::slots_of_release over the released replicas on up,
 /// undrained nodes that pool_ok admits, counted as the walk sums them) was kept along the walk:
 /// true only when Session::fits_by_slots would be true. O(nodes with vCPU free).
 inline bool slot_bound_fits(const Session& S, TaskId head, ResourceType cls, const ReplicaShape& r, std::int64_t bound,
@@ -86,15 +77,7 @@ inline bool slot_bound_fits(const Session& S, TaskId head, ResourceType cls, con
   if (!S.admits(Session::quota_key(s, cls), s, head, s.demand(0)) || !S.may_fit(s, 0, cls, &delta)) return false;
   const std::int64_t need = s.replicas();
   const Cluster& c = S.st.cluster_;
-  std::int64_t have = bound;
-  const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
-  for (std::size_t w = 0; w < bits.size() && have < need; ++w)
-    for (std::uint64_t b = bits[w]; b != 0 && have < need; b &= b - 1) {
-      const NodeId id(static_cast<std::int32_t>(w * 64 + std::size_t(std::countr_zero(b))));
-      const std::int64_t slots = c.replica_slots(id, r);
-      if (slots > 0 && Session::pool_ok(S.st, s, cls, c.nodes()[id.index()])) have += slots;
-    }
-  return have >= need;
+  return S.add_free_slots(r, bound, need, [&](NodeId id) { return Session::pool_ok(S.st, s, cls, c.nodes()[id.index()]); }) >= need;
 }
 
 /// Session::may_fit for some (class, option) of `s`, counting `delta` as free on top.
@@ -315,12 +298,12 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   // would place, without placing it. Only the quota they give back is charged inside tx.
   const bool by_slots = defer && S.slots_decide(hs);
   // By slots, for a head of one CPU-only shape (slot_bound_shape): the lower bound of the slots
-  // the summed releases add (slots_of_release), counted as they are summed.
+  // the summed releases add (Session::slots_of_release), counted as they are summed.
   const ReplicaShape* bound_shape = by_slots ? slot_bound_shape(S, hs) : nullptr;
   const ResourceType bound_cls = *Session::classes(hs).begin();
   std::int64_t bound = 0;
   auto count_bound = [&](const Node& n, const ReplicaAllocation& a) {
-    if (Session::pool_ok(st, hs, bound_cls, n)) bound += slots_of_release(*bound_shape, a);
+    if (Session::pool_ok(st, hs, bound_cls, n)) bound += Session::slots_of_release(*bound_shape, a);
   };
   detail::ReleasedCapacity released = std::move(st.released_);
   std::vector<const Placement*> pending = std::move(st.reservation_pending_);  // summed in delta, not yet applied
