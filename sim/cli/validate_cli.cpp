@@ -1,9 +1,7 @@
 #include "sim/cli/validate_cli.hpp"
 
-#include "sim/io/prices.hpp"
+#include "sim/io/resolve.hpp"
 #include "sim/io/scenario_json.hpp"
-#include "sim/io/spot_reclaim.hpp"
-#include "sim/io/throughput.hpp"
 #include "sim/io/traces.hpp"
 #include "sim/io/workload.hpp"
 
@@ -36,13 +34,11 @@ int validate_command(const std::string& path, std::ostream& out, std::ostream& e
     err << escape_for_diagnostic(path) << ": " << escape_for_diagnostic(e.what()) << '\n';
     return exit_invalid_input;
   }
-  // The prices need every node and task (sim/io/prices.hpp).
-  std::vector<Diagnostic> price_diagnostics;
-  check_prices(*r.scenario, price_diagnostics);
-  check_spot_reclaim(*r.scenario, price_diagnostics);  // its names need the trace nodes too
-  check_throughput(*r.scenario, price_diagnostics);    // so do its GPU models
-  for (const auto& d : price_diagnostics) err << d.str() << '\n';
-  if (count_errors(price_diagnostics) > 0) return exit_invalid_input;
+  // The rules that need every node and task (sim/io/resolve.hpp check_loaded_scenario).
+  std::vector<Diagnostic> loaded_diagnostics;
+  check_loaded_scenario(*r.scenario, loaded_diagnostics);
+  for (const auto& d : loaded_diagnostics) err << d.str() << '\n';
+  if (count_errors(loaded_diagnostics) > 0) return exit_invalid_input;
   out << path << ": ok (" << r.scenario->tasks.size() << " tasks, " << expanded_node_names(r.scenario->cluster).size()
       << " nodes)\n";
   return 0;

@@ -21,6 +21,13 @@ std::string resolved_scenario_json(const io::Scenario& sc) {
   return io::scenario_to_json(sc).dump(2) + "\n";
 }
 
+void check_loaded_scenario(const io::Scenario& sc, std::vector<io::Diagnostic>& diagnostics, bool traces_loaded) {
+  io::check_prices(sc, diagnostics);
+  io::check_spot_reclaim(sc, diagnostics);  // its names need the trace nodes too
+  io::check_throughput(sc, diagnostics);    // so do its GPU models
+  if (traces_loaded) io::check_trace_node_references(sc, diagnostics);
+}
+
 std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& src, std::ostream& err) {
   io::ParseResult r;
   std::string label;
@@ -70,12 +77,10 @@ std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& src, std:
     }
   }
   // The prices need every node and task (sim/io/prices.hpp); `validate` checks them the same way.
-  std::vector<io::Diagnostic> price_diagnostics;
-  io::check_prices(out.scenario, price_diagnostics);
-  io::check_spot_reclaim(out.scenario, price_diagnostics);
-  io::check_throughput(out.scenario, price_diagnostics);
-  for (const auto& d : price_diagnostics) err << d.str() << '\n';
-  if (io::count_errors(price_diagnostics) > 0) return std::nullopt;
+  std::vector<io::Diagnostic> loaded_diagnostics;
+  check_loaded_scenario(out.scenario, loaded_diagnostics, src.load_traces);
+  for (const auto& d : loaded_diagnostics) err << d.str() << '\n';
+  if (io::count_errors(loaded_diagnostics) > 0) return std::nullopt;
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include <libsched/registry.hpp>
 
+#include "sim/io/diagnostics.hpp"
 #include "sim/io/overrides.hpp"
 #include "sim/io/scenario.hpp"
 
@@ -41,6 +42,15 @@ struct ResolvedScenario {
 /// resolved seed). Prints every diagnostic (warnings too) one per line on `err`;
 /// returns nullopt when there was an error (the caller exits with io::exit_invalid_input).
 std::optional<ResolvedScenario> resolve_scenario(const ScenarioSource& source, std::ostream& err);
+
+/// The rules that need the whole cluster and every task, so are checked after the traces are
+/// loaded and the workload generated: prices (io::check_prices), spot reclaims, throughput, and
+/// the node names of events and node policies when a trace makes nodes
+/// (io::check_trace_node_references). Used by resolve_scenario and `validate`, so that `validate`
+/// refuses whatever `run` refuses. Appends to `diagnostics`. `traces_loaded` false (a scenario
+/// resolved without its traces, ScenarioSource::load_traces): the node names are not checked.
+void check_loaded_scenario(const io::Scenario& sc, std::vector<io::Diagnostic>& diagnostics,
+                           bool traces_loaded = true);
 
 /// The resolved-scenario text of `sc`: scenario_to_json with every default written out, pretty
 /// printed (2 spaces, keys sorted), ending in a newline. Running it gives the same outputs as

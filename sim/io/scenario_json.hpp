@@ -70,6 +70,16 @@ ParseResult load_scenario_file(const std::string& path,
 /// Paths are derived from vector indices, so they match the file the scenario was read from.
 void validate_scenario(const Scenario& scenario, std::vector<Diagnostic>& diagnostics);
 
+/// Does trace `t` bring nodes into the cluster? An swf trace makes its nodes unless `nodes` is
+/// "none" (docs/traces.md "SWF"); openb and philly read them from their `nodes` file when given.
+bool trace_makes_nodes(const TraceCfg& t);
+
+/// The node names of events (`node`, `nodes`) and node policies (`nodes`) checked against the
+/// cluster once the traces are loaded (validate_scenario cannot check them when a trace makes
+/// nodes: trace_makes_nodes). Call after apply_traces; does nothing when no trace makes nodes.
+/// Appends one error per unknown name (`events[i].node: "NAME": unknown node (...)`).
+void check_trace_node_references(const Scenario& scenario, std::vector<Diagnostic>& diagnostics);
+
 /// Node names of the cluster in order: each node group expands to prefix + 0..count-1, then
 /// each pool's explicit `nodes`; pools in file order.
 std::vector<std::string> expanded_node_names(const ClusterCfg& cluster);

@@ -194,7 +194,7 @@ TraceCfg read_trace(Sink& sink, const json& j, const std::string& path) {
   }
   o.boolean("rebase_time", t.rebase_time);
   o.integer("max_resubmissions", t.max_resubmissions, Req::optional, between(0, limits::max_resubmissions));
-  o.number("checkpoint_interval_s", t.checkpoint_interval_s, Range{0, false, k_max_time_s, true});
+  o.number("checkpoint_interval_s", t.checkpoint_interval_s, between(limits::min_interval_s, k_max_time_s));
   if (o.str("virtual_clusters", t.virtual_clusters) && !t.virtual_clusters.empty()) {
     if (t.format != "philly" && !t.format.empty())
       sink.error(o.path("virtual_clusters"), dump(t.virtual_clusters), "only philly traces have virtual clusters");

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -183,6 +184,32 @@ void check_quota_admits(Sink& sink, const Scenario& s, const TaskCfg& t, const s
 
 // ------------------------------------------------------------------ pass 2: cross-field rules
 
+bool trace_makes_nodes(const TraceCfg& t) {
+  return t.format == "swf" ? t.nodes != "none" : !t.nodes.empty();
+}
+
+void check_trace_node_references(const Scenario& s, std::vector<Diagnostic>& diagnostics) {
+  if (!std::any_of(s.traces.begin(), s.traces.end(), trace_makes_nodes)) return;
+  const auto nodes = expand_nodes(s.cluster);
+  std::unordered_set<std::string_view> names;
+  names.reserve(nodes.size());
+  for (const auto& n : nodes) names.insert(n.name);
+  Sink sink(s.file, diagnostics, /*dedupe=*/true);
+  constexpr const char* rule = "unknown node (neither in cluster.pools nor made by a trace)";
+  auto check = [&](const std::string& path, const std::string& n) {
+    if (!names.count(n)) sink.error(path, q(n), rule);
+  };
+  for (std::size_t i = 0; i < s.node_policies.size(); ++i)
+    for (std::size_t k = 0; k < s.node_policies[i].nodes.size(); ++k)
+      check(index_path(index_path("node_policies", i) + ".nodes", k), s.node_policies[i].nodes[k]);
+  for (std::size_t i = 0; i < s.events.size(); ++i) {
+    const auto& e = s.events[i];
+    const std::string p = index_path("events", i);
+    if (!e.node.empty()) check(p + ".node", e.node);
+    for (std::size_t k = 0; k < e.nodes.size(); ++k) check(index_path(p + ".nodes", k), e.nodes[k]);
+  }
+}
+
 std::vector<std::string> expanded_node_names(const ClusterCfg& cluster) {
   std::vector<std::string> names;
   for (auto& n : expand_nodes(cluster)) names.push_back(std::move(n.name));
@@ -279,8 +306,9 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
       sink.error(n.origin(), q(n.name),
                  fmt::format("node name `{}` is not unique (also from {})", n.name, it->second->origin()));
   }
-  // Node names can come from trace node lists too; then references cannot be checked here.
-  const bool nodes_from_traces = std::any_of(s.traces.begin(), s.traces.end(), [](const TraceCfg& t) { return !t.nodes.empty(); });
+  // Node names can come from traces too (trace_makes_nodes); then references are checked once the
+  // traces are loaded (check_trace_node_references).
+  const bool nodes_from_traces = std::any_of(s.traces.begin(), s.traces.end(), trace_makes_nodes);
   const bool tasks_from_traces = !s.traces.empty();
   auto known_node = [&](const std::string& n) {
     return nodes_broken || too_many_nodes || nodes_from_traces || node_by_name.count(n) > 0;
