@@ -384,7 +384,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   // failed_signatures keeps: every field that answer reads is part of the signature, and a
   // start that changes it for the signature ends the dormancy), -1 otherwise.
   auto failed = [&](TaskId t, Session::Entry& e, std::uint64_t sig, int eligible) {
-    st.visited_.push_back(t);
+    bool listed = true;
     // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
     // release nothing more can start. Not so when a task started at this instant (in this
     // call or an earlier one) is a victim t could take but may not (no zero-length
@@ -402,8 +402,12 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       if (dormant && eligible == 1) {
         e.dormant_gen = st.dormant_gen_;
         st.dormant_max_priority_ = std::max(st.dormant_max_priority_, e.spec.priority);
+        // Its observer's code is what a diagnosis gives now (Core::stable_code): not listed.
+        // A later start it could preempt lists it with the walk's dormant tasks (below).
+        listed = !st.stable_code(e);
       }
     }
+    if (listed) st.visited_.push_back(t);
     if (sig != 0) failed_signatures.insert(sig, char(eligible == 1));
     if (queueing == Queueing::strict) {
       blocked = true;
