@@ -389,8 +389,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     // release nothing more can start. Not so when a task started at this instant (in this
     // call or an earlier one) is a victim t could take but may not (no zero-length
     // attempts): at the next instant it may.
-    // (no scan when no running task may yield to t at all: Session::may_yield_any)
-    bool fresh_victims = !st.started_now_.empty() && S.may_yield_any(e.spec, false) &&
+    // (no scan when no running task may yield to t at all: Session::may_yield_any; none
+    // may when its signature went dormant in this walk and no start since may be a victim of
+    // a dormant task: `eligible` is 1 and dormancy still on)
+    bool fresh_victims = !st.started_now_.empty() && !(dormant && eligible == 1) && S.may_yield_any(e.spec, false) &&
                          std::any_of(st.started_now_.begin(), st.started_now_.end(),
                                      [&](TaskId v) { return S.preemption_kind(t, v, false).has_value(); });
     if (fresh_victims) {
