@@ -351,8 +351,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   bool head_reservation_known = false;
   // Turns a backfill fresh-only pass into a full pass from the queue's front (nothing was
   // committed: the fresh tasks visited so far are visited again; those that failed fail again).
+  std::uint64_t last_dormant_sig = 0;  // the signature the last dormant task skipped inserted (0: none)
   auto full_pass = [&]() {
     bf_fresh = from_fresh = false;
+    last_dormant_sig = 0;
     chainable = true;
     cursor = st.queue_.begin();
     head.reset();
@@ -437,9 +439,13 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     }
     if (dormant && !from_fresh && st.dormant(e)) {
       // Dormant: what the visit would do (failed() of a task known to fail), without the
-      // listing; failed_pass_of counts this walk.
+      // listing; failed_pass_of counts this walk. (A run of dormant tasks with one signature,
+      // e.g. a user's identical jobs, inserts it once: a second insert changes nothing.)
       if (!head) head = t;
-      if (const std::uint64_t sig = S.signature(t, now); sig != 0) failed_signatures.insert(sig, 1);
+      if (const std::uint64_t sig = S.signature(t, now); sig != 0 && sig != last_dormant_sig) {
+        failed_signatures.insert(sig, 1);
+        last_dormant_sig = sig;
+      }
       continue;
     }
     e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
