@@ -453,7 +453,9 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     std::uint64_t sig = S.signature(t, now);
     const char* sig_entry = sig != 0 ? failed_signatures.find(sig) : nullptr;
     const bool sig_failed = sig_entry != nullptr;
-    bool known_to_fail = (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec)) || sig_failed;
+    // (the signature first: most failures of a walk after a release are by signature, and it
+    // spares the failure memo's look-up, its request class included)
+    bool known_to_fail = sig_failed || (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec));
     if (known_to_fail) {  // (most visits of a long queue: no trial, nothing to build)
       failed(t, e, sig_failed ? 0 : sig, sig_failed ? *sig_entry : -1);  // (a signature already failed is not inserted again)
       continue;
