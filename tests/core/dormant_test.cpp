@@ -170,4 +170,58 @@ TEST_CASE("a fresh-only pass that turns into a walk lists the fresh task that we
   CHECK(s.wait_code(f1, 2000) == WaitCode::waits_for_cpu_memory);
 }
 
+namespace {
+
+/// Four 16-vCPU nodes, request classes off (every pass walks the queue). At 0: a-r (three
+/// whole nodes) and b-r, c-r (8 vCPU each on the fourth) start; d-h (two whole nodes) fails,
+/// goes dormant and is listed right after that call (its code: waits_for_cpu_memory, since
+/// every node is eligible).
+struct StableCase {
+  Scheduler s;
+  TaskId r, r2, r3, h;
+  static SchedulerOptions options() {
+    SchedulerOptions o;
+    o.queueing = Queueing::backfill;
+    o.preemption = false;
+    o.request_classes = false;
+    return o;
+  }
+  StableCase() : s(make_cluster().pool("p").nodes("n", 4, "A100", 8, 16, 64).build(), options()) {
+    auto cpu_task = [](std::string name, std::int32_t replicas, std::int64_t vcpu, Time estimate) {
+      return make_task(std::move(name)).option("c", cpu_only(vcpu)).workers(replicas - 1).estimate(estimate).submitted(0);
+    };
+    r = submit(s, cpu_task("a-r", 3, 16, 100000), 0);
+    r2 = submit(s, cpu_task("b-r", 1, 8, 50000), 0);
+    r3 = submit(s, cpu_task("c-r", 1, 8, 50000), 0);
+    h = submit(s, cpu_task("d-h", 2, 16, 100000), 0);
+    REQUIRE(s.schedule(0).started == std::vector<TaskId>{r, r2, r3});
+    REQUIRE(s.take_visited_waiting() == std::vector<TaskId>{h});
+    REQUIRE(s.wait_code(h, 0) == WaitCode::waits_for_cpu_memory);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a dormant task listed right after its failure is not listed again after a release") {
+  // The release of b-r frees 8 vCPU: a walk tries d-h again, which fails as dormant; its
+  // observer's code (listed at 0) is what a diagnosis gives now.
+  StableCase c;
+  c.s.release(c.r2, 1000);
+  CHECK(c.s.schedule(1000).started.empty());
+  CHECK(c.s.take_visited_waiting().empty());
+  CHECK(c.s.wait_code(c.h, 1000) == WaitCode::waits_for_cpu_memory);
+}
+
+TEST_CASE("a dormant task is listed again after a release once its code may have changed") {
+  // Every node drained: no node is eligible, so d-h's code becomes waits_for_capacity. A drain
+  // ends the listing's guarantee (Core::note_code_change); without that, the walk after the
+  // release would not list d-h and its observer would keep waits_for_cpu_memory.
+  StableCase c;
+  for (int n = 0; n < 4; ++n) c.s.drain_node(NodeId(n));
+  c.s.release(c.r2, 1000);
+  CHECK(c.s.schedule(1000).started.empty());
+  CHECK(c.s.take_visited_waiting() == std::vector<TaskId>{c.h});
+  CHECK(c.s.wait_code(c.h, 1000) == WaitCode::waits_for_capacity);
+}
+
 }  // namespace SCHEDSIM_UNITY_ID

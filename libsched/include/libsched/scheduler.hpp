@@ -88,6 +88,7 @@ class Scheduler : private detail::SchedulerCore {
     node_tasks_.resize(cluster_.size());
     ++capacity_epoch_;
     ++state_epoch_;
+    note_code_change();
     return id;
   }
 
@@ -101,6 +102,7 @@ class Scheduler : private detail::SchedulerCore {
       throw InvalidState("Scheduler::remove_node: tasks still run on " + node.name + " (release them first)");
     cluster_.remove_node(n);
     ++state_epoch_;
+    note_code_change();
   }
 
   /// Drains (cordons) node `n`: no new replica goes there (placements, preemption, backfill
@@ -109,6 +111,7 @@ class Scheduler : private detail::SchedulerCore {
   void drain_node(NodeId n) {
     cluster_.set_drained(n, true);
     ++state_epoch_;
+    note_code_change();
   }
   /// Ends a drain: the node takes replicas again from the next schedule(). Idempotent. Throws
   /// UnknownNode; InvalidState for a removed node.
@@ -116,6 +119,7 @@ class Scheduler : private detail::SchedulerCore {
     cluster_.set_drained(n, false);
     ++capacity_epoch_;
     ++state_epoch_;
+    note_code_change();
   }
 
   /// Sets when the owners' (non-idle) allocation on node `n` last changed, e.g. restored from a
@@ -125,6 +129,7 @@ class Scheduler : private detail::SchedulerCore {
     cluster_.touch_owner(n, t);
     ++capacity_epoch_;
     ++state_epoch_;
+    note_code_change();
   }
 
   /// Sets (or replaces) a quota entry. Throws InvalidArgument for an idle key, a reserved key
@@ -304,6 +309,7 @@ class Scheduler : private detail::SchedulerCore {
   QuotaBook& quotas() {
     ++capacity_epoch_;
     ++state_epoch_;
+    note_code_change();
     return quotas_;
   }
   const QuotaBook& quotas() const { return quotas_; }
@@ -315,6 +321,7 @@ class Scheduler : private detail::SchedulerCore {
     policies_.push_back(std::move(p));
     ++capacity_epoch_;
     ++state_epoch_;
+    note_code_change();
   }
   const std::vector<NodePolicy>& node_policies() const { return policies_; }
 
@@ -334,6 +341,7 @@ class Scheduler : private detail::SchedulerCore {
       tasks_[reused.index()].spec = std::move(spec);
       const bool dormant_kept = dormant_valid();  // (no dormant task's diagnosis reads a new task)
       ++state_epoch_;  // memos keyed by task id
+      note_code_change();
       if (dormant_kept) dormant_state_ = state_epoch_;
       return reused;
     }
@@ -357,7 +365,10 @@ class Scheduler : private detail::SchedulerCore {
       throw InvalidState("Scheduler::mutable_task: task " + tasks_[t.index()].spec.name + " is waiting");
     // A running task's estimate moves reservations; a task that neither waits nor runs is in
     // no memo (its signature is recomputed when it is enqueued).
-    if (tasks_[t.index()].state == State::running) ++state_epoch_;
+    if (tasks_[t.index()].state == State::running) {
+      ++state_epoch_;
+      note_code_change();  // (a running task's spec: conservative)
+    }
     return tasks_[t.index()].spec;
   }
   /// Number of task ids handed out, forgotten ones included (knows_task tells them apart).
@@ -373,6 +384,7 @@ class Scheduler : private detail::SchedulerCore {
     e.state = State::waiting;
     e.hold = Entry::Hold::none;
     e.reported_held = false;
+    e.reported_stable = false;
     e.failed_epoch = ~std::uint64_t{0};
     e.rank = queue_rank(e.spec, t, now);
     e.enqueued_at = now;
@@ -440,7 +452,9 @@ class Scheduler : private detail::SchedulerCore {
   /// have changed; other waiting tasks' have not been re-examined. With fast paths, a task this
   /// list last reported held behind a head (held_by_queue was true when it was taken) and held
   /// again since is not listed again: its code stays blocked_by_queue (explain()'s reason may
-  /// name a newer head). Under strict queueing such tasks are not even visited.
+  /// name a newer head). Under strict queueing such tasks are not even visited. Likewise a
+  /// task that fails as dormant (backfill, fast paths) is not listed again while nothing its
+  /// code reads changed since a listing that reported it (SchedulerCore::stable_code).
   std::vector<TaskId> take_visited_waiting() {
     std::vector<TaskId> v;
     take_visited_waiting(v);
@@ -462,7 +476,10 @@ class Scheduler : private detail::SchedulerCore {
     const bool all = visited_all_;
     visited_all_ = false;
     take_visited_listed(out);
-    if (all) all_listed_at_ = listings_;  // (every waiting task reported not held: no holds in a class pass)
+    if (all) {
+      all_listed_at_ = listings_;  // (every waiting task reported not held: no holds in a class pass)
+      note_code_change();          // (codes set by class: no listing vouches for a task's own)
+    }
     return all;
   }
   /// What a listing computed for one listed task, T being the latest time given to the
@@ -517,6 +534,10 @@ class Scheduler : private detail::SchedulerCore {
     std::erase_if(out, [this](TaskId t) { return tasks_[t.index()].state != State::waiting; });
     ++listings_;
     listed_.clear();
+    // Right after the schedule() call (nothing changed since): a dormant task's code is the
+    // diagnosis of a task that failed in that call (Entry::reported_stable).
+    const bool settled = settled_ == std::make_tuple(pass_, state_epoch_, capacity_epoch_, queue_epoch_, last_now_) &&
+                         policies_.empty();
     for (TaskId t : out) {
       const bool held = last_pass_hold(t, last_now_).has_value();
       Entry& e = tasks_[t.index()];
@@ -524,6 +545,7 @@ class Scheduler : private detail::SchedulerCore {
       if (options_.fast_paths) {  // (read by actions::allocate under fast paths only)
         e.reported_held = held;
         e.reported_at = listings_;
+        e.reported_stable = settled && !held && dormant(e) && failed_pass_of(e) == pass_ && !ages(e.spec);
       }
     }
   }
@@ -583,6 +605,7 @@ class Scheduler : private detail::SchedulerCore {
     cluster_.touch_owner(n, now);
     if (up) ++capacity_epoch_;
     ++state_epoch_;
+    note_code_change();
   }
 
   /// One scheduling decision at `now`: passes over the queue in order (the configured queue
@@ -672,6 +695,7 @@ class Scheduler : private detail::SchedulerCore {
     node_tasks_[best.index()].push_back(t);
     if (pl.capacity != ResourceType::idle) cluster_.touch_owner(best, now);
     ++state_epoch_;
+    note_code_change();
     return a;
   }
   /// Releases the most recently added worker of a running task (never the master/head).
@@ -696,6 +720,7 @@ class Scheduler : private detail::SchedulerCore {
     if (pl.capacity != ResourceType::idle) cluster_.touch_owner(a.node, now);
     ++capacity_epoch_;
     ++state_epoch_;
+    note_code_change();
     return true;
   }
 

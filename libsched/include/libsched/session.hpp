@@ -549,18 +549,21 @@ class Session {
     if (policies_change_by(now) || (st.order_victims_grow_ && now > st.last_now_)) {
       ++st.capacity_epoch_;
       ++st.state_epoch_;
+      st.note_code_change();
     }
     // The starvation guard (las): promotions due by now (their preemptions may start now).
     if (st.promote_after_ > 0 && now > st.last_now_ && st.promote_starving(now)) {
       ++st.queue_epoch_;
       ++st.capacity_epoch_;
       ++st.state_epoch_;
+      st.note_code_change();
     }
     // An order by tenant service (fair): the ranks of this instant. A new order changes which
     // task heads the queue (strict / backfill holds), not what capacity a task finds.
     if (st.order_by_tenant_ && now > st.last_now_ && st.rerank_queue(now)) {
       ++st.queue_epoch_;
       ++st.state_epoch_;
+      st.note_code_change();
       st.strict_tail_.reset();
       st.bf_chainable_ = false;
     }

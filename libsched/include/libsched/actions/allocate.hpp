@@ -351,8 +351,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   bool head_reservation_known = false;
   // Turns a backfill fresh-only pass into a full pass from the queue's front (nothing was
   // committed: the fresh tasks visited so far are visited again; those that failed fail again).
+  std::uint64_t last_dormant_sig = 0;  // the signature the last dormant task skipped inserted (0: none)
   auto full_pass = [&]() {
     bf_fresh = from_fresh = false;
+    last_dormant_sig = 0;
     chainable = true;
     cursor = st.queue_.begin();
     head.reset();
@@ -384,13 +386,15 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   // failed_signatures keeps: every field that answer reads is part of the signature, and a
   // start that changes it for the signature ends the dormancy), -1 otherwise.
   auto failed = [&](TaskId t, Session::Entry& e, std::uint64_t sig, int eligible) {
-    st.visited_.push_back(t);
+    bool listed = true;
     // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
     // release nothing more can start. Not so when a task started at this instant (in this
     // call or an earlier one) is a victim t could take but may not (no zero-length
     // attempts): at the next instant it may.
-    // (no scan when no running task may yield to t at all: Session::may_yield_any)
-    bool fresh_victims = !st.started_now_.empty() && S.may_yield_any(e.spec, false) &&
+    // (no scan when no running task may yield to t at all: Session::may_yield_any; none
+    // may when its signature went dormant in this walk and no start since may be a victim of
+    // a dormant task: `eligible` is 1 and dormancy still on)
+    bool fresh_victims = !st.started_now_.empty() && !(dormant && eligible == 1) && S.may_yield_any(e.spec, false) &&
                          std::any_of(st.started_now_.begin(), st.started_now_.end(),
                                      [&](TaskId v) { return S.preemption_kind(t, v, false).has_value(); });
     if (fresh_victims) {
@@ -402,8 +406,12 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       if (dormant && eligible == 1) {
         e.dormant_gen = st.dormant_gen_;
         st.dormant_max_priority_ = std::max(st.dormant_max_priority_, e.spec.priority);
+        // Its observer's code is what a diagnosis gives now (Core::stable_code): not listed.
+        // A later start it could preempt lists it with the walk's dormant tasks (below).
+        listed = !st.stable_code(e);
       }
     }
+    if (listed) st.visited_.push_back(t);
     if (sig != 0) failed_signatures.insert(sig, char(eligible == 1));
     if (queueing == Queueing::strict) {
       blocked = true;
@@ -431,9 +439,13 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     }
     if (dormant && !from_fresh && st.dormant(e)) {
       // Dormant: what the visit would do (failed() of a task known to fail), without the
-      // listing; failed_pass_of counts this walk.
+      // listing; failed_pass_of counts this walk. (A run of dormant tasks with one signature,
+      // e.g. a user's identical jobs, inserts it once: a second insert changes nothing.)
       if (!head) head = t;
-      if (const std::uint64_t sig = S.signature(t, now); sig != 0) failed_signatures.insert(sig, 1);
+      if (const std::uint64_t sig = S.signature(t, now); sig != 0 && sig != last_dormant_sig) {
+        failed_signatures.insert(sig, 1);
+        last_dormant_sig = sig;
+      }
       continue;
     }
     e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
@@ -441,7 +453,9 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     std::uint64_t sig = S.signature(t, now);
     const char* sig_entry = sig != 0 ? failed_signatures.find(sig) : nullptr;
     const bool sig_failed = sig_entry != nullptr;
-    bool known_to_fail = (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec)) || sig_failed;
+    // (the signature first: most failures of a walk after a release are by signature, and it
+    // spares the failure memo's look-up, its request class included)
+    bool known_to_fail = sig_failed || (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec));
     if (known_to_fail) {  // (most visits of a long queue: no trial, nothing to build)
       failed(t, e, sig_failed ? 0 : sig, sig_failed ? *sig_entry : -1);  // (a signature already failed is not inserted again)
       continue;

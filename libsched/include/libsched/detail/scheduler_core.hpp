@@ -131,6 +131,13 @@ struct SchedulerCore {
     /// (its observer's status: blocked_by_queue). A pass that holds it again (fast paths) does
     /// not list it again: nothing it reports changed. Reset at enqueue.
     bool reported_held = false;
+    /// The last take_visited_waiting listed it not held while it was dormant (dormant()), right
+    /// after the schedule() call it failed in (nothing changed since): its observer's code is
+    /// then the diagnosis of a dormant request, which reads the nodes' state and the request
+    /// only (actions::dormant_eligible), not the free capacity. While no such input changed
+    /// since that listing (stable_code), a later walk that fails it as dormant does not list it
+    /// again, even after releases. Reset at enqueue.
+    bool reported_stable = false;
     /// The dormant generation it failed in (Core::dormant_gen_; 0: none). Fits in the padding
     /// before reported_at.
     std::uint32_t dormant_gen = 0;
@@ -341,6 +348,16 @@ struct SchedulerCore {
   /// Did the last listing of waiting task `e` (Scheduler::take_visited_waiting) report it held?
   /// Not when every waiting task was listed by class since (no holds in a class pass).
   bool reported_held_now(const Entry& e) const { return e.reported_held && e.reported_at > all_listed_at_; }
+  /// Does waiting task `e`'s observer hold the code a diagnosis gives now, as long as the task
+  /// fails as dormant (actions::allocate's failure path)? Its last listing reported it stable
+  /// (Entry::reported_stable) and nothing a dormant request's diagnosis reads changed since
+  /// (code_changed_at_). O(1).
+  bool stable_code(const Entry& e) const { return e.reported_stable && e.reported_at > code_changed_at_; }
+  /// Something a dormant request's wait code may read changed (node state, quota, node
+  /// policies, the running tasks' specs or workers, the queue order's ranks...; every change
+  /// of the state epoch other than a task's start or release): no listing before now vouches
+  /// for a code any more (stable_code).
+  void note_code_change() { code_changed_at_ = listings_; }
   /// A backfill class pass (actions::allocate_by_class) visits every waiting task and holds
   /// none; the members it skips keep the queue hold of an earlier pass in their entry. Drops
   /// such a stale hold (one set before the last class pass, on a task that joined before it):
@@ -595,6 +612,8 @@ struct SchedulerCore {
   /// counted every waiting task by request class (Entry::reported_at, reported_held_now).
   std::uint64_t listings_ = 0;
   std::uint64_t all_listed_at_ = 0;
+  /// The listing count at the last note_code_change() (stable_code).
+  std::uint64_t code_changed_at_ = 0;
   /// The last class pass that ended normally: its schedule() call and the class joins by then
   /// (drop_stale_hold).
   std::uint64_t class_pass_no_ = 0;
