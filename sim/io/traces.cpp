@@ -103,21 +103,26 @@ std::string resolve_data_path(const std::string& rel, std::string_view format) {
 std::string sanitize_name(std::string_view raw, std::string_view fallback) {
   std::string out;
   out.reserve(raw.size());
+  detail::append_sanitized_name(out, raw, fallback);
+  return out;
+}
+
+namespace detail {
+
+void append_sanitized_name(std::string& out, std::string_view raw, std::string_view fallback) {
+  const std::size_t base = out.size();
   for (char c : raw) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
     if (ok) {
       out.push_back(c);
-    } else if (!out.empty() && out.back() != '-') {
+    } else if (out.size() > base && out.back() != '-') {
       out.push_back('-');
     }
   }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  if (out.empty()) return std::string(fallback);
-  return out;
+  while (out.size() > base && out.back() == '-') out.pop_back();
+  if (out.size() == base) out.append(fallback);
 }
-
-namespace detail {
 
 std::string read_file(const std::string& path, std::uint64_t max_bytes) {
   std::string raw = read_raw(path, max_bytes);

@@ -117,7 +117,6 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     if (fresh) it->second = Interned(user >= 0 ? "swf-u" + std::to_string(user) : std::string("swf"));
     return it->second;
   };
-  auto task_name = [](std::string_view id) { return "swf-" + sanitize_name(id, "job"); };
   detail::for_each_row(path, lines, opts, load.skipped_rows, [&](std::string_view line) {
     const std::size_t first = line.find_first_not_of(" \t");
     if (line[first] == ';') {
@@ -162,7 +161,8 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
                                   " (the limit for one task)");
     }
     t.user = user_name(row.user);
-    t.name = task_name(f[0].text);
+    t.name.assign("swf-");  // "swf-" + sanitize_name(job id, "job"), written in place
+    detail::append_sanitized_name(t.name, f[0].text, "job");
     t.workers = static_cast<int>(row.replicas - 1);
     r.vcpu = static_cast<double>(std::min<long long>(row.procs, ppn));
     r.memory_gib = r.vcpu * kMemGibPerVcpu;
