@@ -24,6 +24,7 @@ namespace sim {
 
 using namespace libsched;
 using detail::GroupIndex;
+using detail::RowMemo;
 using detail::append_int;
 using detail::append_json_string;
 using detail::append_seconds_json;
@@ -422,13 +423,14 @@ std::vector<GroupTable> group_tables(const CfgOf& cfg, const MetricsOf& metrics,
   constexpr std::size_t kDims = std::size(k_group_by), kByCfg = 2;  // user and tenant: keyed by the configuration alone
   const std::size_t n = stats.size();
   std::vector<GroupIndex<std::string_view, GroupAcc>> index(kDims);
+  std::array<RowMemo, kDims> memo;  // (group_index.hpp)
   std::vector<Time> wait(n, -1);  // -1: not submitted
   std::vector<std::uint32_t> row((kDims - kByCfg) * n);
   for (std::size_t i = 0; i < n; ++i) {
     const io::TaskCfg& t = cfg(i);
     const TaskMetrics m = metrics(i);
     for (std::size_t d = 0; d < kDims; ++d) {
-      std::size_t r = index[d].row_of(group_key(int(d), t, m));
+      std::size_t r = memo[d].row_of(index[d], group_key(int(d), t, m));
       index[d].row(r).add(m, stats[i]);
       if (d >= kByCfg) row[(d - kByCfg) * n + i] = std::uint32_t(r);
     }
@@ -448,7 +450,7 @@ std::vector<GroupTable> group_tables(const CfgOf& cfg, const MetricsOf& metrics,
     at.assign(g.size() + 1, 0);
     for (std::size_t r = 0; r < g.size(); ++r) at[r + 1] = at[r] + g.row(r).submitted;
     auto row_of_task = [&](std::size_t i) {
-      return d < kByCfg ? g.row_of(group_key(int(d), cfg(i), none)) : std::size_t(row[(d - kByCfg) * n + i]);
+      return d < kByCfg ? memo[d].row_of(g, group_key(int(d), cfg(i), none)) : std::size_t(row[(d - kByCfg) * n + i]);
     };
     std::vector<std::size_t> next(at.begin(), at.end() - 1);
     for (std::size_t i = 0; i < n; ++i)
