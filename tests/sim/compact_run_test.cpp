@@ -275,6 +275,26 @@ TEST_CASE("compact run: summary.json and groups.csv are those of a run that keep
   }
 }
 
+TEST_CASE("the unfinished warning counts the unfinished tasks that never started, compact or not", "[compact]") {
+  // One node: `a` runs past the cut, `b` waits behind it, `c` ran and ended before it.
+  auto sc = cluster(1);
+  sc.scheduler.preemption = false;
+  sc.tasks.push_back(task("c", 0, 10));
+  sc.tasks.push_back(task("a", 20, 1000));
+  sc.tasks.push_back(task("b", 30, 100));
+  sc.until_s = 500;
+  for (const bool compact : {false, true}) {
+    CAPTURE(compact);
+    sim::SimOptions o;
+    o.keep_ended_tasks = !compact;
+    sim::Simulator s(sc, o);
+    s.run();
+    REQUIRE(s.compact() == compact);
+    CHECK(s.unfinished_warning() ==
+          "schedsim: warning: 2 tasks unfinished at the end of the run (1 never started); their waits are censored at 500 s\n");
+  }
+}
+
 TEST_CASE("compact run: outputs that list attempts or name ended tasks are refused", "[compact]") {
   sim::Simulator s(one_after_another(), compact_options());
   s.run();
