@@ -110,6 +110,11 @@ std::string sanitize_name(std::string_view raw, std::string_view fallback) {
 namespace detail {
 
 void append_sanitized_name(std::string& out, std::string_view raw, std::string_view fallback) {
+  // Most ids (a trace's job numbers) are lowercase letters and digits already: appended whole.
+  if (!raw.empty() && std::all_of(raw.begin(), raw.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); })) {
+    out.append(raw);
+    return;
+  }
   const std::size_t base = out.size();
   for (char c : raw) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');

@@ -107,6 +107,8 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
   std::vector<Field> f;
   TaskCfg t;  // each row's task (reused): checked, then copied into the vector
   detail::init_task(t, cfg, "swf");
+  constexpr std::string_view kTaskPrefix = "swf-";
+  t.name = kTaskPrefix;  // every row's name starts so (the rest is replaced per row)
   ReplicaCfg& r = t.replica.emplace();
   r.gpus = 0;
   const detail::RowTaskCheck check_row(t);  // rows set only the shape and times of `t`
@@ -161,7 +163,7 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
                                   " (the limit for one task)");
     }
     t.user = user_name(row.user);
-    t.name.assign("swf-");  // "swf-" + sanitize_name(job id, "job"), written in place
+    t.name.resize(kTaskPrefix.size());  // "swf-" + sanitize_name(job id, "job"), written in place
     detail::append_sanitized_name(t.name, f[0].text, "job");
     t.workers = static_cast<int>(row.replicas - 1);
     r.vcpu = static_cast<double>(std::min<long long>(row.procs, ppn));

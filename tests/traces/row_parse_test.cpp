@@ -167,7 +167,7 @@ std::string sanitize_reference(std::string_view raw, std::string_view fallback) 
 TEST_CASE("a task name written in place is the prefix and sanitize_name's text", "[traces][swf]") {
   // The prefix ends in '-' (as "swf-" does): a raw text that sanitizes to nothing, or starts
   // with characters that become '-', must neither strip nor repeat the prefix's '-'.
-  for (std::string_view raw : {"", "-", "--", "_x", "x_", "123", "Job_42.A", "..", "a--b", "\xff\x80", "-7-"}) {
+  for (std::string_view raw : {"", "-", "--", "_x", "x_", "123", "abc123", "Job_42.A", "..", "a--b", "\xff\x80", "-7-"}) {
     for (std::string_view prefix : {"", "swf-", "philly-"}) {
       std::string out(prefix);
       detail::append_sanitized_name(out, raw, "job");
