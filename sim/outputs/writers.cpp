@@ -394,8 +394,7 @@ std::string Simulator::unfinished_warning() const {
   for (std::size_t i = 0; i < task_stats().size(); ++i)
     if (!task_stats()[i].finished) ++unfinished;
   if (unfinished == 0) return "";
-  // TaskMetrics::started without the rest of task_metrics: an attempt started (a compact run's
-  // ended task: its folded totals say so).
+  // TaskMetrics::started without the rest of task_metrics (a compact run's ended task: its totals).
   for (std::size_t i = 0; i < task_stats().size(); ++i) {
     if (task_stats()[i].finished) continue;
     const auto& atts = runs_[i].attempts;
@@ -434,17 +433,27 @@ std::vector<GroupTable> group_tables(const CfgOf& cfg, const MetricsOf& metrics,
   std::array<RowMemo, kDims> memo;  // (group_index.hpp)
   std::vector<Time> wait(n, -1);  // -1: not submitted
   std::vector<std::uint32_t> row((kDims - kByCfg) * n);
+  // A dimension whose tasks have had one key so far (row 0) adds nothing: the row is `all` (the
+  // same adds, same order), copied when a second key appears (before its task joins `all`) or at the end.
+  std::array<bool, kDims> single;
+  single.fill(true);
   for (std::size_t i = 0; i < n; ++i) {
     const io::TaskCfg& t = cfg(i);
     const TaskMetrics m = metrics(i);
     for (std::size_t d = 0; d < kDims; ++d) {
       std::size_t r = memo[d].row_of(index[d], group_key(int(d), t, m));
-      index[d].row(r).add(m, stats[i]);
+      if (single[d] && r != 0) {
+        single[d] = false;
+        index[d].row(0) = all;  // tasks 0 .. i - 1, every one of them in row 0
+      }
+      if (!single[d]) index[d].row(r).add(m, stats[i]);
       if (d >= kByCfg) row[(d - kByCfg) * n + i] = std::uint32_t(r);
     }
     all.add(m, stats[i]);
     if (m.submitted) wait[i] = m.wait;
   }
+  for (std::size_t d = 0; d < kDims; ++d)
+    if (single[d] && index[d].size() == 1) index[d].row(0) = all;
   // Each dimension's waits sorted by row into one buffer (a counting sort), then each row's slice.
   std::vector<Time> buffer;
   buffer.reserve(all.submitted);
@@ -455,6 +464,10 @@ std::vector<GroupTable> group_tables(const CfgOf& cfg, const MetricsOf& metrics,
   const TaskMetrics none{};
   for (std::size_t d = 0; d < kDims; ++d) {
     auto& g = index[d];
+    if (single[d]) {  // its row's waits are all waits: the same mean (an exact sum) and percentile (a rank)
+      if (g.size() == 1) std::tie(g.row(0).mean_wait_s, g.row(0).p95_wait_s) = std::pair(all.mean_wait_s, all.p95_wait_s);
+      continue;
+    }
     at.assign(g.size() + 1, 0);
     for (std::size_t r = 0; r < g.size(); ++r) at[r + 1] = at[r] + g.row(r).submitted;
     auto row_of_task = [&](std::size_t i) {
