@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "sim/engine/key_sort.hpp"
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/gzip.hpp"
 #include "sim/io/traces_detail.hpp"
@@ -63,6 +64,14 @@ std::string_view guess_format(std::string_view path) {
 /// then told apart by the names. A few MB for 10^5 tasks, where a hash set of the names held a
 /// node and a copy of each name.
 bool any_duplicate_name(const std::vector<TaskCfg>& tasks) {
+  {
+    // Distinct hashes are distinct names (most traces): the hashes alone sorted (a radix sort,
+    // no more memory than the pairs below), the names compared only when two hashes are equal.
+    std::vector<std::uint64_t> hashes(tasks.size());
+    for (std::size_t i = 0; i < tasks.size(); ++i) hashes[i] = std::hash<std::string_view>{}(tasks[i].name);
+    sim::detail::sort_keys(hashes);
+    if (std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end()) return false;
+  }
   std::vector<std::pair<std::size_t, std::size_t>> keys(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) keys[i] = {std::hash<std::string_view>{}(tasks[i].name), i};
   std::sort(keys.begin(), keys.end());
