@@ -154,7 +154,9 @@ namespace detail {
 /// 2^63, not -0); nullopt otherwise (a fraction, NaN, infinities, a larger magnitude).
 inline std::optional<std::int64_t> exact_int64(long double v) {
   if (!(v > -9223372036854775808.0L && v < 9223372036854775808.0L)) return std::nullopt;
-  const auto i = static_cast<std::int64_t>(v);
+  // Rounded in the current mode, not truncated: the same integer for an integral `v`, and on
+  // x87 no switch of the control word (the truncating cast's, about 50 ns a task).
+  const auto i = static_cast<std::int64_t>(std::llrint(v));
   if (static_cast<long double>(i) != v || (i == 0 && std::signbit(v))) return std::nullopt;
   return i;
 }
