@@ -18,6 +18,7 @@
 #include "sim/outputs/group_index.hpp"
 #include "sim/outputs/json_text.hpp"
 #include "sim/outputs/publish.hpp"
+#include "sim/outputs/utilization.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace sim {
@@ -555,19 +556,8 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
   }
   // GPU- and vCPU-seconds allocated over those available (up nodes) over [0, makespan] (with a
   // measurement window: over its part of [0, makespan]).
-  long double alloc = 0, avail = 0, calloc = 0, cavail = 0;
-  for (auto it = snapshots().begin(), end = snapshots().end(); it != end;) {
-    const Snapshot s = *it;  // a copy: the iterator decodes the next one in place
-    Time t0 = std::max(s.time, window_start());
-    Time t1 = ++it != end ? it->time : makespan_;
-    t1 = std::min({t1, makespan_, window_end()});
-    if (t1 <= t0) continue;
-    std::int64_t a = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
-    alloc += (long double)a * (long double)(t1 - t0);
-    avail += (long double)s.gpu_up * (long double)(t1 - t0);
-    calloc += (long double)s.cpu_alloc * (long double)(t1 - t0);
-    cavail += (long double)s.cpu_up * (long double)(t1 - t0);
-  }
+  const detail::UtilizationSums u = detail::utilization_sums(snapshots(), window_start(), window_end(), makespan_);
+  const long double alloc = u.gpu_alloc, avail = u.gpu_up, calloc = u.cpu_alloc, cavail = u.cpu_up;
   auto ratio = [](long double num, long double den) { return den > 0 ? std::round(double(num / den) * 1e6) / 1e6 : 0.0; };
   auto metrics = [&all](GroupAcc& g) {
     nlohmann::ordered_json o;
