@@ -285,7 +285,7 @@ void Simulator::fold_ended(int ti) {
   // An attempt never started waits until the censoring time, known at the end only; such a task
   // (rare) keeps its records and its entry.
   if (std::any_of(r.attempts.begin(), r.attempts.end(), [](const AttemptRecord& a) { return a.start < 0; })) return;
-  totals_[std::size_t(ti)] = totals_of(r.attempts, 0);
+  fold_totals(std::size_t(ti), totals_of(r.attempts, 0));
   std::vector<AttemptRecord>().swap(r.attempts);
   sched_->forget_task(r.id);  // its id may be handed to a task submitted later
   r.id = TaskId();

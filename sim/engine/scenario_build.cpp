@@ -155,32 +155,7 @@ void Simulator::build() {
     r.models = s.gpu_model.empty() ? 0 : c.model_bit(c.find_model(s.gpu_model));
     return r;
   };
-  // Task names, for duplicates and injected task faults: (64-bit hash of the name, index)
-  // sorted, equal hashes then told apart by the names. No node per task (as a hash map would
-  // allocate), and only the sorted vector is searched, never iterated into an output.
   const std::size_t n_tasks = sc_.tasks.size();
-  std::vector<std::pair<std::size_t, int>> task_index(n_tasks);
-  for (std::size_t i = 0; i < n_tasks; ++i) task_index[i] = {std::hash<std::string_view>{}(sc_.tasks[i].name), int(i)};
-  detail::sort_by_key_stable(task_index);  // (the indices ascend: the pairs' order)
-  {
-    // The first duplicate in scenario order: the smallest index whose name came before it.
-    int first_duplicate = -1;
-    for (std::size_t a = 0; a < task_index.size();) {
-      std::size_t b = a + 1;
-      while (b < task_index.size() && task_index[b].first == task_index[a].first) ++b;
-      // Within a run (ascending index) the first entry that repeats an earlier name is the
-      // run's first duplicate; a run of distinct names needs 64-bit hash collisions.
-      bool found = false;
-      for (std::size_t j = a + 1; j < b && !found; ++j)
-        for (std::size_t k = a; k < j && !found; ++k)
-          if (sc_.tasks[std::size_t(task_index[k].second)].name == sc_.tasks[std::size_t(task_index[j].second)].name) {
-            found = true;
-            if (first_duplicate < 0 || task_index[j].second < first_duplicate) first_duplicate = task_index[j].second;
-          }
-      a = b;
-    }
-    if (first_duplicate >= 0) throw std::invalid_argument("duplicate task name " + sc_.tasks[std::size_t(first_duplicate)].name);
-  }
   // The tasks made compact (Simulator::profiles_): each task's identity (name, submit_s,
   // duration_s, runtime_estimate_s) moved out, the rest shared with the tasks equal to it.
   // The scenario's task vector (about 600 bytes per task) is freed before libsched's task
@@ -232,6 +207,33 @@ void Simulator::build() {
   }
   std::vector<io::TaskCfg>().swap(sc_.tasks);
   profiles_.shrink_to_fit();
+  // Task names, for duplicates and injected task faults: (64-bit hash of the name, index)
+  // sorted, equal hashes then told apart by the names. No node per task (as a hash map would
+  // allocate), and only the sorted vector is searched, never iterated into an output. Made
+  // once the scenario's task vector is freed, in its pages: not held beside it at the load's
+  // peak. (Nothing above throws: a duplicate is still the first error of the tasks.)
+  std::vector<std::pair<std::size_t, int>> task_index(n_tasks);
+  for (std::size_t i = 0; i < n_tasks; ++i) task_index[i] = {std::hash<std::string_view>{}(names[i]), int(i)};
+  detail::sort_by_key_stable(task_index);  // (the indices ascend: the pairs' order)
+  {
+    // The first duplicate in scenario order: the smallest index whose name came before it.
+    int first_duplicate = -1;
+    for (std::size_t a = 0; a < task_index.size();) {
+      std::size_t b = a + 1;
+      while (b < task_index.size() && task_index[b].first == task_index[a].first) ++b;
+      // Within a run (ascending index) the first entry that repeats an earlier name is the
+      // run's first duplicate; a run of distinct names needs 64-bit hash collisions.
+      bool found = false;
+      for (std::size_t j = a + 1; j < b && !found; ++j)
+        for (std::size_t k = a; k < j && !found; ++k)
+          if (names[std::size_t(task_index[k].second)] == names[std::size_t(task_index[j].second)]) {
+            found = true;
+            if (first_duplicate < 0 || task_index[j].second < first_duplicate) first_duplicate = task_index[j].second;
+          }
+      a = b;
+    }
+    if (first_duplicate >= 0) throw std::invalid_argument("duplicate task name " + names[std::size_t(first_duplicate)]);
+  }
   model_label_.reserve(profiles_.size());
   for (const auto& p : profiles_) model_label_.push_back(requested_model_label(p));
 

@@ -149,6 +149,19 @@ struct SimOptions {
   bool keep_ended_tasks = true;
 };
 
+namespace detail {
+/// `v` as an int64_t when that converts back to exactly `v` (an integer above -2^63 and below
+/// 2^63, not -0); nullopt otherwise (a fraction, NaN, infinities, a larger magnitude).
+inline std::optional<std::int64_t> exact_int64(long double v) {
+  if (!(v > -9223372036854775808.0L && v < 9223372036854775808.0L)) return std::nullopt;
+  // Rounded in the current mode, not truncated: the same integer for an integral `v`, and on
+  // x87 no switch of the control word (the truncating cast's, about 50 ns a task).
+  const auto i = static_cast<std::int64_t>(std::llrint(v));
+  if (static_cast<long double>(i) != v || (i == 0 && std::signbit(v))) return std::nullopt;
+  return i;
+}
+}  // namespace detail
+
 // ------------------------------------------------------------------ runtime bounds
 // (docs/outputs.md "Runtime bounds"). Breaking one is an input error (exit 2): the scenario
 // asks for a run that cannot end or cannot be written.
@@ -327,6 +340,23 @@ class Simulator {
     bool started = false;
   };
   static TaskTotals totals_of(const std::vector<AttemptRecord>& attempts, Time tc);
+  /// TaskTotals as a compact run keeps it for every task (56 bytes, not 80): the GPU and vCPU
+  /// sums as 64-bit integers, which they are exactly (sums of milli x ms products) below 2^63.
+  /// A sum that does not convert back to the same long double is kept in folded_wide_ (then
+  /// gpu_ms is kWide), so folded_totals() gives back exactly what fold_totals() was given.
+  struct FoldedTotals {
+    static constexpr std::int64_t kWide = std::numeric_limits<std::int64_t>::min();
+    std::int64_t gpu_ms = 0, cpu_ms = 0;
+    double cost = 0;
+    Time wait = 0;
+    std::int64_t last_gpu_milli = 0;
+    std::int32_t master_node = -1;
+    std::int32_t attempts = 0;
+    std::uint8_t capacity = 0;
+    bool started = false;
+  };
+  void fold_totals(std::size_t ti, const TaskTotals& t);
+  TaskTotals folded_totals(std::size_t ti) const;
   /// Compact runs: folds task ti's attempts into totals_[ti] and forgets its libsched entry, once
   /// it ended for good (attempts with one never started are kept as they are).
   void fold_ended(int ti);
@@ -449,7 +479,8 @@ class Simulator {
   bool compact_ = false;
   std::vector<std::string> names_;
   std::vector<libsched::TaskSpec> templates_;
-  std::vector<TaskTotals> totals_;
+  std::vector<FoldedTotals> totals_;
+  std::map<std::size_t, std::pair<long double, long double>> folded_wide_;  // task -> (gpu_ms, cpu_ms) past int64
   std::string bounds_error_;             // check_runtime_bounds' message at construction ("" = none); run() throws it
   std::uint64_t instant_cap_ = 0;        // events_per_instant_cap of the scenario
   std::uint64_t seed_ = 1;

@@ -39,6 +39,47 @@ Simulator::TaskTotals Simulator::totals_of(const std::vector<AttemptRecord>& att
   return t;
 }
 
+void Simulator::fold_totals(std::size_t ti, const TaskTotals& t) {
+  FoldedTotals& f = totals_[ti];
+  const auto gpu = detail::exact_int64(t.gpu_ms), cpu = detail::exact_int64(t.cpu_ms);
+  if (gpu && cpu) {
+    f.gpu_ms = *gpu;
+    f.cpu_ms = *cpu;
+  } else {
+    f.gpu_ms = FoldedTotals::kWide;
+    f.cpu_ms = 0;
+    folded_wide_[ti] = {t.gpu_ms, t.cpu_ms};
+  }
+  f.cost = t.cost;
+  f.wait = t.wait;
+  f.last_gpu_milli = t.last_gpu_milli;
+  f.master_node = t.master_node;
+  f.attempts = t.attempts;
+  f.capacity = t.capacity;
+  f.started = t.started;
+}
+
+Simulator::TaskTotals Simulator::folded_totals(std::size_t ti) const {
+  const FoldedTotals& f = totals_[ti];
+  TaskTotals t;
+  if (f.gpu_ms == FoldedTotals::kWide) {
+    const auto& [gpu, cpu] = folded_wide_.at(ti);
+    t.gpu_ms = gpu;
+    t.cpu_ms = cpu;
+  } else {
+    t.gpu_ms = static_cast<long double>(f.gpu_ms);
+    t.cpu_ms = static_cast<long double>(f.cpu_ms);
+  }
+  t.cost = f.cost;
+  t.wait = f.wait;
+  t.last_gpu_milli = f.last_gpu_milli;
+  t.master_node = f.master_node;
+  t.attempts = f.attempts;
+  t.capacity = f.capacity;
+  t.started = f.started;
+  return t;
+}
+
 int Simulator::attempt_count(std::size_t ti) const {
   return compact_ && totals_[ti].attempts > 0 ? totals_[ti].attempts : int(runs_[ti].attempts.size());
 }
@@ -50,7 +91,7 @@ TaskMetrics Simulator::task_metrics(std::size_t i) const {
   const auto& r = runs_[i];
   const auto& st = metrics_->task_stats()[i];
   // A compact run's ended task: its attempts folded when it ended (fold_ended), the same sums.
-  const TaskTotals a = compact_ && totals_[i].attempts > 0 ? totals_[i] : totals_of(r.attempts, tc);
+  const TaskTotals a = compact_ && totals_[i].attempts > 0 ? folded_totals(i) : totals_of(r.attempts, tc);
   TaskMetrics m;
   const Time submit = from_seconds(ident_[i].submit_s);
   m.submitted = a.attempts > 0;

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "sim/engine/key_sort.hpp"
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/gzip.hpp"
 #include "sim/io/traces_detail.hpp"
@@ -63,6 +64,14 @@ std::string_view guess_format(std::string_view path) {
 /// then told apart by the names. A few MB for 10^5 tasks, where a hash set of the names held a
 /// node and a copy of each name.
 bool any_duplicate_name(const std::vector<TaskCfg>& tasks) {
+  {
+    // Distinct hashes are distinct names (most traces): the hashes alone sorted (a radix sort,
+    // no more memory than the pairs below), the names compared only when two hashes are equal.
+    std::vector<std::uint64_t> hashes(tasks.size());
+    for (std::size_t i = 0; i < tasks.size(); ++i) hashes[i] = std::hash<std::string_view>{}(tasks[i].name);
+    sim::detail::sort_keys(hashes);
+    if (std::adjacent_find(hashes.begin(), hashes.end()) == hashes.end()) return false;
+  }
   std::vector<std::pair<std::size_t, std::size_t>> keys(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) keys[i] = {std::hash<std::string_view>{}(tasks[i].name), i};
   std::sort(keys.begin(), keys.end());
@@ -103,21 +112,31 @@ std::string resolve_data_path(const std::string& rel, std::string_view format) {
 std::string sanitize_name(std::string_view raw, std::string_view fallback) {
   std::string out;
   out.reserve(raw.size());
+  detail::append_sanitized_name(out, raw, fallback);
+  return out;
+}
+
+namespace detail {
+
+void append_sanitized_name(std::string& out, std::string_view raw, std::string_view fallback) {
+  // Most ids (a trace's job numbers) are lowercase letters and digits already: appended whole.
+  if (!raw.empty() && std::all_of(raw.begin(), raw.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); })) {
+    out.append(raw);
+    return;
+  }
+  const std::size_t base = out.size();
   for (char c : raw) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
     if (ok) {
       out.push_back(c);
-    } else if (!out.empty() && out.back() != '-') {
+    } else if (out.size() > base && out.back() != '-') {
       out.push_back('-');
     }
   }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  if (out.empty()) return std::string(fallback);
-  return out;
+  while (out.size() > base && out.back() == '-') out.pop_back();
+  if (out.size() == base) out.append(fallback);
 }
-
-namespace detail {
 
 std::string read_file(const std::string& path, std::uint64_t max_bytes) {
   std::string raw = read_raw(path, max_bytes);

@@ -30,6 +30,11 @@ namespace sim::io::detail {
 /// the file and the limit. Throws TraceError.
 std::string read_file(const std::string& path, std::uint64_t max_bytes);
 
+/// Appends sanitize_name(raw, fallback) to `out` (what is already in `out`, a prefix such as
+/// "swf-", is kept): a reader names each row's task in place, without the temporaries of
+/// `prefix + sanitize_name(...)`.
+void append_sanitized_name(std::string& out, std::string_view raw, std::string_view fallback);
+
 /// The file's bytes as stored (gzip not decompressed), with read_file's checks and limit.
 std::string read_raw(const std::string& path, std::uint64_t max_bytes);
 

@@ -126,7 +126,8 @@ std::vector<TaskCfg> read_philly_jobs(const std::string& path, const TraceCfg& c
     }
     TaskCfg t;
     detail::init_task(t, cfg, "philly");
-    t.name = "philly-" + sanitize_name(f[0].text, "job");
+    t.name.assign("philly-");  // "philly-" + sanitize_name(job id, "job"), written in place
+    detail::append_sanitized_name(t.name, f[0].text, "job");
     t.workers = static_cast<int>(parts - 1);  // <= limits::max_workers, checked above
     ReplicaCfg r;
     r.gpus = largest;  // unequal parts (none in the derived trace): every replica asks for the largest

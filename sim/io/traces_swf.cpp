@@ -107,6 +107,8 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
   std::vector<Field> f;
   TaskCfg t;  // each row's task (reused): checked, then copied into the vector
   detail::init_task(t, cfg, "swf");
+  constexpr std::string_view kTaskPrefix = "swf-";
+  t.name = kTaskPrefix;  // every row's name starts so (the rest is replaced per row)
   ReplicaCfg& r = t.replica.emplace();
   r.gpus = 0;
   const detail::RowTaskCheck check_row(t);  // rows set only the shape and times of `t`
@@ -117,7 +119,6 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     if (fresh) it->second = Interned(user >= 0 ? "swf-u" + std::to_string(user) : std::string("swf"));
     return it->second;
   };
-  auto task_name = [](std::string_view id) { return "swf-" + sanitize_name(id, "job"); };
   detail::for_each_row(path, lines, opts, load.skipped_rows, [&](std::string_view line) {
     const std::size_t first = line.find_first_not_of(" \t");
     if (line[first] == ';') {
@@ -162,7 +163,8 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
                                   " (the limit for one task)");
     }
     t.user = user_name(row.user);
-    t.name = task_name(f[0].text);
+    t.name.resize(kTaskPrefix.size());  // "swf-" + sanitize_name(job id, "job"), written in place
+    detail::append_sanitized_name(t.name, f[0].text, "job");
     t.workers = static_cast<int>(row.replicas - 1);
     r.vcpu = static_cast<double>(std::min<long long>(row.procs, ppn));
     r.memory_gib = r.vcpu * kMemGibPerVcpu;

@@ -2,8 +2,11 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -44,6 +47,34 @@ class GroupIndex {
   static constexpr std::size_t kLinear = 8;
   std::unordered_map<Key, std::size_t, Hash> index_;
   std::vector<std::pair<Key, Acc>> rows_;
+};
+
+/// GroupIndex::row_of remembered by the key's address and length (64 slots, direct-mapped; a
+/// miss asks the index, which compares texts). The keys are views into texts that outlive the
+/// tables and stay put (interned task keys, the cluster's names, the simulator's labels,
+/// literals), so one address and length is one text for the whole summary; two addresses of
+/// one text both map to its row. Per task this replaces hashing the key's text (users: hundreds
+/// of groups) or comparing it with each group's (up to eight).
+class RowMemo {
+ public:
+  template <class Acc>
+  std::size_t row_of(GroupIndex<std::string_view, Acc>& index, std::string_view key) {
+    const auto a = reinterpret_cast<std::uintptr_t>(key.data());
+    Slot& s = slots_[((a >> 3) ^ (a >> 11) ^ key.size()) % kSlots];
+    if (s.data == key.data() && s.size == key.size()) return s.row;
+    const std::size_t r = index.row_of(key);
+    s = Slot{key.data(), key.size(), r};
+    return r;
+  }
+
+ private:
+  struct Slot {
+    const char* data = nullptr;
+    std::size_t size = std::size_t(-1);  // no view has this size: an empty slot never matches
+    std::size_t row = 0;
+  };
+  static constexpr std::size_t kSlots = 64;
+  std::array<Slot, kSlots> slots_{};
 };
 
 }  // namespace sim::detail

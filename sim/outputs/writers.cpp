@@ -18,12 +18,14 @@
 #include "sim/outputs/group_index.hpp"
 #include "sim/outputs/json_text.hpp"
 #include "sim/outputs/publish.hpp"
+#include "sim/outputs/utilization.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace sim {
 
 using namespace libsched;
 using detail::GroupIndex;
+using detail::RowMemo;
 using detail::append_int;
 using detail::append_json_string;
 using detail::append_seconds_json;
@@ -393,8 +395,15 @@ std::string Simulator::unfinished_warning() const {
   for (std::size_t i = 0; i < task_stats().size(); ++i)
     if (!task_stats()[i].finished) ++unfinished;
   if (unfinished == 0) return "";
-  for (std::size_t i = 0; i < task_stats().size(); ++i)
-    if (!task_stats()[i].finished && !task_metrics(i).started) ++never;
+  // TaskMetrics::started without the rest of task_metrics (a compact run's ended task: its totals).
+  for (std::size_t i = 0; i < task_stats().size(); ++i) {
+    if (task_stats()[i].finished) continue;
+    const auto& atts = runs_[i].attempts;
+    const bool started = compact_ && totals_[i].attempts > 0
+                             ? totals_[i].started
+                             : std::any_of(atts.begin(), atts.end(), [](const AttemptRecord& a) { return a.start >= 0; });
+    if (!started) ++never;
+  }
   return fmt::format("schedsim: warning: {} task{} unfinished at the end of the run ({} never started); their waits are censored at {} s\n",
                      unfinished, unfinished == 1 ? "" : "s", never, format_seconds(censor_time()));
 }
@@ -422,19 +431,30 @@ std::vector<GroupTable> group_tables(const CfgOf& cfg, const MetricsOf& metrics,
   constexpr std::size_t kDims = std::size(k_group_by), kByCfg = 2;  // user and tenant: keyed by the configuration alone
   const std::size_t n = stats.size();
   std::vector<GroupIndex<std::string_view, GroupAcc>> index(kDims);
+  std::array<RowMemo, kDims> memo;  // (group_index.hpp)
   std::vector<Time> wait(n, -1);  // -1: not submitted
   std::vector<std::uint32_t> row((kDims - kByCfg) * n);
+  // A dimension whose tasks have had one key so far (row 0) adds nothing: the row is `all` (the
+  // same adds, same order), copied when a second key appears (before its task joins `all`) or at the end.
+  std::array<bool, kDims> single;
+  single.fill(true);
   for (std::size_t i = 0; i < n; ++i) {
     const io::TaskCfg& t = cfg(i);
     const TaskMetrics m = metrics(i);
     for (std::size_t d = 0; d < kDims; ++d) {
-      std::size_t r = index[d].row_of(group_key(int(d), t, m));
-      index[d].row(r).add(m, stats[i]);
+      std::size_t r = memo[d].row_of(index[d], group_key(int(d), t, m));
+      if (single[d] && r != 0) {
+        single[d] = false;
+        index[d].row(0) = all;  // tasks 0 .. i - 1, every one of them in row 0
+      }
+      if (!single[d]) index[d].row(r).add(m, stats[i]);
       if (d >= kByCfg) row[(d - kByCfg) * n + i] = std::uint32_t(r);
     }
     all.add(m, stats[i]);
     if (m.submitted) wait[i] = m.wait;
   }
+  for (std::size_t d = 0; d < kDims; ++d)
+    if (single[d] && index[d].size() == 1) index[d].row(0) = all;
   // Each dimension's waits sorted by row into one buffer (a counting sort), then each row's slice.
   std::vector<Time> buffer;
   buffer.reserve(all.submitted);
@@ -445,10 +465,14 @@ std::vector<GroupTable> group_tables(const CfgOf& cfg, const MetricsOf& metrics,
   const TaskMetrics none{};
   for (std::size_t d = 0; d < kDims; ++d) {
     auto& g = index[d];
+    if (single[d]) {  // its row's waits are all waits: the same mean (an exact sum) and percentile (a rank)
+      if (g.size() == 1) std::tie(g.row(0).mean_wait_s, g.row(0).p95_wait_s) = std::pair(all.mean_wait_s, all.p95_wait_s);
+      continue;
+    }
     at.assign(g.size() + 1, 0);
     for (std::size_t r = 0; r < g.size(); ++r) at[r + 1] = at[r] + g.row(r).submitted;
     auto row_of_task = [&](std::size_t i) {
-      return d < kByCfg ? g.row_of(group_key(int(d), cfg(i), none)) : std::size_t(row[(d - kByCfg) * n + i]);
+      return d < kByCfg ? memo[d].row_of(g, group_key(int(d), cfg(i), none)) : std::size_t(row[(d - kByCfg) * n + i]);
     };
     std::vector<std::size_t> next(at.begin(), at.end() - 1);
     for (std::size_t i = 0; i < n; ++i)
@@ -532,19 +556,8 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
   }
   // GPU- and vCPU-seconds allocated over those available (up nodes) over [0, makespan] (with a
   // measurement window: over its part of [0, makespan]).
-  long double alloc = 0, avail = 0, calloc = 0, cavail = 0;
-  for (auto it = snapshots().begin(), end = snapshots().end(); it != end;) {
-    const Snapshot s = *it;  // a copy: the iterator decodes the next one in place
-    Time t0 = std::max(s.time, window_start());
-    Time t1 = ++it != end ? it->time : makespan_;
-    t1 = std::min({t1, makespan_, window_end()});
-    if (t1 <= t0) continue;
-    std::int64_t a = s.gpu_by_class[0] + s.gpu_by_class[1] + s.gpu_by_class[2] + s.gpu_by_class[3];
-    alloc += (long double)a * (long double)(t1 - t0);
-    avail += (long double)s.gpu_up * (long double)(t1 - t0);
-    calloc += (long double)s.cpu_alloc * (long double)(t1 - t0);
-    cavail += (long double)s.cpu_up * (long double)(t1 - t0);
-  }
+  const detail::UtilizationSums u = detail::utilization_sums(snapshots(), window_start(), window_end(), makespan_);
+  const long double alloc = u.gpu_alloc, avail = u.gpu_up, calloc = u.cpu_alloc, cavail = u.cpu_up;
   auto ratio = [](long double num, long double den) { return den > 0 ? std::round(double(num / den) * 1e6) / 1e6 : 0.0; };
   auto metrics = [&all](GroupAcc& g) {
     nlohmann::ordered_json o;

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -273,6 +275,65 @@ TEST_CASE("compact run: summary.json and groups.csv are those of a run that keep
     CHECK(s.groups_csv() == full.groups_csv());
     CHECK(s.unfinished_warning() == full.unfinished_warning());
   }
+}
+
+TEST_CASE("the unfinished warning counts the unfinished tasks that never started, compact or not", "[compact]") {
+  // One node: `a` runs past the cut, `b` waits behind it, `c` ran and ended before it.
+  auto sc = cluster(1);
+  sc.scheduler.preemption = false;
+  sc.tasks.push_back(task("c", 0, 10));
+  sc.tasks.push_back(task("a", 20, 1000));
+  sc.tasks.push_back(task("b", 30, 100));
+  sc.until_s = 500;
+  for (const bool compact : {false, true}) {
+    CAPTURE(compact);
+    sim::SimOptions o;
+    o.keep_ended_tasks = !compact;
+    sim::Simulator s(sc, o);
+    s.run();
+    REQUIRE(s.compact() == compact);
+    CHECK(s.unfinished_warning() ==
+          "schedsim: warning: 2 tasks unfinished at the end of the run (1 never started); their waits are censored at 500 s\n");
+  }
+}
+
+TEST_CASE("exact_int64 takes exactly the long doubles an int64_t holds", "[compact]") {
+  using sim::detail::exact_int64;
+  CHECK(exact_int64(0.0L) == 0);
+  CHECK(exact_int64(-5.0L) == -5);
+  CHECK(exact_int64(9223372036854775808.0L) == std::nullopt);  // 2^63: too large
+  CHECK(exact_int64(9223372036854775808.0L - 1024.0L) == std::int64_t{9223372036854774784});
+  if (std::numeric_limits<long double>::digits >= 64)  // x87: every int64_t is a long double
+    CHECK(exact_int64(9223372036854775807.0L) == std::numeric_limits<std::int64_t>::max());
+  CHECK(exact_int64(-9223372036854775808.0L) == std::nullopt);  // kept for FoldedTotals::kWide
+  CHECK(exact_int64(-9223372036854775807.0L) == -9223372036854775807LL);
+  CHECK(exact_int64(1e20L) == std::nullopt);
+  CHECK(exact_int64(0.5L) == std::nullopt);
+  CHECK(exact_int64(-0.0L) == std::nullopt);
+  CHECK(exact_int64(std::numeric_limits<long double>::quiet_NaN()) == std::nullopt);
+  CHECK(exact_int64(std::numeric_limits<long double>::infinity()) == std::nullopt);
+}
+
+TEST_CASE("compact run: vCPU-ms past 2^63 are folded whole, the summary is a full run's", "[compact]") {
+  // A node of 10^8 vCPU held for 10^6 s: 10^11 milli-vCPU x 10^9 ms = 10^20 milli-vCPU-ms, more
+  // than an int64_t holds (the folded totals keep it aside); a small task beside it folds as
+  // integers.
+  auto sc = cluster(1);
+  sc.cluster.instance_specs.push_back({"huge", "A100", 8, 1000, 1e8, 960});
+  sc.cluster.pools[0].node_groups[0].vcpu = 1e8;
+  sc.scheduler.preemption = false;
+  sc.tasks.push_back(task("small", 0, 10));
+  sc.tasks.push_back(task("wide", 20, 1e6, 0, "huge"));
+  sim::Simulator full(sc);
+  full.run();
+  sim::Simulator s(sc, compact_options());
+  s.run();
+  REQUIRE(s.compact());
+  const auto j = nlohmann::json::parse(s.summary_json());
+  CHECK(j["succeeded"] == 2);
+  CHECK(s.summary_json() == full.summary_json());
+  CHECK(s.groups_csv() == full.groups_csv());
+  CHECK(s.groups_csv().find("100000000000960") != std::string::npos);  // vcpu_seconds: 10^14 + 960
 }
 
 TEST_CASE("compact run: outputs that list attempts or name ended tasks are refused", "[compact]") {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -105,6 +106,44 @@ TEST_CASE("groups.csv appends preemptions, resubmissions, lost_work_s, gpu_alloc
   CHECK(std::vector<std::string>(batch.end() - 4, batch.end()) == std::vector<std::string>{"1", "1", "50", "0.677419"});
   const auto prod = groups_row(csv, "tenant,prod");
   CHECK(std::vector<std::string>(prod.end() - 4, prod.end()) == std::vector<std::string>{"0", "0", "0", "0.322581"});
+}
+
+TEST_CASE("groups: a key that appears after other tasks, and a dimension of one key, sum their own tasks") {
+  // One whole node, first come first served: t0 runs 0-100 s, t1 100-200, t2 200-300 and t3
+  // (submitted at 50 s) 300-400. Tenant `a` has t0, t1 and t3, tenant `b` only t2 (the second
+  // key, after two tasks of the first); every task is alice's, in pool p.
+  auto sc = cluster(1);
+  sc.scheduler.preemption = false;
+  for (auto [name, tenant, submit] : {std::tuple{"t0", "a", 0.0}, {"t1", "a", 0.0}, {"t2", "b", 0.0}, {"t3", "a", 50.0}}) {
+    auto t = task(name, submit, 100);
+    t.tenant = tenant;
+    sc.tasks.push_back(t);
+  }
+  sim::Simulator s(sc);
+  s.run();
+  const auto j = nlohmann::json::parse(s.summary_json());
+  const auto& a = j["groups"]["tenant"]["a"];
+  CHECK(a["tasks"] == 3);
+  CHECK(a["mean_wait_s"] == 116.667);  // (0 + 100 + 250) / 3
+  CHECK(a["p95_wait_s"] == 250);
+  CHECK(a["mean_jct_s"] == 216.667);   // (100 + 200 + 350) / 3
+  CHECK(a["gpu_seconds"] == 2400);
+  const auto& b = j["groups"]["tenant"]["b"];
+  CHECK(b["tasks"] == 1);
+  CHECK(b["mean_wait_s"] == 200);
+  CHECK(b["mean_jct_s"] == 300);
+  // One key: the whole run's figures.
+  for (const char* dim : {"user", "pool", "gpu_model", "capacity"}) {
+    CAPTURE(dim);
+    REQUIRE(j["groups"][dim].size() == 1);
+    const auto& g = j["groups"][dim].begin().value();
+    CHECK(g["tasks"] == 4);
+    CHECK(g["mean_wait_s"] == 137.5);  // (0 + 100 + 200 + 250) / 4
+    CHECK(g["p95_wait_s"] == 250);
+    CHECK(g["mean_jct_s"] == 237.5);
+    CHECK(g["gpu_seconds"] == 3200);
+    CHECK(g["mean_wait_s"] == j["mean_wait_s"]);
+  }
 }
 
 TEST_CASE("metrics_from_summary reads every group dimension; metric_value finds a group metric, 0 for an absent group") {

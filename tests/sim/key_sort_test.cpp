@@ -1,6 +1,7 @@
 // sim::detail::sort_by_key_stable (sim/engine/key_sort.hpp) against std::sort of the pairs.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <random>
 #include <utility>
 #include <vector>
@@ -49,6 +50,25 @@ TEST_CASE("key sort: digits shared by every key are skipped, the rest still sort
   // Descending keys (the whole order reversed).
   std::size_t k = 1u << 30;
   check_same(make(9000, [&](auto&) { return k -= 3; }));
+}
+
+TEST_CASE("key sort: sort_keys equals std::sort of the keys", "[key_sort]") {
+  std::mt19937_64 rng(38);
+  auto check = [](std::vector<std::uint64_t> v) {
+    std::vector<std::uint64_t> want = v;
+    std::sort(want.begin(), want.end());
+    sim::detail::sort_keys(v);
+    CHECK(v == want);
+  };
+  for (std::size_t n : {0, 1, 5, 4095, 4096, 70001}) {
+    std::vector<std::uint64_t> v(n);
+    for (auto& k : v) k = rng();
+    check(v);
+    for (auto& k : v) k = rng() % 5;  // ties; four digits shared by every key
+    check(v);
+    for (std::size_t i = 0; i < n; ++i) v[i] = ~std::uint64_t{0} - 3 * i;  // descending, top digits shared
+    check(v);
+  }
 }
 
 }  // namespace SCHEDSIM_UNITY_ID

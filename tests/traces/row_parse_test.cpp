@@ -152,4 +152,39 @@ TEST_CASE("a row checked against its trace's prototype fails as check_row_task d
   CHECK(row_problem(row(-1, 3, 1), true, prototype).find("submit_s") != std::string::npos);
 }
 
+/// sanitize_name as it was written before names were built in place: a string of its own.
+std::string sanitize_reference(std::string_view raw, std::string_view fallback) {
+  std::string out;
+  for (char c : raw) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out.push_back(c);
+    else if (!out.empty() && out.back() != '-') out.push_back('-');
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? std::string(fallback) : out;
+}
+
+TEST_CASE("a task name written in place is the prefix and sanitize_name's text", "[traces][swf]") {
+  // The prefix ends in '-' (as "swf-" does): a raw text that sanitizes to nothing, or starts
+  // with characters that become '-', must neither strip nor repeat the prefix's '-'.
+  for (std::string_view raw : {"", "-", "--", "_x", "x_", "123", "abc123", "Job_42.A", "..", "a--b", "\xff\x80", "-7-"}) {
+    for (std::string_view prefix : {"", "swf-", "philly-"}) {
+      std::string out(prefix);
+      detail::append_sanitized_name(out, raw, "job");
+      CHECK(out == std::string(prefix) + sanitize_reference(raw, "job"));
+    }
+    CHECK(sanitize_name(raw, "job") == sanitize_reference(raw, "job"));
+  }
+  std::mt19937_64 rng(38);
+  const std::string alphabet = "aZ09-_. \t/:\x80\xff";
+  for (int i = 0; i < 20000; ++i) {
+    std::string raw(rng() % 12, ' ');
+    for (char& c : raw) c = alphabet[rng() % alphabet.size()];
+    std::string out = "swf-";
+    detail::append_sanitized_name(out, raw, "job");
+    REQUIRE(out == "swf-" + sanitize_reference(raw, "job"));
+    REQUIRE(sanitize_name(raw, "pod") == sanitize_reference(raw, "pod"));
+  }
+}
+
 }  // namespace SCHEDSIM_UNITY_ID
