@@ -12,7 +12,7 @@
 #include <boost/container_hash/hash.hpp>
 
 #include "sim/engine/simulator.hpp"
-#include "sim/engine/key_sort.hpp"
+#include "sim/io/key_sort.hpp"
 #include "sim/io/throughput.hpp"
 
 namespace sim {

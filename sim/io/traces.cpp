@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #endif
 
-#include "sim/engine/key_sort.hpp"
+#include "sim/io/key_sort.hpp"
 #include "sim/io/diagnostics.hpp"
 #include "sim/io/gzip.hpp"
 #include "sim/io/traces_detail.hpp"

@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "sim/engine/key_sort.hpp"
+#include "sim/io/key_sort.hpp"
 #include "tests/common/unity.hpp"
 
 namespace SCHEDSIM_UNITY_ID {

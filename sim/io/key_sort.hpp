@@ -1,4 +1,4 @@
-// Internal to sim (the engine and the trace readers): sorting 64-bit keys, or (key, index)
+// Internal to sim (the trace readers, and the engine above them): sorting 64-bit keys, or (key, index)
 // pairs, of a whole scenario's tasks.
 #pragma once
 
