@@ -39,6 +39,20 @@ Simulator::TaskTotals Simulator::totals_of(const std::vector<AttemptRecord>& att
   return t;
 }
 
+namespace {
+/// The fields TaskTotals and FoldedTotals share, copied from `from` to `to` (both ways).
+template <class From, class To>
+void copy_shared_totals(const From& from, To& to) {
+  to.cost = from.cost;
+  to.wait = from.wait;
+  to.last_gpu_milli = from.last_gpu_milli;
+  to.master_node = from.master_node;
+  to.attempts = from.attempts;
+  to.capacity = from.capacity;
+  to.started = from.started;
+}
+}  // namespace
+
 void Simulator::fold_totals(std::size_t ti, const TaskTotals& t) {
   FoldedTotals& f = totals_[ti];
   const auto gpu = detail::exact_int64(t.gpu_ms), cpu = detail::exact_int64(t.cpu_ms);
@@ -50,13 +64,7 @@ void Simulator::fold_totals(std::size_t ti, const TaskTotals& t) {
     f.cpu_ms = 0;
     folded_wide_[ti] = {t.gpu_ms, t.cpu_ms};
   }
-  f.cost = t.cost;
-  f.wait = t.wait;
-  f.last_gpu_milli = t.last_gpu_milli;
-  f.master_node = t.master_node;
-  f.attempts = t.attempts;
-  f.capacity = t.capacity;
-  f.started = t.started;
+  copy_shared_totals(t, f);
 }
 
 Simulator::TaskTotals Simulator::folded_totals(std::size_t ti) const {
@@ -70,13 +78,7 @@ Simulator::TaskTotals Simulator::folded_totals(std::size_t ti) const {
     t.gpu_ms = static_cast<long double>(f.gpu_ms);
     t.cpu_ms = static_cast<long double>(f.cpu_ms);
   }
-  t.cost = f.cost;
-  t.wait = f.wait;
-  t.last_gpu_milli = f.last_gpu_milli;
-  t.master_node = f.master_node;
-  t.attempts = f.attempts;
-  t.capacity = f.capacity;
-  t.started = f.started;
+  copy_shared_totals(f, t);
   return t;
 }
 

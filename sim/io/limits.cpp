@@ -159,6 +159,11 @@ void check_task_shape_values(const TaskCfg& t, const ProblemFn& report) {
         report("replica.gpus", std::to_string(r.gpus),
                fmt::format("gpus x count_per_node = {} x {} = {} exceeds {}, the most GPUs of a node", r.gpus, cpn,
                            r.gpus * cpn, max_node_gpus));
+      if (r.gpus > 0 && r.gpu_milli >= 1 && r.gpu_milli < 1000 && cpn > 1)
+        report("replica.gpu_milli", std::to_string(r.gpu_milli),
+               fmt::format("a GPU share (gpu_milli < 1000) x count_per_node {}: a replica holds a share of one GPU at "
+                           "most (count_per_node must be 1)",
+                           cpn));
       if (r.vcpu >= 0 && r.vcpu <= max_amount && r.vcpu * double(cpn) > max_amount)
         report("replica.vcpu", num(r.vcpu),
                fmt::format("vcpu x count_per_node = {} exceeds {}", num(r.vcpu * double(cpn)), num(max_amount)));

@@ -385,6 +385,13 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
                                cpn, sp.gpus * cpn, limits::max_node_gpus));
         return false;
       }
+      if (sp.gpus > 0 && sp.gpu_milli < 1000 && cpn > 1) {
+        sink.error(path, q(sp.name),
+                   fmt::format("spec of a GPU share (gpu_milli {} < 1000) x count_per_node {}: a replica holds a share "
+                               "of one GPU at most (count_per_node must be 1)",
+                               sp.gpu_milli, cpn));
+        return false;
+      }
       for (auto [what, v] : {std::pair<const char*, double>{"vcpu", sp.vcpu}, {"memory_gib", sp.memory_gib}})
         if (v * double(cpn) > limits::max_amount) {
           sink.error(path, q(sp.name),

@@ -253,6 +253,28 @@ std::vector<Case> cases() {
          task(j, 0)["replica"] = {{"gpus", 1}, {"gpu_milli", 0}};
        },
        "tasks[0].replica.gpu_milli"},
+      {"a GPU-share replica x count_per_node > 1 is refused (libsched models a share of one GPU only)",
+       [](json& j) {
+         task(j, 0).erase("specs");
+         task(j, 0)["replica"] = {{"gpus", 1}, {"gpu_milli", 500}, {"vcpu", 4}, {"memory_gib", 8}};
+         task(j, 0)["count_per_node"] = 3;
+       },
+       "tasks[0].replica.gpu_milli"},
+      {"a GPU-share spec x count_per_node > 1 is refused",
+       [](json& j) {
+         j["cluster"]["instance_specs"].push_back(
+             {{"name", "a100.half"}, {"gpu_model", "A100"}, {"gpus", 1}, {"gpu_milli", 500}, {"vcpu", 4}, {"memory_gib", 8}});
+         task(j, 0)["specs"] = {"a100.half"};
+         task(j, 0)["count_per_node"] = 2;
+       },
+       "tasks[0].specs[0]"},
+      {"a GPU-share spec with count_per_node 1 is fine",
+       [](json& j) {
+         j["cluster"]["instance_specs"].push_back(
+             {{"name", "a100.half"}, {"gpu_model", "A100"}, {"gpus", 1}, {"gpu_milli", 500}, {"vcpu", 4}, {"memory_gib", 8}});
+         task(j, 0)["specs"] = {"a100.half"};
+       },
+       ""},
       {"explicit node names are unique",
        [](json& j) { j["cluster"]["pools"][1]["nodes"].push_back(j["cluster"]["pools"][1]["nodes"][0]); },
        "cluster.pools[1].nodes[1].name"},
