@@ -228,6 +228,8 @@ class Simulator {
   bool compact() const { return compact_; }
   /// Attempts of scenario task `ti` so far (0: not submitted), folded or not.
   int attempt_count(std::size_t ti) const;
+  /// Did scenario task `ti` ever start (TaskMetrics::started, without the rest of task_metrics)?
+  bool task_started(std::size_t ti) const;
   /// The name of cluster node `n` (an AttemptRecord::nodes entry); n must be a node index.
   const std::string& node_name(std::int32_t n) const { return sched_->cluster().node(libsched::NodeId(n)).name; }
   /// The scenario's entry `tasks[ti]` as it was given, rebuilt from the compact form.

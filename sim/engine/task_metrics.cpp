@@ -86,6 +86,12 @@ int Simulator::attempt_count(std::size_t ti) const {
   return compact_ && totals_[ti].attempts > 0 ? totals_[ti].attempts : int(runs_[ti].attempts.size());
 }
 
+bool Simulator::task_started(std::size_t ti) const {
+  if (compact_ && totals_[ti].attempts > 0) return totals_[ti].started;  // folded (fold_ended)
+  const auto& atts = runs_[ti].attempts;
+  return std::any_of(atts.begin(), atts.end(), [](const AttemptRecord& a) { return a.start >= 0; });  // as totals_of
+}
+
 TaskMetrics Simulator::task_metrics(std::size_t i) const {
   const Time tc = censor_time();
   const Cluster& cl = sched_->cluster();

@@ -395,15 +395,8 @@ std::string Simulator::unfinished_warning() const {
   for (std::size_t i = 0; i < task_stats().size(); ++i)
     if (!task_stats()[i].finished) ++unfinished;
   if (unfinished == 0) return "";
-  // TaskMetrics::started without the rest of task_metrics (a compact run's ended task: its totals).
-  for (std::size_t i = 0; i < task_stats().size(); ++i) {
-    if (task_stats()[i].finished) continue;
-    const auto& atts = runs_[i].attempts;
-    const bool started = compact_ && totals_[i].attempts > 0
-                             ? totals_[i].started
-                             : std::any_of(atts.begin(), atts.end(), [](const AttemptRecord& a) { return a.start >= 0; });
-    if (!started) ++never;
-  }
+  for (std::size_t i = 0; i < task_stats().size(); ++i)
+    if (!task_stats()[i].finished && !task_started(i)) ++never;
   return fmt::format("schedsim: warning: {} task{} unfinished at the end of the run ({} never started); their waits are censored at {} s\n",
                      unfinished, unfinished == 1 ? "" : "s", never, format_seconds(censor_time()));
 }
