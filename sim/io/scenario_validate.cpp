@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -221,12 +222,16 @@ void validate_scenario(const Scenario& s, std::vector<Diagnostic>& diagnostics) 
   // missing cluster, a pool without a valid count, ...): skip those checks instead of blaming
   // every reference (one problem, one diagnostic).
   // Each pattern starts with a literal prefix: test the prefix first (cheap), the regex only then.
+  // The regex is compiled only when an error's path has the prefix (compiling the five costs
+  // more than validating a small scenario, and a valid scenario has no error at all).
   auto broken = [&](const char* pattern) {
-    const std::regex re(pattern);
     const std::string_view pat(pattern);
     const std::string prefix(pat.substr(0, pat.find_first_of("(\\[")));
+    std::optional<std::regex> re;
     return std::any_of(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& d) {
-      return d.is_error() && d.path.compare(0, prefix.size(), prefix) == 0 && std::regex_match(d.path, re);
+      if (!d.is_error() || d.path.compare(0, prefix.size(), prefix) != 0) return false;
+      if (!re) re.emplace(pattern);
+      return std::regex_match(d.path, *re);
     });
   };
   const bool specs_broken = broken(R"(cluster(\.instance_specs(\[\d+\](\.name)?)?)?)");

@@ -118,4 +118,25 @@ TEST_CASE("the tracker equals node_fragmentation bit for bit through random chan
   }
 }
 
+TEST_CASE("the tracker drops a removed GPU node's fragmentation and skips nodes without GPUs") {
+  // An empty A100 node is all fragment for a shape that needs more vCPU than it has (F > 0);
+  // removed, it has no GPU left and F = 0: the tracker must recompute it, not skip it as a
+  // node without GPUs. The CPU node changes but never adds anything.
+  Cluster c = make_cluster().node("a0", "A100", 8, 96, 768).node("a1", "A100", 8, 96, 768).node("c0", "", 0, 64, 256).build();
+  auto w = WorkloadDistribution::from_counts({{gpus(1, 1000), 3}, {cpu_only(200, 1), 1}});
+  FragmentationTracker tracker(c, w);
+  REQUIRE(node_fragmentation(c, NodeId(1), w) > 0);
+  const ReplicaAllocation a = c.allocate(NodeId(2), cpu_only(16, 32));
+  tracker.update(c, c.take_changed());
+  REQUIRE(tracker.running_total() == cluster_fragmentation(c, w));
+  c.remove_node(NodeId(1));
+  tracker.update(c, c.take_changed());
+  CHECK(node_fragmentation(c, NodeId(1), w) == 0);
+  CHECK(tracker.total() == cluster_fragmentation(c, w));
+  CHECK(tracker.running_total() == cluster_fragmentation(c, w));
+  c.release(a);
+  tracker.update(c, c.take_changed());
+  CHECK(tracker.running_total() == cluster_fragmentation(c, w));
+}
+
 }  // namespace SCHEDSIM_UNITY_ID

@@ -140,6 +140,9 @@ class FragmentationTracker {
     if (node_.size() < c.size()) node_.resize(c.size(), 0.0);
     if (seen_.size() < c.size()) seen_.resize(c.size());
     for (NodeId n : changed) {
+      // A node without GPUs (a CPU cluster's, a removed node's) has F_n(M) = 0: nothing to
+      // compute once its value is 0 (the sum then adds +0.0 - +0.0, which changes nothing).
+      if (c.node(n).gpus == 0 && node_[n.index()] == 0.0) continue;
       if (same_as_seen(c, n)) continue;
       double f = fast_node_fragmentation(c, n);
       total_ += f - node_[n.index()];
