@@ -589,6 +589,7 @@ class Cluster {
     changed_.push_back(id);
   }
   void apply(Node& n, const ReplicaAllocation& a, int sign) {
+    if (a.gpu_mask == 0 && !group_opts_ && !fit_tree_on_) return apply_no_gpu(n, a, sign);
     mark_changed(a.node);
     group_out(a.node);
     takes_(n, -1);
@@ -608,6 +609,32 @@ class Cluster {
     takes_(n, +1);
     group_in(a.node);
     fit_update(a.node);
+  }
+  /// apply() of an allocation that holds no GPU (gpu_mask 0) with node groups and the fit tree
+  /// off: the same changes in one pass (takes_ -1 then +1 leave the node's (pool, model) sum
+  /// moved by the allocation's vCPU and memory alone; its GPUs do not change).
+  void apply_no_gpu(Node& n, const ReplicaAllocation& a, int sign) {
+    mark_changed(a.node);
+    if (free_index_on_ && a.cpu_milli != 0) order_defer(n, a.node);
+    const std::size_t id = a.node.index();
+    const std::uint64_t bit = std::uint64_t{1} << (id % 64);
+    n.free.cpu_milli += sign * a.cpu_milli;
+    n.free.mem_mib += sign * a.mem_mib;
+    if (!n.up || n.drained) {
+      if (id / 64 < cpu_free_bits_.size()) cpu_free_bits_[id / 64] &= ~bit;
+      return;
+    }
+    const std::size_t i = std::size_t(n.pool.index()) * kSlotsPerPool + std::size_t(n.model + 1);
+    if (i >= free_sums_.size()) free_sums_.resize((std::size_t(n.pool.index()) + 1) * kSlotsPerPool);
+    FreeSum& f = free_sums_[i];
+    f.cpu_milli += sign * a.cpu_milli;
+    f.mem_mib += sign * a.mem_mib;
+    if (n.free.cpu_milli > 0) {
+      if (id / 64 >= cpu_free_bits_.size()) cpu_free_bits_.resize(id / 64 + 1, 0);
+      cpu_free_bits_[id / 64] |= bit;
+    } else if (id / 64 < cpu_free_bits_.size()) {
+      cpu_free_bits_[id / 64] &= ~bit;
+    }
   }
   /// Adds (sign +1) or takes away (-1) node `n`'s free capacity to its (pool, model) sum
   /// when it takes replicas (up, not drained).

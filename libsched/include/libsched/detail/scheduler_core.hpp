@@ -97,6 +97,9 @@ struct SchedulerCore {
     builtin_queue_order_ = dynamic_cast<const plugins::PriorityFifo*>(queue_order_.get()) != nullptr;
     builtin_victim_order_ = dynamic_cast<const plugins::IdleSpotFirst*>(victim_order_.get()) != nullptr;
     builtin_admission_ = dynamic_cast<const plugins::QuotaAdmission*>(admission_.get()) != nullptr;
+    // First-fit as built in (FirstFit is final: no override of its hooks): Session::place_gang
+    // scans for its nodes itself.
+    builtin_first_fit_ = dynamic_cast<const placement::FirstFit*>(policy_.get()) != nullptr;
     order_preempts_ = !builtin_queue_order_ && queue_order_->preemptive();
     order_victims_grow_ = order_preempts_ && queue_order_->victims_grow();
     order_by_tenant_ = !builtin_queue_order_ && queue_order_->ranks_by_tenant_service();
@@ -369,8 +372,9 @@ struct SchedulerCore {
   }
   /// detail::request_hash of waiting task `t`, cached in its entry while the quota book's entry
   /// count stays the same (a waiting task's spec does not change; entries are only added).
-  std::uint64_t request_hash(TaskId t) {
-    auto& e = tasks_[t.index()];
+  std::uint64_t request_hash(TaskId t) { return request_hash(tasks_[t.index()]); }
+  /// The same for waiting task entry `e` (the walk has it at hand).
+  std::uint64_t request_hash(Entry& e) {
     const std::size_t quotas = quotas_.entries().size();
     if (e.spec_hash == 0 || e.spec_hash_quotas != quotas) {
       e.spec_hash = detail::request_hash(e.spec, quotas_);
@@ -422,6 +426,7 @@ struct SchedulerCore {
   std::unique_ptr<VictimOrder> victim_order_;
   std::unique_ptr<Admission> admission_;
   bool builtin_queue_order_ = false, builtin_victim_order_ = false, builtin_admission_ = false;
+  bool builtin_first_fit_ = false;  ///< the placement policy is placement::FirstFit
   /// The queue order preempts by itself (QueueOrder::preemptive(), e.g. srtf): Session::order_kind.
   bool order_preempts_ = false;
   /// ... and a running task may become its victim by time alone (QueueOrder::victims_grow, las):
