@@ -117,6 +117,7 @@ class Cluster {
       group_in(id);
     }
     if (fit_tree_on_) build_fit_tree();  // the tree may need to grow
+    ++schedulable_version_;
     return id;
   }
 
@@ -144,6 +145,7 @@ class Cluster {
     n.gpu_state = 0;
     mark_changed(id);
     fit_update(id);
+    ++schedulable_version_;
   }
 
   /// Drains (cordons, `drained` true) or undrains node `id`: a drained node takes no new
@@ -155,12 +157,17 @@ class Cluster {
     group_out(id);
     takes_(nodes_[id.index()], -1);
     nodes_[id.index()].drained = drained;
+    ++schedulable_version_;
     takes_(nodes_[id.index()], +1);
     mark_changed(id);
     group_in(id);
     fit_update(id);
   }
 
+  /// Moves on whenever a node is added or removed or its up or drained state is set: what
+  /// depends only on which nodes take replicas (and their pools and models) stays valid while it
+  /// does not change (Core::ReleaseSum).
+  std::uint64_t schedulable_version() const { return schedulable_version_; }
   /// Number of node ids (removed nodes included).
   std::size_t size() const { return nodes_.size(); }
   /// Throws UnknownNode for an id that is not a node of this cluster.
@@ -349,6 +356,7 @@ class Cluster {
     group_out(id);
     takes_(n, -1);
     n.up = up;
+    ++schedulable_version_;
     takes_(n, +1);
     mark_changed(id);
     group_in(id);
@@ -812,6 +820,7 @@ class Cluster {
     for (k >>= 1; k >= 1; k >>= 1) fit_tree_[k] = fit_max(fit_tree_[2 * k], fit_tree_[2 * k + 1]);
   }
   std::vector<FreeSum> free_sums_;  ///< per (pool, model + 1), kSlotsPerPool per pool
+  std::uint64_t schedulable_version_ = 0;  ///< schedulable_version()
   std::vector<std::uint64_t> cpu_free_bits_;  ///< cpu_free_nodes()
   std::vector<NodeId> changed_;
   std::vector<char> changed_flag_;

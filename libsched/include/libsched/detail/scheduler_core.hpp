@@ -307,9 +307,34 @@ struct SchedulerCore {
       free_slots_.pop_back();
       placements_[e.placement_slot] = std::move(p);
     }
+    placement_changed(e);
+  }
+  /// What running task `e`'s placement releases on the nodes that take replicas, for
+  /// actions::add_released: computed on first use (actions::release_sum), valid while the
+  /// cluster's schedulable_version() is `version` and the placement does not change
+  /// (placement_changed). `one_slot`: every counted replica is on a node of one (pool, model)
+  /// slot `slot` (pool `pool`), holds no GPU, and takes `cpu_milli` vCPU and `mem_mib` MiB; then
+  /// `sum` is their capacity and `count` their number (else add_released goes replica by replica).
+  struct ReleaseSum {
+    std::uint64_t version = ~std::uint64_t{0};
+    bool one_slot = false;
+    std::size_t slot = 0;
+    PoolId pool;
+    Cluster::FreeSum sum;
+    std::int64_t count = 0;
+    std::int64_t cpu_milli = 0, mem_mib = 0;
+  };
+  /// By placement slot (Entry::placement_slot).
+  std::vector<ReleaseSum> release_sums_;
+  /// Running task `e`'s placement was set or changed (a worker added or removed): its
+  /// ReleaseSum is stale.
+  void placement_changed(const Entry& e) {
+    if (release_sums_.size() <= e.placement_slot) release_sums_.resize(std::size_t(e.placement_slot) + 1);
+    release_sums_[e.placement_slot].version = ~std::uint64_t{0};
   }
   /// Frees `e`'s slot (its placement cleared).
   void drop_placement(Entry& e) {
+    placement_changed(e);
     placements_[e.placement_slot] = Placement{};
     free_slots_.push_back(e.placement_slot);
     e.placement_slot = kNoSlot;
