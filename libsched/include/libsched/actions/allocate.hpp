@@ -352,9 +352,15 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   // Turns a backfill fresh-only pass into a full pass from the queue's front (nothing was
   // committed: the fresh tasks visited so far are visited again; those that failed fail again).
   std::uint64_t last_dormant_sig = 0;  // the signature the last dormant task skipped inserted (0: none)
+  // The last signature found in failed_signatures and its value (0: none): a run of waiting
+  // tasks with one signature looks it up once (a value, once inserted, stays while the map is
+  // not cleared).
+  std::uint64_t last_failed_sig = 0;
+  char last_failed_value = 0;
   auto full_pass = [&]() {
     bf_fresh = from_fresh = false;
     last_dormant_sig = 0;
+    last_failed_sig = 0;
     chainable = true;
     cursor = st.queue_.begin();
     head.reset();
@@ -461,8 +467,14 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     std::uint64_t sig = signature_of(t, e);
     // (the signature first: most failures of a walk after a release are by signature, and it
     // spares the failure memo's look-up, its request class included)
+    if (sig != 0 && sig == last_failed_sig) {
+      failed(t, e, 0, last_failed_value);  // (a signature already failed is not inserted again)
+      continue;
+    }
     if (const char* sig_entry = sig != 0 ? failed_signatures.find(sig) : nullptr) {
-      failed(t, e, 0, *sig_entry);  // (a signature already failed is not inserted again)
+      last_failed_sig = sig;
+      last_failed_value = *sig_entry;
+      failed(t, e, 0, *sig_entry);
       continue;
     }
     if (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec)) {  // known to fail

@@ -61,7 +61,9 @@ inline void add_released(const Cluster& c, const Placement& p, std::vector<Clust
 inline const Session::Core::ReleaseSum* release_sum(Session::Core& st, const Placement& p) {
   if (!p.task.valid() || p.task.index() >= st.tasks_.size()) return nullptr;
   const Session::Entry& e = st.tasks_[p.task.index()];
-  if (e.state != Session::State::running || e.placement_slot >= st.release_sums_.size() || &st.placement(e) != &p)
+  // (RunInfo::placement: a vector read, where Core::placement indexes a deque)
+  if (e.state != Session::State::running || e.placement_slot >= st.release_sums_.size() ||
+      st.run_info_[st.run_pos_[p.task.index()]].placement != &p)
     return nullptr;
   auto& rs = st.release_sums_[e.placement_slot];
   const Cluster& c = st.cluster_;
