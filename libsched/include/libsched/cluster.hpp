@@ -117,6 +117,7 @@ class Cluster {
       group_in(id);
     }
     if (fit_tree_on_) build_fit_tree();  // the tree may need to grow
+    ++schedulable_version_;
     return id;
   }
 
@@ -144,6 +145,7 @@ class Cluster {
     n.gpu_state = 0;
     mark_changed(id);
     fit_update(id);
+    ++schedulable_version_;
   }
 
   /// Drains (cordons, `drained` true) or undrains node `id`: a drained node takes no new
@@ -155,12 +157,17 @@ class Cluster {
     group_out(id);
     takes_(nodes_[id.index()], -1);
     nodes_[id.index()].drained = drained;
+    ++schedulable_version_;
     takes_(nodes_[id.index()], +1);
     mark_changed(id);
     group_in(id);
     fit_update(id);
   }
 
+  /// Moves on whenever a node is added or removed or its up or drained state is set: what
+  /// depends only on which nodes take replicas (and their pools and models) stays valid while it
+  /// does not change (Core::ReleaseSum).
+  std::uint64_t schedulable_version() const { return schedulable_version_; }
   /// Number of node ids (removed nodes included).
   std::size_t size() const { return nodes_.size(); }
   /// Throws UnknownNode for an id that is not a node of this cluster.
@@ -349,6 +356,7 @@ class Cluster {
     group_out(id);
     takes_(n, -1);
     n.up = up;
+    ++schedulable_version_;
     takes_(n, +1);
     mark_changed(id);
     group_in(id);
@@ -589,6 +597,7 @@ class Cluster {
     changed_.push_back(id);
   }
   void apply(Node& n, const ReplicaAllocation& a, int sign) {
+    if (a.gpu_mask == 0 && !group_opts_ && !fit_tree_on_) return apply_no_gpu(n, a, sign);
     mark_changed(a.node);
     group_out(a.node);
     takes_(n, -1);
@@ -608,6 +617,32 @@ class Cluster {
     takes_(n, +1);
     group_in(a.node);
     fit_update(a.node);
+  }
+  /// apply() of an allocation that holds no GPU (gpu_mask 0) with node groups and the fit tree
+  /// off: the same changes in one pass (takes_ -1 then +1 leave the node's (pool, model) sum
+  /// moved by the allocation's vCPU and memory alone; its GPUs do not change).
+  void apply_no_gpu(Node& n, const ReplicaAllocation& a, int sign) {
+    mark_changed(a.node);
+    if (free_index_on_ && a.cpu_milli != 0) order_defer(n, a.node);
+    const std::size_t id = a.node.index();
+    const std::uint64_t bit = std::uint64_t{1} << (id % 64);
+    n.free.cpu_milli += sign * a.cpu_milli;
+    n.free.mem_mib += sign * a.mem_mib;
+    if (!n.up || n.drained) {
+      if (id / 64 < cpu_free_bits_.size()) cpu_free_bits_[id / 64] &= ~bit;
+      return;
+    }
+    const std::size_t i = std::size_t(n.pool.index()) * kSlotsPerPool + std::size_t(n.model + 1);
+    if (i >= free_sums_.size()) free_sums_.resize((std::size_t(n.pool.index()) + 1) * kSlotsPerPool);
+    FreeSum& f = free_sums_[i];
+    f.cpu_milli += sign * a.cpu_milli;
+    f.mem_mib += sign * a.mem_mib;
+    if (n.free.cpu_milli > 0) {
+      if (id / 64 >= cpu_free_bits_.size()) cpu_free_bits_.resize(id / 64 + 1, 0);
+      cpu_free_bits_[id / 64] |= bit;
+    } else if (id / 64 < cpu_free_bits_.size()) {
+      cpu_free_bits_[id / 64] &= ~bit;
+    }
   }
   /// Adds (sign +1) or takes away (-1) node `n`'s free capacity to its (pool, model) sum
   /// when it takes replicas (up, not drained).
@@ -785,6 +820,7 @@ class Cluster {
     for (k >>= 1; k >= 1; k >>= 1) fit_tree_[k] = fit_max(fit_tree_[2 * k], fit_tree_[2 * k + 1]);
   }
   std::vector<FreeSum> free_sums_;  ///< per (pool, model + 1), kSlotsPerPool per pool
+  std::uint64_t schedulable_version_ = 0;  ///< schedulable_version()
   std::vector<std::uint64_t> cpu_free_bits_;  ///< cpu_free_nodes()
   std::vector<NodeId> changed_;
   std::vector<char> changed_flag_;

@@ -691,6 +691,7 @@ class Scheduler : private detail::SchedulerCore {
     quotas_.charge(pl.quota_key, w.resources(), +1);
     pl.quota_held += w.resources();
     pl.replicas.push_back(a);
+    placement_changed(e);
     allocated_[std::size_t(pl.capacity)] += a.total_gpu_milli();
     node_tasks_[best.index()].push_back(t);
     if (pl.capacity != ResourceType::idle) cluster_.touch_owner(best, now);
@@ -710,6 +711,7 @@ class Scheduler : private detail::SchedulerCore {
     if (pl.replicas.size() <= 1) return false;
     ReplicaAllocation a = pl.replicas.back();
     pl.replicas.pop_back();
+    placement_changed(e);
     allocated_[std::size_t(pl.capacity)] -= a.total_gpu_milli();
     cluster_.release(a);
     Resources r = a.resources();

@@ -211,23 +211,47 @@ class Session {
     std::size_t m = tx.mark();
     std::vector<ReplicaAllocation> out;
     out.reserve(std::size_t(s.replicas()));
-    st.policy_->begin_gang(st.cluster_);
+    if (!st.builtin_first_fit_) st.policy_->begin_gang(st.cluster_);  // (first-fit's does nothing)
     // Fast paths: the next worker's scan starts at the previous worker's node (no node below
     // it fitted that shape, and placing replicas only takes capacity away).
     const bool hint = st.options_.fast_paths;
     std::size_t from = 0;
+    // Fast paths: the builtin first-fit (its hooks do nothing) on vCPU replicas without the fit tree: the
+    // scan placement::pick_node makes for it (the first node at or after the hint, among those
+    // with vCPU free, that fits and is eligible), without the policy's virtual queries.
+    const bool own_scan = st.options_.fast_paths && st.builtin_first_fit_ && !st.options_.full_scan_placement && !st.cluster_.keeps_fit_tree();
     for (std::int32_t i = 0; i < s.replicas(); ++i) {
       const ReplicaShape& r = i == 0 ? s.options[opt].head : s.options[opt].worker;
-      NodeId n = pick_node(ReplicaRequest{r, s, t, i, opt, cls}, f, now, ignore_filter, hint && i >= 2 ? from : 0);
+      NodeId n = own_scan && r.cpu_milli > 0 ? first_fit_node(s, cls, r, f, now, ignore_filter, hint && i >= 2 ? from : 0)
+                                             : pick_node(ReplicaRequest{r, s, t, i, opt, cls}, f, now, ignore_filter, hint && i >= 2 ? from : 0);
       if (!n.valid()) {
         tx.rollback_to(m);
         return std::nullopt;
       }
       from = n.index();
       out.push_back(tx.allocate(n, r));
-      st.policy_->replica_placed(st.cluster_, out.back());
+      if (!own_scan) st.policy_->replica_placed(st.cluster_, out.back());
     }
     return out;
+  }
+
+  /// placement::pick_node's answer for the builtin first-fit and a replica `r` that takes vCPU,
+  /// without the fit tree: the lowest node id >= `from` with vCPU free (Cluster::cpu_free_nodes)
+  /// that fits `r` and is eligible.
+  NodeId first_fit_node(const TaskSpec& s, ResourceType cls, const ReplicaShape& r, const NodeFilter& f, Time now,
+                        bool ignore_filter, std::size_t from) const {
+    const Core& core = st;
+    const Cluster& c = core.cluster_;
+    const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
+    for (std::size_t w = from / 64; w < bits.size(); ++w) {
+      std::uint64_t b = bits[w];
+      if (w == from / 64) b &= ~std::uint64_t{0} << (from % 64);
+      for (; b != 0; b &= b - 1) {
+        const NodeId id(static_cast<std::int32_t>(w * 64 + std::size_t(std::countr_zero(b))));
+        if (c.fits(id, r) && node_eligible(core, s, cls, id, f, now, ignore_filter)) return id;
+      }
+    }
+    return NodeId();
   }
 
   /// Tries every class and candidate spec in order; on success the gang and its quota are

@@ -352,9 +352,15 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   // Turns a backfill fresh-only pass into a full pass from the queue's front (nothing was
   // committed: the fresh tasks visited so far are visited again; those that failed fail again).
   std::uint64_t last_dormant_sig = 0;  // the signature the last dormant task skipped inserted (0: none)
+  // The last signature found in failed_signatures and its value (0: none): a run of waiting
+  // tasks with one signature looks it up once (a value, once inserted, stays while the map is
+  // not cleared).
+  std::uint64_t last_failed_sig = 0;
+  char last_failed_value = 0;
   auto full_pass = [&]() {
     bf_fresh = from_fresh = false;
     last_dormant_sig = 0;
+    last_failed_sig = 0;
     chainable = true;
     cursor = st.queue_.begin();
     head.reset();
@@ -385,7 +391,9 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   // `eligible`: dormant_eligible's answer for its signature when the pass knows it (the value
   // failed_signatures keeps: every field that answer reads is part of the signature, and a
   // start that changes it for the signature ends the dormancy), -1 otherwise.
-  auto failed = [&](TaskId t, Session::Entry& e, std::uint64_t sig, int eligible) {
+  // (inlined at each call: the walk's most frequent step after a release is a failure by
+  // signature, sig 0 and eligible known there)
+  auto failed = [&](TaskId t, Session::Entry& e, std::uint64_t sig, int eligible) __attribute__((always_inline)) {
     bool listed = true;
     // The failure memo (failed_epoch, and the fresh-only greedy pass) assumes that with no
     // release nothing more can start. Not so when a task started at this instant (in this
@@ -424,6 +432,12 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       }
     }
   };
+  // Session::signature without its scan of node policies when there are none (the same value:
+  // Core::request_hash of the task's entry).
+  const bool plain_signature = st.memo_by_signature_ && st.policies_.empty();
+  auto signature_of = [&](TaskId t, Session::Entry& e) __attribute__((always_inline)) -> std::uint64_t {
+    return plain_signature ? st.request_hash(e) : S.signature(t, now);
+  };
   for (TaskId t; next(t);) {
     auto& e = st.tasks_[t.index()];
     if (e.state != State::waiting) continue;
@@ -442,7 +456,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       // listing; failed_pass_of counts this walk. (A run of dormant tasks with one signature,
       // e.g. a user's identical jobs, inserts it once: a second insert changes nothing.)
       if (!head) head = t;
-      if (const std::uint64_t sig = S.signature(t, now); sig != 0 && sig != last_dormant_sig) {
+      if (const std::uint64_t sig = signature_of(t, e); sig != 0 && sig != last_dormant_sig) {
         failed_signatures.insert(sig, 1);
         last_dormant_sig = sig;
       }
@@ -450,14 +464,21 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     }
     e.hold = Session::Entry::Hold::none;  // this pass decides afresh (no stale queue hold)
     e.failed_pass = 0;
-    std::uint64_t sig = S.signature(t, now);
-    const char* sig_entry = sig != 0 ? failed_signatures.find(sig) : nullptr;
-    const bool sig_failed = sig_entry != nullptr;
+    std::uint64_t sig = signature_of(t, e);
     // (the signature first: most failures of a walk after a release are by signature, and it
     // spares the failure memo's look-up, its request class included)
-    bool known_to_fail = sig_failed || (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec));
-    if (known_to_fail) {  // (most visits of a long queue: no trial, nothing to build)
-      failed(t, e, sig_failed ? 0 : sig, sig_failed ? *sig_entry : -1);  // (a signature already failed is not inserted again)
+    if (sig != 0 && sig == last_failed_sig) {
+      failed(t, e, 0, last_failed_value);  // (a signature already failed is not inserted again)
+      continue;
+    }
+    if (const char* sig_entry = sig != 0 ? failed_signatures.find(sig) : nullptr) {
+      last_failed_sig = sig;
+      last_failed_value = *sig_entry;
+      failed(t, e, 0, *sig_entry);
+      continue;
+    }
+    if (st.failed_epoch_of(e) == st.capacity_epoch_ && !st.ages(e.spec)) {  // known to fail
+      failed(t, e, sig, -1);
       continue;
     }
     std::optional<Placement> p;

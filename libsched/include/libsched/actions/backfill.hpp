@@ -55,6 +55,67 @@ inline void add_released(const Cluster& c, const Placement& p, std::vector<Clust
   add_released(c, p, delta, [](const Node&, const ReplicaAllocation&) {});
 }
 
+/// The ReleaseSum (Core::ReleaseSum) of `p` when it is the placement a running task holds and
+/// its replicas are summed in one slot; null otherwise (add_released then goes replica by
+/// replica). Computed when stale: O(replicas), then O(1) while valid.
+inline const Session::Core::ReleaseSum* release_sum(Session::Core& st, const Placement& p) {
+  if (!p.task.valid() || p.task.index() >= st.tasks_.size()) return nullptr;
+  const Session::Entry& e = st.tasks_[p.task.index()];
+  // (RunInfo::placement: a vector read, where Core::placement indexes a deque)
+  if (e.state != Session::State::running || e.placement_slot >= st.release_sums_.size() ||
+      st.run_info_[st.run_pos_[p.task.index()]].placement != &p)
+    return nullptr;
+  auto& rs = st.release_sums_[e.placement_slot];
+  const Cluster& c = st.cluster_;
+  if (rs.version != c.schedulable_version()) {
+    rs = Session::Core::ReleaseSum{};
+    rs.version = c.schedulable_version();
+    rs.one_slot = true;
+    for (const auto& a : p.replicas) {
+      const Node& n = c.nodes()[a.node.index()];
+      if (!n.up || n.drained) continue;
+      const std::size_t slot = std::size_t(n.pool.index()) * Cluster::kSlotsPerPool + std::size_t(n.model + 1);
+      if (rs.count == 0) {
+        rs.slot = slot;
+        rs.pool = n.pool;
+        rs.cpu_milli = a.cpu_milli;
+        rs.mem_mib = a.mem_mib;
+      } else if (slot != rs.slot || a.cpu_milli != rs.cpu_milli || a.mem_mib != rs.mem_mib) {
+        rs.one_slot = false;
+      }
+      if (a.gpu_mask != 0 || a.gpu_milli != 0) rs.one_slot = false;
+      rs.sum.cpu_milli += a.cpu_milli;
+      rs.sum.mem_mib += a.mem_mib;
+      ++rs.count;
+    }
+  }
+  return rs.one_slot ? &rs : nullptr;
+}
+
+/// add_released(c, p, delta) for a placement `p` on the committed state, by its ReleaseSum when
+/// it has one (the same sums: integer additions in another order), and with the slot bound of
+/// the reservation walk when `bound_shape` is set: `bound` gains Session::slots_of_release for
+/// each released replica on a node whose pool admits `hs` on class `cls`.
+inline void add_released_held(Session::Core& st, const Placement& p, std::vector<Cluster::FreeSum>& delta,
+                              const ReplicaShape* bound_shape = nullptr, const TaskSpec* hs = nullptr,
+                              ResourceType cls = ResourceType::reserved, std::int64_t* bound = nullptr) {
+  if (const auto* rs = st.options_.fast_paths ? release_sum(st, p) : nullptr) {
+    if (rs->count == 0) return;
+    delta[rs->slot] += rs->sum;
+    if (bound_shape && Session::pool_ok(st, *hs, cls, rs->pool)) {
+      ReplicaAllocation a;
+      a.cpu_milli = rs->cpu_milli;
+      a.mem_mib = rs->mem_mib;
+      *bound += rs->count * Session::slots_of_release(*bound_shape, a);
+    }
+    return;
+  }
+  if (!bound_shape) return add_released(st.cluster_, p, delta);
+  add_released(st.cluster_, p, delta, [&](const Node& n, const ReplicaAllocation& a) {
+    if (Session::pool_ok(st, *hs, cls, n)) *bound += Session::slots_of_release(*bound_shape, a);
+  });
+}
+
 /// The head's shape for the slot bound counted along a reservation walk: a task of one
 /// capacity class (not idle) and one option whose replica takes vCPU and no GPU, with no node
 /// policy in force (so a node is eligible for it exactly when Session::pool_ok admits its
@@ -107,7 +168,7 @@ inline const std::vector<Cluster::FreeSum>& released_by(Session& S, Time by) {
     if (st.keep_ends_) {  // the prefix of the running tasks in expected-end order (none when by < now)
       if (by >= S.now)
         for (auto it = st.expected_ends_.begin(); it != st.expected_ends_.end() && std::get<0>(*it) <= by; ++it)
-          add_released(c, st.placement(st.tasks_[std::get<2>(*it).index()]), st.released_by_);
+          add_released_held(st, st.placement(st.tasks_[std::get<2>(*it).index()]), st.released_by_);
     } else {
       for (const auto& ri : st.run_info_)
         if (expected_end(S, ri, S.now) <= by) add_released(c, st.placement(st.tasks_[ri.id.index()]), st.released_by_);
@@ -302,9 +363,6 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
   const ReplicaShape* bound_shape = by_slots ? slot_bound_shape(S, hs) : nullptr;
   const ResourceType bound_cls = *Session::classes(hs).begin();
   std::int64_t bound = 0;
-  auto count_bound = [&](const Node& n, const ReplicaAllocation& a) {
-    if (Session::pool_ok(st, hs, bound_cls, n)) bound += Session::slots_of_release(*bound_shape, a);
-  };
   detail::ReleasedCapacity released = std::move(st.released_);
   std::vector<const Placement*> pending = std::move(st.reservation_pending_);  // summed in delta, not yet applied
   pending.clear();
@@ -350,8 +408,7 @@ inline Time reservation(Session& S, Transaction& tx, TaskId head, Time now, std:
     for (; next.first <= at; next = next_end()) {
       const Placement* p = next.second;
       if (defer) {
-        if (bound_shape) add_released(st.cluster_, *p, delta, count_bound);
-        else add_released(st.cluster_, *p, delta);
+        add_released_held(st, *p, delta, bound_shape, &hs, bound_cls, &bound);
         pending.push_back(p);
         continue;
       }

@@ -97,6 +97,9 @@ struct SchedulerCore {
     builtin_queue_order_ = dynamic_cast<const plugins::PriorityFifo*>(queue_order_.get()) != nullptr;
     builtin_victim_order_ = dynamic_cast<const plugins::IdleSpotFirst*>(victim_order_.get()) != nullptr;
     builtin_admission_ = dynamic_cast<const plugins::QuotaAdmission*>(admission_.get()) != nullptr;
+    // First-fit as built in (FirstFit is final: no override of its hooks): Session::place_gang
+    // scans for its nodes itself.
+    builtin_first_fit_ = dynamic_cast<const placement::FirstFit*>(policy_.get()) != nullptr;
     order_preempts_ = !builtin_queue_order_ && queue_order_->preemptive();
     order_victims_grow_ = order_preempts_ && queue_order_->victims_grow();
     order_by_tenant_ = !builtin_queue_order_ && queue_order_->ranks_by_tenant_service();
@@ -304,9 +307,34 @@ struct SchedulerCore {
       free_slots_.pop_back();
       placements_[e.placement_slot] = std::move(p);
     }
+    placement_changed(e);
+  }
+  /// What running task `e`'s placement releases on the nodes that take replicas, for
+  /// actions::add_released: computed on first use (actions::release_sum), valid while the
+  /// cluster's schedulable_version() is `version` and the placement does not change
+  /// (placement_changed). `one_slot`: every counted replica is on a node of one (pool, model)
+  /// slot `slot` (pool `pool`), holds no GPU, and takes `cpu_milli` vCPU and `mem_mib` MiB; then
+  /// `sum` is their capacity and `count` their number (else add_released goes replica by replica).
+  struct ReleaseSum {
+    std::uint64_t version = ~std::uint64_t{0};
+    bool one_slot = false;
+    std::size_t slot = 0;
+    PoolId pool;
+    Cluster::FreeSum sum;
+    std::int64_t count = 0;
+    std::int64_t cpu_milli = 0, mem_mib = 0;
+  };
+  /// By placement slot (Entry::placement_slot).
+  std::vector<ReleaseSum> release_sums_;
+  /// Running task `e`'s placement was set or changed (a worker added or removed): its
+  /// ReleaseSum is stale.
+  void placement_changed(const Entry& e) {
+    if (release_sums_.size() <= e.placement_slot) release_sums_.resize(std::size_t(e.placement_slot) + 1);
+    release_sums_[e.placement_slot].version = ~std::uint64_t{0};
   }
   /// Frees `e`'s slot (its placement cleared).
   void drop_placement(Entry& e) {
+    placement_changed(e);
     placements_[e.placement_slot] = Placement{};
     free_slots_.push_back(e.placement_slot);
     e.placement_slot = kNoSlot;
@@ -369,8 +397,9 @@ struct SchedulerCore {
   }
   /// detail::request_hash of waiting task `t`, cached in its entry while the quota book's entry
   /// count stays the same (a waiting task's spec does not change; entries are only added).
-  std::uint64_t request_hash(TaskId t) {
-    auto& e = tasks_[t.index()];
+  std::uint64_t request_hash(TaskId t) { return request_hash(tasks_[t.index()]); }
+  /// The same for waiting task entry `e` (the walk has it at hand).
+  std::uint64_t request_hash(Entry& e) {
     const std::size_t quotas = quotas_.entries().size();
     if (e.spec_hash == 0 || e.spec_hash_quotas != quotas) {
       e.spec_hash = detail::request_hash(e.spec, quotas_);
@@ -422,6 +451,7 @@ struct SchedulerCore {
   std::unique_ptr<VictimOrder> victim_order_;
   std::unique_ptr<Admission> admission_;
   bool builtin_queue_order_ = false, builtin_victim_order_ = false, builtin_admission_ = false;
+  bool builtin_first_fit_ = false;  ///< the placement policy is placement::FirstFit
   /// The queue order preempts by itself (QueueOrder::preemptive(), e.g. srtf): Session::order_kind.
   bool order_preempts_ = false;
   /// ... and a running task may become its victim by time alone (QueueOrder::victims_grow, las):
