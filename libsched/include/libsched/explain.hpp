@@ -384,9 +384,9 @@ class Explain {
     if (R || w.num_gpu > 0) sum_free();
     if (w.num_gpu > 0 && free_gpu >= s.demand(0).gpu_milli)
       return {WaitCode::waits_for_fragmentation,
-              txt("{}; {} GPU free in total but largest free fragment {} GPU", need, gpus_str(free_gpu), largest_frag),
+              txt("{}; {} GPU free in total but largest free fragment {} GPU", need, R ? gpus_str(free_gpu) : std::string(), largest_frag),
               {WaitCode::waits_for_fragmentation}};
-    return {WaitCode::waits_for_capacity, txt("{}; {} GPU free in eligible nodes", need, gpus_str(free_gpu)),
+    return {WaitCode::waits_for_capacity, txt("{}; {} GPU free in eligible nodes", need, R ? gpus_str(free_gpu) : std::string()),
             {WaitCode::waits_for_capacity}};
   }
 
