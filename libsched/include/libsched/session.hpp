@@ -241,17 +241,8 @@ class Session {
   NodeId first_fit_node(const TaskSpec& s, ResourceType cls, const ReplicaShape& r, const NodeFilter& f, Time now,
                         bool ignore_filter, std::size_t from) const {
     const Core& core = st;
-    const Cluster& c = core.cluster_;
-    const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
-    for (std::size_t w = from / 64; w < bits.size(); ++w) {
-      std::uint64_t b = bits[w];
-      if (w == from / 64) b &= ~std::uint64_t{0} << (from % 64);
-      for (; b != 0; b &= b - 1) {
-        const NodeId id(static_cast<std::int32_t>(w * 64 + std::size_t(std::countr_zero(b))));
-        if (c.fits(id, r) && node_eligible(core, s, cls, id, f, now, ignore_filter)) return id;
-      }
-    }
-    return NodeId();
+    return placement::first_cpu_free_node(core.cluster_, r, from,
+                                          [&](NodeId id) { return node_eligible(core, s, cls, id, f, now, ignore_filter); });
   }
 
   /// Tries every class and candidate spec in order; on success the gang and its quota are

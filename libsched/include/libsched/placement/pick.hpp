@@ -126,6 +126,24 @@ class StateScore : public ShapeScore<Derived> {
   }
 };
 
+/// The lowest node id >= `from` with vCPU free (Cluster::cpu_free_nodes, a bit per node) that
+/// fits `r` and passes `ok(id)`; invalid when none. A node without its bit cannot fit a replica
+/// that takes vCPU (down, drained, or no vCPU free), so for such `r` this is the full scan's
+/// first feasible node at or after `from`. O(N / 64 + nodes visited).
+template <class Ok>
+NodeId first_cpu_free_node(const Cluster& c, const ReplicaShape& r, std::size_t from, Ok&& ok) {
+  const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
+  for (std::size_t w = from / 64; w < bits.size(); ++w) {
+    std::uint64_t b = bits[w];
+    if (w == from / 64) b &= ~std::uint64_t{0} << (from % 64);
+    for (; b != 0; b &= b - 1) {
+      const NodeId id(static_cast<std::int32_t>(w * 64 + std::size_t(std::countr_zero(b))));
+      if (c.fits(id, r) && ok(id)) return id;
+    }
+  }
+  return NodeId();
+}
+
 /// The reference: every node in id order that fits `q.shape` and passes check.node_ok is
 /// scored (first-fit: the first one wins); the highest score wins, ties to the lowest id.
 /// O(N) score() calls. A policy with its own rule (PlacementPolicy::pick_by_rule) answers
@@ -209,16 +227,7 @@ inline NodeId pick_node(Cluster& c, PlacementPolicy& policy, const ReplicaReques
     // free (Cluster::cpu_free_nodes, ascending ids): a node without its bit cannot fit a
     // replica that takes vCPU (down, drained, or no vCPU free), so the same node wins.
     if (auto ruled = policy.pick_by_rule(c, q, check)) return *ruled;
-    const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
-    for (std::size_t w = from / 64; w < bits.size(); ++w) {
-      std::uint64_t b = bits[w];
-      if (w == from / 64) b &= ~std::uint64_t{0} << (from % 64);
-      for (; b != 0; b &= b - 1) {
-        const NodeId id(static_cast<std::int32_t>(w * 64 + std::size_t(std::countr_zero(b))));
-        if (c.fits(id, r) && check.node_ok(id)) return id;
-      }
-    }
-    return NodeId();
+    return first_cpu_free_node(c, r, from, [&check](NodeId id) { return check.node_ok(id); });
   }
   return pick_full_scan(c, policy, q, check, from);
 }
