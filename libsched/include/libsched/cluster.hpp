@@ -389,6 +389,8 @@ class Cluster {
   static constexpr std::size_t kSlotsPerPool = std::size_t(kMaxGpuModels) + 1;
   /// The sum of pool `p`'s nodes of GPU model `model` (-1: CPU-only nodes). O(1).
   FreeSum free_sum(PoolId p, std::int32_t model) const { return free_sum(std::size_t(p.index()) * kSlotsPerPool + std::size_t(model + 1)); }
+  /// Node `n`'s slot index in free_sum(slot): its pool x kSlotsPerPool + its model + 1.
+  static std::size_t slot_of(const Node& n) { return std::size_t(n.pool.index()) * kSlotsPerPool + std::size_t(n.model + 1); }
   /// The same by slot index: pool x kSlotsPerPool + model + 1. O(1).
   FreeSum free_sum(std::size_t slot) const { return slot < free_sums_.size() ? free_sums_[slot] : FreeSum{}; }
 
@@ -624,25 +626,14 @@ class Cluster {
   void apply_no_gpu(Node& n, const ReplicaAllocation& a, int sign) {
     mark_changed(a.node);
     if (free_index_on_ && a.cpu_milli != 0) order_defer(n, a.node);
-    const std::size_t id = a.node.index();
-    const std::uint64_t bit = std::uint64_t{1} << (id % 64);
     n.free.cpu_milli += sign * a.cpu_milli;
     n.free.mem_mib += sign * a.mem_mib;
-    if (!n.up || n.drained) {
-      if (id / 64 < cpu_free_bits_.size()) cpu_free_bits_[id / 64] &= ~bit;
-      return;
-    }
-    const std::size_t i = std::size_t(n.pool.index()) * kSlotsPerPool + std::size_t(n.model + 1);
-    if (i >= free_sums_.size()) free_sums_.resize((std::size_t(n.pool.index()) + 1) * kSlotsPerPool);
-    FreeSum& f = free_sums_[i];
+    const bool takes = n.up && !n.drained;
+    set_cpu_free_bit(a.node.index(), takes && n.free.cpu_milli > 0);
+    if (!takes) return;
+    FreeSum& f = sum_of(n);
     f.cpu_milli += sign * a.cpu_milli;
     f.mem_mib += sign * a.mem_mib;
-    if (n.free.cpu_milli > 0) {
-      if (id / 64 >= cpu_free_bits_.size()) cpu_free_bits_.resize(id / 64 + 1, 0);
-      cpu_free_bits_[id / 64] |= bit;
-    } else if (id / 64 < cpu_free_bits_.size()) {
-      cpu_free_bits_[id / 64] &= ~bit;
-    }
   }
   /// Adds (sign +1) or takes away (-1) node `n`'s free capacity to its (pool, model) sum
   /// when it takes replicas (up, not drained).
@@ -650,21 +641,30 @@ class Cluster {
   /// after it (sign +1) when the node takes replicas and has vCPU free.
   void takes_(const Node& n, int sign) {
     const std::size_t id = std::size_t(&n - nodes_.data());
-    const std::uint64_t bit = std::uint64_t{1} << (id % 64);
-    if (sign < 0) {
-      if (id / 64 < cpu_free_bits_.size()) cpu_free_bits_[id / 64] &= ~bit;
-    } else if (n.up && !n.drained && n.free.cpu_milli > 0) {
-      if (id / 64 >= cpu_free_bits_.size()) cpu_free_bits_.resize(id / 64 + 1, 0);
-      cpu_free_bits_[id / 64] |= bit;
-    }
+    if (sign < 0) set_cpu_free_bit(id, false);
+    else if (n.up && !n.drained && n.free.cpu_milli > 0) set_cpu_free_bit(id, true);
     if (!n.up || n.drained) return;
-    std::size_t i = std::size_t(n.pool.index()) * kSlotsPerPool + std::size_t(n.model + 1);
-    if (i >= free_sums_.size()) free_sums_.resize((std::size_t(n.pool.index()) + 1) * kSlotsPerPool);
-    FreeSum& f = free_sums_[i];
+    FreeSum& f = sum_of(n);
     f.cpu_milli += sign * n.free.cpu_milli;
     f.mem_mib += sign * n.free.mem_mib;
     f.gpu_milli += sign * n.free.gpu_milli;
     f.full_free_gpus += sign * n.full_free_gpus;
+  }
+  /// Sets (`on`) or clears node `id`'s bit of cpu_free_nodes().
+  [[gnu::always_inline]] void set_cpu_free_bit(std::size_t id, bool on) {  // (every apply and release: keep it inline)
+    const std::uint64_t bit = std::uint64_t{1} << (id % 64);
+    if (on) {
+      if (id / 64 >= cpu_free_bits_.size()) cpu_free_bits_.resize(id / 64 + 1, 0);
+      cpu_free_bits_[id / 64] |= bit;
+    } else if (id / 64 < cpu_free_bits_.size()) {
+      cpu_free_bits_[id / 64] &= ~bit;
+    }
+  }
+  /// Node `n`'s (pool, model) sum, the pool's slots added when first needed.
+  [[gnu::always_inline]] FreeSum& sum_of(const Node& n) {
+    const std::size_t i = slot_of(n);
+    if (i >= free_sums_.size()) free_sums_.resize((std::size_t(n.pool.index()) + 1) * kSlotsPerPool);
+    return free_sums_[i];
   }
   /// Takes node `id` out of its group (no-op when groups are off or it is in none).
   void group_out(NodeId id) {

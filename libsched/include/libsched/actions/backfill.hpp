@@ -43,7 +43,7 @@ inline void add_released(const Cluster& c, const Placement& p, std::vector<Clust
   for (const auto& a : p.replicas) {
     const Node& n = c.nodes()[a.node.index()];
     if (!n.up || n.drained) continue;
-    auto& f = delta[std::size_t(n.pool.index()) * Cluster::kSlotsPerPool + std::size_t(n.model + 1)];
+    auto& f = delta[Cluster::slot_of(n)];
     f.cpu_milli += a.cpu_milli;
     f.mem_mib += a.mem_mib;
     f.gpu_milli += a.total_gpu_milli();
@@ -74,7 +74,7 @@ inline const Session::Core::ReleaseSum* release_sum(Session::Core& st, const Pla
     for (const auto& a : p.replicas) {
       const Node& n = c.nodes()[a.node.index()];
       if (!n.up || n.drained) continue;
-      const std::size_t slot = std::size_t(n.pool.index()) * Cluster::kSlotsPerPool + std::size_t(n.model + 1);
+      const std::size_t slot = Cluster::slot_of(n);
       if (rs.count == 0) {
         rs.slot = slot;
         rs.pool = n.pool;

@@ -129,9 +129,10 @@ class StateScore : public ShapeScore<Derived> {
 /// The lowest node id >= `from` with vCPU free (Cluster::cpu_free_nodes, a bit per node) that
 /// fits `r` and passes `ok(id)`; invalid when none. A node without its bit cannot fit a replica
 /// that takes vCPU (down, drained, or no vCPU free), so for such `r` this is the full scan's
-/// first feasible node at or after `from`. O(N / 64 + nodes visited).
+/// first feasible node at or after `from`. O(N / 64 + nodes visited). Inlined: every one-slot
+/// replica of a first-fit placement scans here.
 template <class Ok>
-NodeId first_cpu_free_node(const Cluster& c, const ReplicaShape& r, std::size_t from, Ok&& ok) {
+[[gnu::always_inline]] inline NodeId first_cpu_free_node(const Cluster& c, const ReplicaShape& r, std::size_t from, Ok&& ok) {
   const std::vector<std::uint64_t>& bits = c.cpu_free_nodes();
   for (std::size_t w = from / 64; w < bits.size(); ++w) {
     std::uint64_t b = bits[w];
