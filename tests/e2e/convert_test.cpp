@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "sim/cli/convert_cli.hpp"
 #include "sim/io/scenario_json.hpp"
@@ -16,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("schedsim-convert-" + name);
+  fs::path d = fs::temp_directory_path() / ("schedsim-convert-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "libsched/detail/fit_tree.hpp"
 #include "libsched/detail/free_order.hpp"
 #include "libsched/errors.hpp"
 #include "libsched/ids.hpp"
@@ -253,7 +254,6 @@ class Cluster {
     if (on == fit_tree_on_) return;
     fit_tree_on_ = on;
     fit_tree_.clear();
-    fit_leaves_ = 0;
     if (on) build_fit_tree();
   }
   bool keeps_fit_tree() const { return fit_tree_on_; }
@@ -263,31 +263,7 @@ class Cluster {
   /// keep_fit_tree(true) (InvalidState otherwise).
   std::size_t first_fit_candidate(std::size_t from, const ReplicaShape& r) const {
     if (!fit_tree_on_) throw InvalidState("Cluster::first_fit_candidate: the fit tree is not kept (keep_fit_tree(true) first)");
-    if (from >= nodes_.size()) return nodes_.size();
-    auto ok = [&r](const FitKey& v) {
-      if (v.cpu_milli < r.cpu_milli || v.mem_mib < r.mem_mib) return false;
-      if (r.num_gpu == 0) return true;
-      if (v.gpu_milli < r.total_gpu_milli()) return false;
-      return r.gpu_milli >= kMilliPerGpu ? v.full_free_gpus >= r.num_gpu : v.max_gpu_free >= r.gpu_milli;
-    };
-    // From leaf `from`: a subtree whose maxima pass is descended (left child first); one that
-    // fails, or whose children both fail, is left for the next subtree on its right.
-    std::size_t i = fit_leaves_ + from;
-    while (true) {
-      if (ok(fit_tree_[i])) {
-        while (i < fit_leaves_) {
-          if (ok(fit_tree_[2 * i])) i = 2 * i;
-          else if (ok(fit_tree_[2 * i + 1])) i = 2 * i + 1;
-          else break;
-        }
-        if (i >= fit_leaves_) return i - fit_leaves_;  // padding leaves never pass
-      }
-      while (i & 1) {  // a right child (or the root): the next ids are right of its parent
-        i >>= 1;
-        if (i == 0) return nodes_.size();
-      }
-      ++i;
-    }
+    return fit_tree_.first_candidate(from, nodes_.size(), r);
   }
 
   /// Node groups: the schedulable nodes partitioned by NodeGroupKey, kept up to date by every
@@ -785,39 +761,15 @@ class Cluster {
   mutable std::set<FreeKey> free_keys_;  // free_index(): a copy of free_order_'s keys
   mutable bool free_keys_stale_ = true;
   bool free_index_on_ = true;
-  /// The first-fit search tree (keep_fit_tree): heap layout, leaves at [fit_leaves_, 2 x
-  /// fit_leaves_), internal node k = element-wise max of 2k and 2k + 1.
-  struct FitKey {
-    std::int64_t cpu_milli = -1, mem_mib = -1, gpu_milli = -1;
-    std::int32_t full_free_gpus = -1, max_gpu_free = -1;
-  };
-  std::vector<FitKey> fit_tree_;
-  std::size_t fit_leaves_ = 0;
+  detail::FitTree fit_tree_;  ///< keep_fit_tree (detail/fit_tree.hpp)
   bool fit_tree_on_ = false;
-  FitKey fit_leaf(std::size_t i) const {
-    const Node& n = nodes_[i];
-    if (!n.up || n.drained || n.removed) return FitKey{};
-    FitKey k{n.free.cpu_milli, n.free.mem_mib, n.free.gpu_milli, n.full_free_gpus, 0};
-    const std::int32_t* g = gpu_free_.data() + n.gpu_offset;
-    for (std::int32_t j = 0; j < n.gpus; ++j) k.max_gpu_free = std::max(k.max_gpu_free, g[j]);
-    return k;
-  }
-  static FitKey fit_max(const FitKey& a, const FitKey& b) {
-    return {std::max(a.cpu_milli, b.cpu_milli), std::max(a.mem_mib, b.mem_mib), std::max(a.gpu_milli, b.gpu_milli),
-            std::max(a.full_free_gpus, b.full_free_gpus), std::max(a.max_gpu_free, b.max_gpu_free)};
-  }
   void build_fit_tree() {
-    fit_leaves_ = 1;
-    while (fit_leaves_ < nodes_.size()) fit_leaves_ *= 2;
-    fit_tree_.assign(2 * fit_leaves_, FitKey{});
-    for (std::size_t i = 0; i < nodes_.size(); ++i) fit_tree_[fit_leaves_ + i] = fit_leaf(i);
-    for (std::size_t k = fit_leaves_; k-- > 1;) fit_tree_[k] = fit_max(fit_tree_[2 * k], fit_tree_[2 * k + 1]);
+    fit_tree_.build(nodes_.size(), [this](std::size_t i) { return detail::FitTree::leaf(nodes_[i], gpu_free_.data() + nodes_[i].gpu_offset); });
   }
   void fit_update(NodeId id) {
     if (!fit_tree_on_) return;
-    std::size_t k = fit_leaves_ + id.index();
-    fit_tree_[k] = fit_leaf(id.index());
-    for (k >>= 1; k >= 1; k >>= 1) fit_tree_[k] = fit_max(fit_tree_[2 * k], fit_tree_[2 * k + 1]);
+    const Node& n = nodes_[id.index()];
+    fit_tree_.update(id.index(), detail::FitTree::leaf(n, gpu_free_.data() + n.gpu_offset));
   }
   std::vector<FreeSum> free_sums_;  ///< per (pool, model + 1), kSlotsPerPool per pool
   std::uint64_t schedulable_version_ = 0;  ///< schedulable_version()

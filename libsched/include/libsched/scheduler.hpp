@@ -8,7 +8,8 @@
 //
 // This class owns the state (detail::SchedulerCore, session.hpp) and the plugins, and is the
 // public API. The algorithms live in the actions over a Session: actions/allocate.hpp (the
-// queue pass), actions/preempt.hpp, actions/backfill.hpp (reservations), and explain.hpp.
+// queue pass), actions/preempt.hpp, actions/backfill.hpp (reservations), actions/outside.hpp
+// (starts decided outside: start_at, adopt_task), and explain.hpp.
 //
 // Typical use (the simulator does exactly this, see sim/simulator.cpp):
 //   Scheduler s(cluster, options);             // cluster built with Cluster::add_pool/add_node
@@ -41,6 +42,7 @@
 
 #include "libsched/actions/allocate.hpp"
 #include "libsched/actions/backfill.hpp"
+#include "libsched/actions/outside.hpp"
 #include "libsched/actions/preempt.hpp"
 #include "libsched/cluster.hpp"
 #include "libsched/decisions.hpp"
@@ -164,7 +166,7 @@ class Scheduler : private detail::SchedulerCore {
     if (ray ? a.replicas.empty() : a.replicas.size() != std::size_t(spec.replicas()))
       throw InvalidArgument(fmt::format("{}: {} replicas given for a gang of {}", who, a.replicas.size(), spec.replicas()));
     for (const auto& r : a.replicas) cluster_.node(r.node);  // throws UnknownNode
-    std::vector<ReplicaAllocation> got = allocate_adoption(spec, a);
+    std::vector<ReplicaAllocation> got = actions::take_exact(cluster_, spec, a);
     Resources held;
     for (const auto& r : got) held += r.resources();
     std::vector<std::pair<NodeId, Time>> owner_before;
@@ -227,52 +229,8 @@ class Scheduler : private detail::SchedulerCore {
   void start_at(TaskId t, const Adoption& a) {
     const char* fn = "Scheduler::start_at";
     check_task_id(t, fn);
-    const Time now = a.start;
-    detail::check_time(now, last_now_, fn);
-    const Entry& e = tasks_[t.index()];
-    const TaskSpec& spec = e.spec;
-    if (e.state != State::waiting) throw InvalidState(fmt::format("{}: task {} does not wait", fn, spec.name));
-    if (a.option >= spec.options.size())
-      throw InvalidArgument(fmt::format("option {} is not one of the task's {} options", a.option, spec.options.size()));
-    const auto cls = Session::classes(spec);
-    if (std::find(cls.begin(), cls.end(), a.capacity) == cls.end())
-      throw InvalidArgument(fmt::format("may not run on {} capacity", to_string(a.capacity)));
-    if (a.replicas.size() != std::size_t(spec.replicas()))
-      throw InvalidArgument(fmt::format("{} replicas given for a gang of {} (a gang starts whole or not at all)", a.replicas.size(),
-                                        spec.replicas()));
-    for (const auto& r : a.replicas) cluster_.node(r.node);  // throws UnknownNode
-    Session session(*this, now);
-    const NodeFilter f = NodeFilter::build(policies_, spec, now, cluster_.size());
-    for (const auto& r : a.replicas) {
-      const Node& n = cluster_.node(r.node);
-      if (!n.up) throw InvalidState(fmt::format("node {} is {}", n.name, n.removed ? "removed" : "down"));
-      if (n.drained) throw InvalidState(fmt::format("node {} is drained (takes no new replica)", n.name));
-      if (!session.node_eligible(spec, a.capacity, r.node, f, now, false))
-        throw InvalidState(fmt::format("node {} is not eligible on {} capacity (pool, node policy or idle stability)", n.name,
-                                       to_string(a.capacity)));
-    }
-    const QuotaKey k = Session::quota_key(spec, a.capacity);
-    const Resources d = spec.demand(a.option);
-    if (!session.admits(k, spec, t, d))
-      throw InvalidState(fmt::format("admission ({}) refuses the gang's demand on {} capacity (quota of {})", options_.admission,
-                                     to_string(a.capacity), spec.user));
-    std::vector<ReplicaAllocation> got = allocate_adoption(spec, a);
-    Placement p;
-    p.task = t;
-    p.option = a.option;
-    p.capacity = a.capacity;
-    p.replicas = std::move(got);
-    p.start = now;
-    p.quota_key = k;
-    p.quota_held = a.capacity == ResourceType::idle ? Resources{} : d;
-    if (a.capacity != ResourceType::idle) quotas_.charge(k, d, +1);
-    // Nothing throws from here on: the instant is noted, then the start committed.
-    if (now != started_now_at_) {
-      started_now_.clear();
-      started_now_at_ = now;
-    }
-    session.note_time(now);
-    session.commit_start(t, std::move(p), now);
+    detail::check_time(a.start, last_now_, fn);
+    actions::start_decided(*this, t, a);  // actions/outside.hpp
   }
 
   /// Preempts running task `victim` at `now` for waiting task `preemptor` (an outside decision,
@@ -798,21 +756,6 @@ class Scheduler : private detail::SchedulerCore {
   }
 
  private:
-  /// Takes every replica of `a` (an option of `spec`) on its node exactly
-  /// (Cluster::allocate_exact: replica 0 the head shape, the others the worker's); on a throw
-  /// releases what it took and rethrows (adopt_task, start_at).
-  std::vector<ReplicaAllocation> allocate_adoption(const TaskSpec& spec, const Adoption& a) {
-    std::vector<ReplicaAllocation> got;
-    const GangOption& o = spec.options[a.option];
-    try {
-      for (std::size_t i = 0; i < a.replicas.size(); ++i)
-        got.push_back(cluster_.allocate_exact(a.replicas[i].node, i == 0 ? o.head : o.worker, a.replicas[i].gpu_mask));
-    } catch (...) {
-      for (auto it = got.rbegin(); it != got.rend(); ++it) cluster_.release(*it);
-      throw;
-    }
-    return got;
-  }
   void check_task_id(TaskId t, std::string_view fn) const {
     if (!knows_task(t)) [[unlikely]]
       throw UnknownTask(fmt::format("{}: unknown task id {}", fn, t.value));
