@@ -30,8 +30,8 @@ namespace libsched {
 class Explain {
  public:
   /// `reasons`: build the one-line reason with its figures. Without, only the codes are
-  /// computed (the same codes: Scheduler::wait_code, the simulator's wait attribution) and
-  /// every reason is empty.
+  /// computed (the same codes: Scheduler::wait_code, the simulator's wait attribution), every
+  /// reason is empty and a status with one binding constraint lists none (only()).
   explicit Explain(Session& s, bool reasons = true) : S(s), st(s.st), R(reasons) {}
 
   /// Why task `t` waits at S.now: for a task that is not waiting, the status of its last pass.
@@ -53,6 +53,11 @@ class Explain {
   Session::Core& st;
   const bool R;  ///< build reasons (see the constructor)
 
+  /// The blocking list of a status whose one binding constraint is its code `c`: {c} with
+  /// reasons, empty without (primary() is `c` either way: wait_code reads nothing else, and no
+  /// list is allocated per diagnosis).
+  std::vector<WaitCode> only(WaitCode c) const { return R ? std::vector<WaitCode>{c} : std::vector<WaitCode>{}; }
+
   /// The reason text, or "" without reasons (the arguments are still evaluated: keep them cheap).
   template <class... A>
   std::string txt(fmt::format_string<A...> f, A&&... a) const {
@@ -67,7 +72,7 @@ class Explain {
     return WaitStatus{WaitCode::blocked_by_queue,
                       e.hold == Session::Entry::Hold::strict ? txt("waits behind {} (strict queueing)", hn)
                                                              : txt("would delay the reserved start of {} (backfill)", hn),
-                      {WaitCode::blocked_by_queue}};
+                      only(WaitCode::blocked_by_queue)};
   }
 
   /// Fast paths: did the last pass try `e` and fail, with nothing changed since that
@@ -98,9 +103,9 @@ class Explain {
     auto held = [&]() -> std::optional<WaitStatus> {
       const std::string& hn = st.tasks_[head->index()].spec.name;
       if (st.options_.queueing == Queueing::strict)
-        return WaitStatus{WaitCode::blocked_by_queue, txt("waits behind {} (strict queueing)", hn), {WaitCode::blocked_by_queue}};
+        return WaitStatus{WaitCode::blocked_by_queue, txt("waits behind {} (strict queueing)", hn), only(WaitCode::blocked_by_queue)};
       return WaitStatus{WaitCode::blocked_by_queue, txt("would delay the reserved start of {} (backfill)", hn),
-                        {WaitCode::blocked_by_queue}};
+                        only(WaitCode::blocked_by_queue)};
     };
     for (const auto& k : st.queue_) {
       TaskId x = k.id;
@@ -218,7 +223,7 @@ class Explain {
       std::vector<Preemption> v;
       if (actions::preempt(S, tx, t, now, v))
         return {WaitCode::fits_after_preemption, txt("{}; fits after preempting {} task(s)", need, v.size()),
-                {WaitCode::fits_after_preemption}};
+                only(WaitCode::fits_after_preemption)};
     }
     // 4. Quota now, and whether the gang would place ignoring quota.
     bool quota_now = false;
@@ -272,7 +277,7 @@ class Explain {
     };
     // a. Node policies: it would place without them.
     if (!f.empty() && gang_places(s, t, now, true)) {
-      if (!R) return {WaitCode::blocked_by_node_policy, "", {WaitCode::blocked_by_node_policy}};
+      if (!R) return {WaitCode::blocked_by_node_policy, "", only(WaitCode::blocked_by_node_policy)};
       std::size_t allowed = 0, excluded_fit = 0;
       for (std::size_t n = 0; n < st.cluster_.size(); ++n) {
         if (eligible(n, false)) ++allowed;
@@ -282,11 +287,11 @@ class Explain {
                                         allowed, excluded_fit);
       if (f.blocked().empty())  // only NodeIn lists narrowed it: nothing is blacklisted
         return {WaitCode::blocked_by_node_policy, fmt::format("{}; no node allowed by its NodeIn node policies fits ({})", need, figures),
-                {WaitCode::blocked_by_node_policy}};
+                only(WaitCode::blocked_by_node_policy)};
       std::string nodes;
       for (NodeId n : f.blocked()) nodes += (nodes.empty() ? "" : ",") + st.cluster_.node(n).name;
       return {WaitCode::blocked_by_node_policy, fmt::format("quota check failed due to node blacklist: {} ({})", nodes, figures),
-              {WaitCode::blocked_by_node_policy}};
+              only(WaitCode::blocked_by_node_policy)};
     }
     // b. Preemption is off (or not allowed for this kind) but would let it start.
     const bool all_on = st.options_.preemption && st.options_.idle_reclaim && st.options_.spot_eviction;
@@ -296,14 +301,14 @@ class Explain {
       if (actions::preempt(S, tx, t, now, v, /*hypothetical=*/true))
         return {WaitCode::fits_after_preemption,
                 txt("{}; fits after preempting {} task(s), which the scheduler's preemption settings do not allow", need, v.size()),
-                {WaitCode::fits_after_preemption}};
+                only(WaitCode::fits_after_preemption)};
     }
     // c. Idle stability: it would place on idle capacity offered at stability low.
     if (st.ages(s)) {
       TaskSpec low = s;
       low.idle_stability = IdleStability::low;
       if (gang_places(low, t, now, false)) {
-        if (!R) return {WaitCode::waits_for_idle_stability, "", {WaitCode::waits_for_idle_stability}};
+        if (!R) return {WaitCode::waits_for_idle_stability, "", only(WaitCode::waits_for_idle_stability)};
         Time threshold = s.idle_stability == IdleStability::high ? st.options_.idle_stability_high : st.options_.idle_stability_medium;
         std::size_t offered = 0, young_fit = 0;
         for (std::size_t n = 0; n < st.cluster_.size(); ++n) {
@@ -315,7 +320,7 @@ class Explain {
         return {WaitCode::waits_for_idle_stability,
                 fmt::format("{}; {} nodes offer idle capacity at stability {}; {} fit but are younger than {} s", need, offered,
                             s.idle_stability == IdleStability::high ? "high" : "medium", young_fit, gpus_str(threshold)),
-                {WaitCode::waits_for_idle_stability}};
+                only(WaitCode::waits_for_idle_stability)};
       }
     }
     // Free capacity of the eligible nodes (model-matching for a GPU replica), once needed.
@@ -354,13 +359,14 @@ class Explain {
       if (cpu_only && st.options_.fast_paths) {
         for (std::size_t n = 0; n < st.cluster_.size() && !gpu_side_places; ++n) gpu_side_places = eligible(n, false);
       } else {
-        TaskSpec gpu_only = s;
+        TaskSpec& gpu_only = st.relaxed_spec_;  // (s itself is a task's spec: never this scratch)
+        gpu_only = s;
         for (auto& o : gpu_only.options)
           for (ReplicaShape* r : {&o.head, &o.worker}) r->cpu_milli = r->mem_mib = 0;
         gpu_side_places = gang_places(gpu_only, t, now, false);
       }
       if (gpu_side_places) {
-        if (!R) return {WaitCode::waits_for_cpu_memory, "", {WaitCode::waits_for_cpu_memory}};
+        if (!R) return {WaitCode::waits_for_cpu_memory, "", only(WaitCode::waits_for_cpu_memory)};
         std::int64_t max_cpu = 0, max_mem = 0;
         std::size_t gpu_nodes = 0;
         for (std::size_t n = 0; n < st.cluster_.size(); ++n) {
@@ -377,7 +383,7 @@ class Explain {
                 fmt::format("{}; each replica needs {} vCPU and {} GiB; {} eligible nodes have room for its GPUs but at most {} vCPU and "
                             "{} GiB free",
                             need, gpus_str(w.cpu_milli), gib_str(w.mem_mib), gpu_nodes, gpus_str(max_cpu), gib_str(max_mem)),
-                {WaitCode::waits_for_cpu_memory}};
+                only(WaitCode::waits_for_cpu_memory)};
       }
     }
     // e. GPU fragmentation vs capacity.
@@ -385,9 +391,9 @@ class Explain {
     if (w.num_gpu > 0 && free_gpu >= s.demand(0).gpu_milli)
       return {WaitCode::waits_for_fragmentation,
               txt("{}; {} GPU free in total but largest free fragment {} GPU", need, R ? gpus_str(free_gpu) : std::string(), largest_frag),
-              {WaitCode::waits_for_fragmentation}};
+              only(WaitCode::waits_for_fragmentation)};
     return {WaitCode::waits_for_capacity, txt("{}; {} GPU free in eligible nodes", need, R ? gpus_str(free_gpu) : std::string()),
-            {WaitCode::waits_for_capacity}};
+            only(WaitCode::waits_for_capacity)};
   }
 
   /// Appends "[blocking: a, b]" (bucket names) when more than one constraint binds.

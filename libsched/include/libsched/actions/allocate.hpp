@@ -410,10 +410,14 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     } else {
       e.failed_epoch = st.capacity_epoch_;
       e.failed_pass = st.pass_;
-      if (dormant && eligible < 0) eligible = dormant_eligible(S, e.spec) ? 1 : 0;
+      const bool asked = dormant && eligible < 0;
+      if (asked) eligible = dormant_eligible(S, e.spec) ? 1 : 0;
       if (dormant && eligible == 1) {
         e.dormant_gen = st.dormant_gen_;
-        st.dormant_max_priority_ = std::max(st.dormant_max_priority_, e.spec.priority);
+        // (an answer known from failed_signatures came with its priority counted: the task
+        // that inserted it went dormant in this generation, or was dormant in it already, and
+        // the priority is part of the signature)
+        if (asked) st.dormant_max_priority_ = std::max(st.dormant_max_priority_, e.spec.priority);
         // Its observer's code is what a diagnosis gives now (Core::stable_code): not listed.
         // A later start it could preempt lists it with the walk's dormant tasks (below).
         listed = !st.stable_code(e);
@@ -440,7 +444,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   };
   for (TaskId t; next(t);) {
     auto& e = st.tasks_[t.index()];
-    if (e.state != State::waiting) continue;
+    if (from_fresh && e.state != State::waiting) continue;  // (every task in the queue waits)
     if (blocked) {
       if (strict_tail && st.strict_tail_ && *st.strict_tail_ < *std::prev(cursor)) {  // (strict walks the queue)
         const Session::Core::QueueKey& from = *std::prev(cursor);

@@ -662,6 +662,9 @@ struct SchedulerCore {
   mutable bool owner_override_ = false;
   mutable std::vector<Time> owner_at_;
   mutable ReleasedCapacity released_;  ///< scratch of actions::reservation (empty between uses)
+  /// Scratch of Explain::capacity_diagnosis: its relaxed copy of a request, assigned anew at
+  /// each use (a kept spec reuses its buffers: no allocation per diagnosis).
+  mutable TaskSpec relaxed_spec_;
   mutable std::vector<const Placement*> reservation_pending_;  ///< scratch of actions::reservation
   mutable std::vector<Cluster::FreeSum> reservation_delta_;     ///< scratch of actions::reservation
   mutable std::vector<std::size_t> slots_a_, slots_b_;  ///< scratch of actions::starves_head
