@@ -70,6 +70,14 @@ struct ReleasedCapacity {
     node[a.node.index()].mem_mib += a.mem_mib;
     for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) gpu[n.gpu_offset + std::uint32_t(std::countr_zero(m))] += a.gpu_milli;
   }
+  /// Takes back what add(c, a) counted for `a` (added since the last clear()); its node stays
+  /// touched (with nothing counted, it offers the slots it offers without releases).
+  void remove(const Cluster& c, const ReplicaAllocation& a) {
+    const Node& n = c.nodes()[a.node.index()];
+    node[a.node.index()].cpu_milli -= a.cpu_milli;
+    node[a.node.index()].mem_mib -= a.mem_mib;
+    for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) gpu[n.gpu_offset + std::uint32_t(std::countr_zero(m))] -= a.gpu_milli;
+  }
   void clear(const Cluster& c) {
     for (NodeId id : touched) {
       node[id.index()] = Resources{};
@@ -662,6 +670,8 @@ struct SchedulerCore {
   mutable bool owner_override_ = false;
   mutable std::vector<Time> owner_at_;
   mutable ReleasedCapacity released_;  ///< scratch of actions::reservation (empty between uses)
+  ReleasedCapacity preempt_released_;              ///< scratch of actions::preempt's probes by slots (empty between uses)
+  std::vector<Cluster::FreeSum> preempt_delta_;    ///< ... and their per-(pool, model) sums
   mutable std::vector<const Placement*> reservation_pending_;  ///< scratch of actions::reservation
   mutable std::vector<Cluster::FreeSum> reservation_delta_;     ///< scratch of actions::reservation
   mutable std::vector<std::size_t> slots_a_, slots_b_;  ///< scratch of actions::starves_head
