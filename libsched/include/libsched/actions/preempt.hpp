@@ -360,6 +360,16 @@ class SlotProbe {
   }
   /// Would try_start(tx, t, now, false, cls) place the gang with what is counted released?
   bool fits() const { return S_.fits_by_slots(t_, now_, rel_, &delta_, cls_); }
+  /// Does node `id` (touched by what is counted), with what is counted released on it, fit a
+  /// replica of some option of the gang (Cluster::replica_slots; slots_decide: the head's
+  /// shape is every replica's)?
+  bool offers_slot(NodeId id) const {
+    const Cluster& c = S_.st.cluster_;
+    const std::int32_t* gpu = rel_.gpu.data() + c.nodes()[id.index()].gpu_offset;
+    for (const GangOption& o : S_.spec(t_).options)
+      if (c.replica_slots(id, o.head, rel_.node[id.index()], gpu) > 0) return true;
+    return false;
+  }
 
  private:
   Session& S_;
@@ -467,9 +477,26 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   tx.rollback_to(m0);
   lo = hi;
   if (by_slots) {
-    // The placement on the prefix found, as the probe at `hi` would have placed it.
+    // The placement on the prefix found, as the probe at `hi` would have placed it. With a
+    // policy that picks among the nodes that fit a replica by their own state
+    // (Core::feasible_only_placement_), only the releases on nodes that then fit one matter:
+    // a node that fits none is never picked, with or without its releases, and every other
+    // node is as with all of them (Session::may_fit, a necessary condition, holds whenever the
+    // gang places). So those replicas alone are released, every victim's quota refunded: the
+    // same placement, without moving the prefix's other nodes in the free order and back.
     probe->reset();
-    for (std::size_t i = 0; i < lo; ++i) S.release_into(tx, *order[i].placement);
+    if (st.feasible_only_placement_) {
+      for (std::size_t i = 0; i < lo; ++i) probe->count(*order[i].placement, +1);
+      std::vector<const ReplicaAllocation*> fitting;  // (chosen before any is released: offers_slot reads the cluster)
+      for (std::size_t i = 0; i < lo; ++i)
+        for (const auto& a : order[i].placement->replicas)
+          if (probe->offers_slot(a.node)) fitting.push_back(&a);
+      probe->reset();
+      for (const ReplicaAllocation* a : fitting) tx.release(*a);
+      for (std::size_t i = 0; i < lo; ++i) probe->refund(*order[i].placement);
+    } else {
+      for (std::size_t i = 0; i < lo; ++i) S.release_into(tx, *order[i].placement);
+    }
     at_hi = S.try_start(tx, t, now, false, cls);
     tx.rollback_to(m0);
     if (!at_hi) return std::nullopt;  // cannot happen (the probe by slots is try_start's answer); stay safe

@@ -108,6 +108,8 @@ struct SchedulerCore {
     // First-fit as built in (FirstFit is final: no override of its hooks): Session::place_gang
     // scans for its nodes itself.
     builtin_first_fit_ = dynamic_cast<const placement::FirstFit*>(policy_.get()) != nullptr;
+    feasible_only_placement_ = builtin_first_fit_ || dynamic_cast<const placement::BestFit*>(policy_.get()) != nullptr ||
+                               dynamic_cast<const placement::WorstFit*>(policy_.get()) != nullptr;
     order_preempts_ = !builtin_queue_order_ && queue_order_->preemptive();
     order_victims_grow_ = order_preempts_ && queue_order_->victims_grow();
     order_by_tenant_ = !builtin_queue_order_ && queue_order_->ranks_by_tenant_service();
@@ -460,6 +462,10 @@ struct SchedulerCore {
   std::unique_ptr<Admission> admission_;
   bool builtin_queue_order_ = false, builtin_victim_order_ = false, builtin_admission_ = false;
   bool builtin_first_fit_ = false;  ///< the placement policy is placement::FirstFit
+  /// The placement policy is first-fit, best-fit or worst-fit (placement/builtin.hpp): the node
+  /// it picks for a replica depends only on the nodes that fit it (their own free capacity and
+  /// ids), never on a node that does not fit (actions::preempt places on part of a release).
+  bool feasible_only_placement_ = false;
   /// The queue order preempts by itself (QueueOrder::preemptive(), e.g. srtf): Session::order_kind.
   bool order_preempts_ = false;
   /// ... and a running task may become its victim by time alone (QueueOrder::victims_grow, las):
