@@ -285,7 +285,7 @@ class Session {
       return Cluster::replica_slots_exact(o.head) && (s.workers == 0 || o.worker == o.head);
     });
   }
-  /// try_start(tx, t, at).has_value() without placing anything, for a task with
+  /// try_start(tx, t, at, false, only).has_value() without placing anything, for a task with
   /// slots_decide(spec(t)), as if `released` (per node) were free on top of the cluster; `delta`
   /// is the same capacity per (pool, model) (Session::may_fit) or null when `released` is
   /// empty. Every placement policy picks a node that fits whenever one does (PlacementPolicy),
@@ -295,12 +295,14 @@ class Session {
   /// O(classes x options x nodes), stopping at the first node that completes the count; for a
   /// shape that takes vCPU only the nodes `released` touches and those with vCPU free now
   /// (Cluster::cpu_free_nodes) are visited (a full cluster's other nodes have no slot).
-  bool fits_by_slots(TaskId t, Time at, const detail::ReleasedCapacity& released, const std::vector<Cluster::FreeSum>* delta) const {
+  bool fits_by_slots(TaskId t, Time at, const detail::ReleasedCapacity& released, const std::vector<Cluster::FreeSum>* delta,
+                     std::optional<ResourceType> only = std::nullopt) const {
     const TaskSpec& s = spec(t);
     const Cluster& c = st.cluster_;
     NodeFilter f = NodeFilter::build(st.policies_, s, at, c.size());
     const std::int64_t need = s.replicas();
     for (ResourceType cls : classes(s)) {
+      if (only && cls != *only) continue;
       QuotaKey k = quota_key(s, cls);
       for (std::size_t i = 0; i < s.options.size(); ++i) {
         if (!admits(k, s, t, s.demand(i)) || !may_fit(s, i, cls, delta)) continue;

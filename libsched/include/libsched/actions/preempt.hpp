@@ -310,6 +310,77 @@ class VictimStream {
   std::vector<Cand> order_;      ///< the first candidates in victim order
 };
 
+/// The victim search's probes by slots (fast paths, Session::slots_decide for the preemptor):
+/// whether try_start(t, only cls) would place the gang with a set of candidates released,
+/// answered by Session::fits_by_slots over what they hold, counted per node (ReleasedCapacity)
+/// and per (pool, model) (`delta`, add_released's layout: actions/backfill.hpp), with only
+/// their quota refunds charged inside tx. The reservation walk's rule (actions::reservation):
+/// every placement policy places a gang of such a shape exactly when the eligible nodes'
+/// slots reach its replica count, so the answer is try_start's, without releasing into the
+/// cluster and rolling back (no free-order moves, no undo). The counts are sums: a set changes
+/// one candidate at a time, in any order. Holds Core::preempt_released_ / preempt_delta_ while
+/// it lives (empty between uses).
+class SlotProbe {
+ public:
+  SlotProbe(Session& S, Transaction& tx, TaskId t, Time now, ResourceType cls)
+      : S_(S), tx_(tx), t_(t), now_(now), cls_(cls), rel_(std::move(S.st.preempt_released_)), delta_(std::move(S.st.preempt_delta_)) {
+    delta_.assign(S.st.cluster_.pools().size() * Cluster::kSlotsPerPool, Cluster::FreeSum{});
+  }
+  SlotProbe(const SlotProbe&) = delete;
+  SlotProbe& operator=(const SlotProbe&) = delete;
+  ~SlotProbe() {
+    rel_.clear(S_.st.cluster_);
+    S_.st.preempt_released_ = std::move(rel_);
+    S_.st.preempt_delta_ = std::move(delta_);
+  }
+  /// Counts what placement `p` holds as released (sign +1) or no longer (-1). The quota is
+  /// not touched (refund()).
+  void count(const Placement& p, int sign) {
+    const Cluster& c = S_.st.cluster_;
+    for (const auto& a : p.replicas) {
+      if (sign > 0) rel_.add(c, a);
+      else rel_.remove(c, a);
+      const Node& n = c.nodes()[a.node.index()];
+      if (!n.up || n.drained) continue;  // (add_released: not in the (pool, model) sums)
+      auto& f = delta_[Cluster::slot_of(n)];
+      f.cpu_milli += sign * a.cpu_milli;
+      f.mem_mib += sign * a.mem_mib;
+      f.gpu_milli += sign * a.total_gpu_milli();
+      f.full_free_gpus += sign * std::int64_t(std::popcount(a.gpu_mask));
+    }
+  }
+  /// Refunds (sign +1) p's quota inside tx as Session::release_into does, or charges it back (-1).
+  void refund(const Placement& p, int sign = 1) {
+    if (p.capacity != ResourceType::idle) tx_.charge(p.quota_key, p.quota_held, -sign);
+  }
+  /// Nothing counted (the quota charges are the caller's to roll back).
+  void reset() {
+    rel_.clear(S_.st.cluster_);
+    std::fill(delta_.begin(), delta_.end(), Cluster::FreeSum{});
+  }
+  /// Would try_start(tx, t, now, false, cls) place the gang with what is counted released?
+  bool fits() const { return S_.fits_by_slots(t_, now_, rel_, &delta_, cls_); }
+  /// Does node `id` (touched by what is counted), with what is counted released on it, fit a
+  /// replica of some option of the gang (Cluster::replica_slots; slots_decide: the head's
+  /// shape is every replica's)?
+  bool offers_slot(NodeId id) const {
+    const Cluster& c = S_.st.cluster_;
+    const std::int32_t* gpu = rel_.gpu.data() + c.nodes()[id.index()].gpu_offset;
+    for (const GangOption& o : S_.spec(t_).options)
+      if (c.replica_slots(id, o.head, rel_.node[id.index()], gpu) > 0) return true;
+    return false;
+  }
+
+ private:
+  Session& S_;
+  Transaction& tx_;
+  TaskId t_;
+  Time now_;
+  ResourceType cls_;
+  detail::ReleasedCapacity rel_;
+  std::vector<Cluster::FreeSum> delta_;
+};
+
 /// Preemption on one capacity class (see the file's contract).
 inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskId t, Time now, std::vector<Preemption>& victims,
                                               bool hypothetical, ResourceType cls) {
@@ -338,6 +409,11 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   // answers over the candidates; the bucketed source learns it here, along the order).
   if (k0 == kNoPrefix) return std::nullopt;
   std::size_t m0 = tx.mark();
+  // Fast paths, a gang of one exact-slot shape: every probe below goes by slots (SlotProbe);
+  // only the placement at the prefix found and the final start are placed on released state.
+  std::optional<SlotProbe> probe;
+  if (S.slots_decide(S.spec(t))) probe.emplace(S, tx, t, now, cls);
+  const bool by_slots = probe.has_value();
   // The shortest prefix of the candidate order that lets the whole gang start. Galloping
   // search (prefixes of 1, 2, 4, ... victims), then binary search inside the last doubling;
   // if even every candidate is not enough, nothing is preempted (never in vain). The prefix
@@ -348,10 +424,18 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
     order.has(k - 1);
     if (k + 1 < marks.size()) {
       tx.rollback_to(marks[k]);
+      if (by_slots)
+        for (std::size_t i = k; i + 1 < marks.size(); ++i) probe->count(*order[i].placement, -1);
       marks.resize(k + 1);
     }
     while (marks.size() <= k) {
-      S.release_into(tx, *order[marks.size() - 1].placement);
+      const Placement& p = *order[marks.size() - 1].placement;
+      if (by_slots) {
+        probe->count(p, +1);
+        probe->refund(p);
+      } else {
+        S.release_into(tx, p);
+      }
       marks.push_back(tx.mark());
     }
   };
@@ -362,6 +446,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   auto starts_with_prefix = [&](std::size_t k) {
     if (k < k0) return false;
     set_prefix(k);
+    if (by_slots) return probe->fits();  // (at_hi is placed once the prefix is known)
     std::size_t m1 = tx.mark();
     auto p = S.try_start(tx, t, now, false, cls);
     tx.rollback_to(m1);
@@ -391,6 +476,31 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   }
   tx.rollback_to(m0);
   lo = hi;
+  if (by_slots) {
+    // The placement on the prefix found, as the probe at `hi` would have placed it. With a
+    // policy that picks among the nodes that fit a replica by their own state
+    // (Core::feasible_only_placement_), only the releases on nodes that then fit one matter:
+    // a node that fits none is never picked, with or without its releases, and every other
+    // node is as with all of them (Session::may_fit, a necessary condition, holds whenever the
+    // gang places). So those replicas alone are released, every victim's quota refunded: the
+    // same placement, without moving the prefix's other nodes in the free order and back.
+    probe->reset();
+    if (st.feasible_only_placement_) {
+      for (std::size_t i = 0; i < lo; ++i) probe->count(*order[i].placement, +1);
+      std::vector<const ReplicaAllocation*> fitting;  // (chosen before any is released: offers_slot reads the cluster)
+      for (std::size_t i = 0; i < lo; ++i)
+        for (const auto& a : order[i].placement->replicas)
+          if (probe->offers_slot(a.node)) fitting.push_back(&a);
+      probe->reset();
+      for (const ReplicaAllocation* a : fitting) tx.release(*a);
+      for (std::size_t i = 0; i < lo; ++i) probe->refund(*order[i].placement);
+    } else {
+      for (std::size_t i = 0; i < lo; ++i) S.release_into(tx, *order[i].placement);
+    }
+    at_hi = S.try_start(tx, t, now, false, cls);
+    tx.rollback_to(m0);
+    if (!at_hi) return std::nullopt;  // cannot happen (the probe by slots is try_start's answer); stay safe
+  }
   std::vector<std::size_t> chosen(lo);
   for (std::size_t i = 0; i < lo; ++i) chosen[i] = i;
   // Victims holding nothing on the nodes the gang would use are usually not needed: keep
@@ -417,8 +527,18 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
       if (on_used) relevant.push_back(i);
     }
     if (relevant.size() < lo) {
-      for (std::size_t i : relevant) S.release_into(tx, *order[i].placement);
-      bool ok = S.try_start(tx, t, now, false, cls).has_value();
+      bool ok;
+      if (by_slots) {
+        for (std::size_t i : relevant) {
+          probe->count(*order[i].placement, +1);
+          probe->refund(*order[i].placement);
+        }
+        ok = probe->fits();
+        probe->reset();
+      } else {
+        for (std::size_t i : relevant) S.release_into(tx, *order[i].placement);
+        ok = S.try_start(tx, t, now, false, cls).has_value();
+      }
       tx.rollback_to(m0);
       if (ok) chosen = relevant;
     }
@@ -429,7 +549,35 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   // worse node when more is free); only a round with no drop proves that every kept victim
   // is needed against the final set.
   std::vector<bool> keep(chosen.size(), true);
-  for (bool dropped = true; dropped;) {
+  if (by_slots) {
+    // The same rounds by slots: every kept victim counted, the one tested taken out (its
+    // quota charged back) and put back unless dropped: O(victims) per round, not squared.
+    for (std::size_t i : chosen) {
+      probe->count(*order[i].placement, +1);
+      probe->refund(*order[i].placement);
+    }
+    std::size_t m2 = tx.mark();
+    for (bool dropped = true; dropped;) {
+      dropped = false;
+      for (std::size_t j = chosen.size(); j-- > 0;) {
+        if (!keep[j]) continue;
+        const Placement& p = *order[chosen[j]].placement;
+        probe->count(p, -1);
+        probe->refund(p, -1);
+        const bool ok = probe->fits();
+        if (ok) {
+          keep[j] = false;
+          dropped = true;
+          m2 = tx.mark();
+        } else {
+          tx.rollback_to(m2);
+          probe->count(p, +1);
+        }
+      }
+    }
+    probe->reset();
+  }
+  for (bool dropped = !by_slots; dropped;) {
     dropped = false;
     for (std::size_t j = chosen.size(); j-- > 0;) {
       if (!keep[j]) continue;

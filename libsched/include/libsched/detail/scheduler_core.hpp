@@ -70,6 +70,14 @@ struct ReleasedCapacity {
     node[a.node.index()].mem_mib += a.mem_mib;
     for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) gpu[n.gpu_offset + std::uint32_t(std::countr_zero(m))] += a.gpu_milli;
   }
+  /// Takes back what add(c, a) counted for `a` (added since the last clear()); its node stays
+  /// touched (with nothing counted, it offers the slots it offers without releases).
+  void remove(const Cluster& c, const ReplicaAllocation& a) {
+    const Node& n = c.nodes()[a.node.index()];
+    node[a.node.index()].cpu_milli -= a.cpu_milli;
+    node[a.node.index()].mem_mib -= a.mem_mib;
+    for (std::uint64_t m = a.gpu_mask; m; m &= m - 1) gpu[n.gpu_offset + std::uint32_t(std::countr_zero(m))] -= a.gpu_milli;
+  }
   void clear(const Cluster& c) {
     for (NodeId id : touched) {
       node[id.index()] = Resources{};
@@ -100,6 +108,8 @@ struct SchedulerCore {
     // First-fit as built in (FirstFit is final: no override of its hooks): Session::place_gang
     // scans for its nodes itself.
     builtin_first_fit_ = dynamic_cast<const placement::FirstFit*>(policy_.get()) != nullptr;
+    feasible_only_placement_ = builtin_first_fit_ || dynamic_cast<const placement::BestFit*>(policy_.get()) != nullptr ||
+                               dynamic_cast<const placement::WorstFit*>(policy_.get()) != nullptr;
     order_preempts_ = !builtin_queue_order_ && queue_order_->preemptive();
     order_victims_grow_ = order_preempts_ && queue_order_->victims_grow();
     order_by_tenant_ = !builtin_queue_order_ && queue_order_->ranks_by_tenant_service();
@@ -452,6 +462,10 @@ struct SchedulerCore {
   std::unique_ptr<Admission> admission_;
   bool builtin_queue_order_ = false, builtin_victim_order_ = false, builtin_admission_ = false;
   bool builtin_first_fit_ = false;  ///< the placement policy is placement::FirstFit
+  /// The placement policy is first-fit, best-fit or worst-fit (placement/builtin.hpp): the node
+  /// it picks for a replica depends only on the nodes that fit it (their own free capacity and
+  /// ids), never on a node that does not fit (actions::preempt places on part of a release).
+  bool feasible_only_placement_ = false;
   /// The queue order preempts by itself (QueueOrder::preemptive(), e.g. srtf): Session::order_kind.
   bool order_preempts_ = false;
   /// ... and a running task may become its victim by time alone (QueueOrder::victims_grow, las):
@@ -665,6 +679,8 @@ struct SchedulerCore {
   /// Scratch of Explain::capacity_diagnosis: its relaxed copy of a request, assigned anew at
   /// each use (a kept spec reuses its buffers: no allocation per diagnosis).
   mutable TaskSpec relaxed_spec_;
+  ReleasedCapacity preempt_released_;              ///< scratch of actions::preempt's probes by slots (empty between uses)
+  std::vector<Cluster::FreeSum> preempt_delta_;    ///< ... and their per-(pool, model) sums
   mutable std::vector<const Placement*> reservation_pending_;  ///< scratch of actions::reservation
   mutable std::vector<Cluster::FreeSum> reservation_delta_;     ///< scratch of actions::reservation
   mutable std::vector<std::size_t> slots_a_, slots_b_;  ///< scratch of actions::starves_head
