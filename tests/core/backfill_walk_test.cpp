@@ -10,7 +10,6 @@
 #include "tests/common/unity.hpp"
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -24,17 +23,7 @@ using namespace libsched::testing;
 
 namespace {
 
-/// One scheduler and the wait code its observer holds for each waiting task (the code of its
-/// last listing; blocked_by_queue when listed held).
-struct Observed {
-  Scheduler s;
-  std::map<std::int32_t, WaitCode> code;
-  void listing(Time now) {
-    const std::vector<TaskId> v = s.take_visited_waiting();
-    const auto& l = s.listed();
-    for (std::size_t i = 0; i < v.size(); ++i) code[v[i].value] = l[i].held ? WaitCode::blocked_by_queue : s.wait_code(v[i], now);
-  }
-};
+using Observed = ObservedScheduler;  // (builders.hpp)
 
 /// A random backfill run on four nodes (8 GPUs, 16 vCPU each), with fast paths and without:
 /// few request shapes (CPU-only gangs of 1-4 replicas of 4, 8 or 16 vCPU, two priorities, some
@@ -49,7 +38,7 @@ std::size_t compare_runs(std::uint32_t seed, bool preemption) {
   SchedulerOptions slow_o = fast_o;
   slow_o.fast_paths = false;
   const Cluster c = make_cluster().pool("p").nodes("n", 4, "A100", 8, 16, 64).build();
-  Observed a{Scheduler(c, fast_o), {}}, b{Scheduler(c, slow_o), {}};
+  Observed a{Scheduler(c, fast_o), {}, 0}, b{Scheduler(c, slow_o), {}, 0};
   for (Observed* o : {&a, &b}) o->s.quotas().set_limit(QuotaKey{"carol", ResourceType::pay_as_you_go, PoolId{}}, gpu_quota(8, 24));
   boost::random::mt19937 rng(seed);
   auto draw = [&](int lo, int hi) { return boost::random::uniform_int_distribution<int>(lo, hi)(rng); };
@@ -85,19 +74,8 @@ std::size_t compare_runs(std::uint32_t seed, bool preemption) {
       else if (op == 2) o->s.quotas().set_limit(QuotaKey{"carol", ResourceType::pay_as_you_go, PoolId{}}, gpu_quota(8, carol_vcpu));
       else if (op == 3 && step > 60) o->s.quotas().set_limit(QuotaKey{"dave", ResourceType::pay_as_you_go, PoolId{}}, gpu_quota(8, 32));
     }
-    const ScheduleResult ra = a.s.schedule(now), rb = b.s.schedule(now);
     INFO("seed " << seed << " step " << step);
-    REQUIRE(ra.started == rb.started);
-    REQUIRE(ra.preemptions.size() == rb.preemptions.size());
-    for (std::size_t i = 0; i < ra.preemptions.size(); ++i) REQUIRE(ra.preemptions[i].victim == rb.preemptions[i].victim);
-    for (const Preemption& v : ra.preemptions) {  // (victims are not re-queued here)
-      running.erase(std::remove(running.begin(), running.end(), v.victim), running.end());
-      a.code.erase(v.victim.value), b.code.erase(v.victim.value);
-    }
-    running.insert(running.end(), ra.started.begin(), ra.started.end());
-    for (TaskId t : ra.started) a.code.erase(t.value), b.code.erase(t.value);
-    a.listing(now);
-    b.listing(now);
+    schedule_alike(a, b, now, running);  // (builders.hpp)
     for (const auto& [id, code] : b.code) {
       INFO("task " << b.s.task(TaskId(id)).name);
       REQUIRE(a.code.count(id) == 1);

@@ -7,14 +7,18 @@
 // Units in the builders are the scenario's: vCPU and GiB (converted to milli-vCPU and MiB).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <boost/random/mersenne_twister.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
+
+#include <catch2/catch.hpp>
 
 #include <libsched/libsched.hpp>
 
@@ -211,6 +215,57 @@ inline std::vector<TaskId> victims(const ScheduleResult& r) {
   std::vector<TaskId> v;
   for (const auto& p : r.preemptions) v.push_back(p.victim);
   return v;
+}
+
+/// One schedule() call at `now` written as lines ("NOW start NAME on NODES", "NOW preempt
+/// VICTIM by PREEMPTOR (KIND)") appended to `out`, for comparing two schedulers' decisions;
+/// returns the number of preemptions.
+inline std::size_t record_schedule(Scheduler& s, Time now, std::vector<std::string>& out) {
+  ScheduleResult r = s.schedule(now);
+  for (TaskId t : r.started) {
+    std::string line = std::to_string(now) + " start " + s.task(t).name + " on ";
+    const std::vector<std::string> nodes = nodes_of(s, t);
+    for (std::size_t i = 0; i < nodes.size(); ++i) line += (i ? "," : "") + nodes[i];
+    out.push_back(std::move(line));
+  }
+  for (const auto& v : r.preemptions)
+    out.push_back(std::to_string(now) + " preempt " + s.task(v.victim).name + " by " + s.task(v.preemptor).name + " (" +
+                  std::to_string(int(v.kind)) + ")");
+  return r.preemptions.size();
+}
+
+/// A scheduler and the wait code its observer holds for each waiting task, as the simulator
+/// keeps it: the code of the task's last listing (take_visited_waiting), blocked_by_queue when
+/// listed held. `listed` counts the listed tasks.
+struct ObservedScheduler {
+  Scheduler s;
+  std::map<std::int32_t, WaitCode> code;
+  std::size_t listed = 0;
+  void listing(Time now) {
+    const std::vector<TaskId> v = s.take_visited_waiting();
+    const auto& l = s.listed();
+    for (std::size_t i = 0; i < v.size(); ++i) code[v[i].value] = l[i].held ? WaitCode::blocked_by_queue : s.wait_code(v[i], now);
+    listed += v.size();
+  }
+};
+
+/// schedule(now) on two observed schedulers that must decide alike: the same starts and the
+/// same victims, in order (REQUIRE). Then `running` (tasks started and not released) and both
+/// observers' codes are updated (a task that started, or a victim, has none: victims are not
+/// re-queued) and both take their listing.
+inline void schedule_alike(ObservedScheduler& a, ObservedScheduler& b, Time now, std::vector<TaskId>& running) {
+  const ScheduleResult ra = a.s.schedule(now), rb = b.s.schedule(now);
+  REQUIRE(ra.started == rb.started);
+  REQUIRE(ra.preemptions.size() == rb.preemptions.size());
+  for (std::size_t i = 0; i < ra.preemptions.size(); ++i) REQUIRE(ra.preemptions[i].victim == rb.preemptions[i].victim);
+  for (const Preemption& v : ra.preemptions) {
+    running.erase(std::remove(running.begin(), running.end(), v.victim), running.end());
+    a.code.erase(v.victim.value), b.code.erase(v.victim.value);
+  }
+  running.insert(running.end(), ra.started.begin(), ra.started.end());
+  for (TaskId t : ra.started) a.code.erase(t.value), b.code.erase(t.value);
+  a.listing(now);
+  b.listing(now);
 }
 
 /// The property tests' seeded generator (Boost.Random: the same draws on every platform).

@@ -11,7 +11,6 @@
 #include "tests/common/unity.hpp"
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -25,19 +24,7 @@ using namespace libsched::testing;
 
 namespace {
 
-/// One scheduler and the wait code its observer holds for each waiting task (the code of the
-/// task's last listing, as the simulator keeps it: blocked_by_queue when listed held).
-struct Observed {
-  Scheduler s;
-  std::map<std::int32_t, WaitCode> code;
-  std::size_t listed = 0;
-  void listing(Time now) {
-    const std::vector<TaskId> v = s.take_visited_waiting();
-    const auto& l = s.listed();
-    for (std::size_t i = 0; i < v.size(); ++i) code[v[i].value] = l[i].held ? WaitCode::blocked_by_queue : s.wait_code(v[i], now);
-    listed += v.size();
-  }
-};
+using Observed = ObservedScheduler;  // (builders.hpp)
 
 /// A random backfill run on four nodes (8 GPUs, 16 vCPU each), the same operations on a
 /// scheduler with dormancy and one without: CPU-only gangs of 1-6 replicas (most of them,
@@ -93,17 +80,8 @@ std::size_t compare_codes(std::uint32_t seed, bool gpu_tasks, bool preemption) {
       else if (op == 1) o->s.undrain_node(n);
       else if (op == 2) o->s.quotas().set_limit(QuotaKey{"carol", ResourceType::pay_as_you_go, PoolId{}}, gpu_quota(8, carol_vcpu));
     }
-    const ScheduleResult ra = a.s.schedule(now), rb = b.s.schedule(now);
-    REQUIRE(ra.started == rb.started);
-    REQUIRE(ra.preemptions.size() == rb.preemptions.size());
-    for (const Preemption& v : ra.preemptions) {  // (victims are not re-queued here)
-      running.erase(std::remove(running.begin(), running.end(), v.victim), running.end());
-      a.code.erase(v.victim.value), b.code.erase(v.victim.value);
-    }
-    running.insert(running.end(), ra.started.begin(), ra.started.end());
-    for (TaskId t : ra.started) a.code.erase(t.value), b.code.erase(t.value);
-    a.listing(now);
-    b.listing(now);
+    INFO("seed " << seed << " step " << step);
+    schedule_alike(a, b, now, running);  // (builders.hpp)
     for (const auto& [id, code] : b.code) {
       INFO("seed " << seed << " step " << step << " task " << b.s.task(TaskId(id)).name);
       REQUIRE(a.code.count(id) == 1);

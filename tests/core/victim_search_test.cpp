@@ -11,7 +11,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "builders.hpp"
 
@@ -180,13 +179,7 @@ std::vector<std::string> random_run(std::uint32_t seed, bool fast, std::size_t& 
       if (g.chance(20)) b.workers(std::int32_t(g.range(1, 2)));
       submit(s, b, now);
     }
-    for (int call = 0; call < 2; ++call) {
-      ScheduleResult r = s.schedule(now);
-      for (TaskId t : r.started) out.push_back(fmt::format("{} start {} on {}", now, s.task(t).name, fmt::join(nodes_of(s, t), ",")));
-      for (const auto& v : r.preemptions)
-        out.push_back(fmt::format("{} preempt {} by {} ({})", now, s.task(v.victim).name, s.task(v.preemptor).name, int(v.kind)));
-      preemptions += r.preemptions.size();
-    }
+    for (int call = 0; call < 2; ++call) preemptions += record_schedule(s, now, out);
     for (TaskId t : std::vector<TaskId>(s.running().begin(), s.running().end()))
       if (g.chance(8)) s.release(t, now);
   }

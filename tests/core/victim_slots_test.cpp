@@ -11,7 +11,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "builders.hpp"
 
@@ -76,13 +75,7 @@ std::vector<std::string> random_run(std::uint32_t seed, bool fast, const std::st
       if (g.chance(50)) b.checkpoint_every(g.range(1, 5) * 1'000);
       submit(s, b, now);
     }
-    for (int call = 0; call < 2; ++call) {
-      ScheduleResult r = s.schedule(now);
-      for (TaskId t : r.started) out.push_back(fmt::format("{} start {} on {}", now, s.task(t).name, fmt::join(nodes_of(s, t), ",")));
-      for (const auto& v : r.preemptions)
-        out.push_back(fmt::format("{} preempt {} by {} ({})", now, s.task(v.victim).name, s.task(v.preemptor).name, int(v.kind)));
-      preemptions += r.preemptions.size();
-    }
+    for (int call = 0; call < 2; ++call) preemptions += record_schedule(s, now, out);
     for (TaskId t : std::vector<TaskId>(s.running().begin(), s.running().end()))
       if (g.chance(4)) s.release(t, now);
   }
