@@ -398,24 +398,11 @@ class Explain {
 
   /// Session::may_fit for some (class, option) of `s` with its replicas' vCPU and memory set to
   /// 0 (capacity_diagnosis's GPU-only request, whose gang place_gang refuses at once, under
-  /// fast paths, when no (class, option) passes it), read off `s` without building that request:
-  /// the slots it sums and the whole GPUs depend only on the GPU side of the shapes.
+  /// fast paths, when no (class, option) passes it): may_fit's GPU-side-only form.
   bool gpu_may_fit_any(const TaskSpec& s) const {
-    const Cluster& c = st.cluster_;
-    auto enough = [&](ResourceType cls, const ReplicaShape& r, std::int64_t gpu_milli, std::int64_t whole_gpus) {
-      Cluster::FreeSum sum;
-      S.for_each_slot(s, cls, r, [&](std::size_t i) { sum += c.free_sum(i); });
-      return 0 <= sum.cpu_milli && 0 <= sum.mem_mib && gpu_milli <= sum.gpu_milli && whole_gpus <= sum.full_free_gpus;
-    };
-    const std::int64_t w = s.workers;
     for (ResourceType cls : Session::classes(s))
-      for (std::size_t i = 0; i < s.options.size(); ++i) {
-        const GangOption& o = s.options[i];
-        if (S.one_slot_set(o) ? enough(cls, o.head, s.demand(i).gpu_milli, Session::whole_gpus(s, i))
-                              : enough(cls, o.head, o.head.resources().gpu_milli, Session::whole_gpus(o.head)) &&
-                                    (w == 0 || enough(cls, o.worker, (o.worker.resources() * w).gpu_milli, w * Session::whole_gpus(o.worker))))
-          return true;
-      }
+      for (std::size_t i = 0; i < s.options.size(); ++i)
+        if (S.may_fit<true>(s, i, cls)) return true;
     return false;
   }
 

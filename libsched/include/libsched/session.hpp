@@ -154,6 +154,10 @@ class Session {
   /// node policies or idle stability (they only remove nodes); true promises nothing.
   /// `delta`: capacity to count as free on top (per pool x Cluster::kSlotsPerPool + model + 1),
   /// e.g. what tasks expected to end by some time will release (actions::may_jump).
+  /// `GpuSideOnly`: the same test for the request with every replica's vCPU and memory set to
+  /// 0 (the slots summed and the whole GPUs depend only on the GPU side of the shapes), as
+  /// Explain's GPU-only diagnosis asks, without building that request.
+  template <bool GpuSideOnly = false>
   bool may_fit(const TaskSpec& s, std::size_t opt, ResourceType cls, const std::vector<Cluster::FreeSum>* delta = nullptr) const {
     const Cluster& c = st.cluster_;
     const GangOption& o = s.options[opt];
@@ -163,8 +167,8 @@ class Session {
         sum += c.free_sum(i);
         if (delta && i < delta->size()) sum += (*delta)[i];
       });
-      return need.cpu_milli <= sum.cpu_milli && need.mem_mib <= sum.mem_mib && need.gpu_milli <= sum.gpu_milli &&
-             whole_gpus <= sum.full_free_gpus;
+      const std::int64_t cpu = GpuSideOnly ? 0 : need.cpu_milli, mem = GpuSideOnly ? 0 : need.mem_mib;
+      return cpu <= sum.cpu_milli && mem <= sum.mem_mib && need.gpu_milli <= sum.gpu_milli && whole_gpus <= sum.full_free_gpus;
     };
     const std::int64_t w = s.workers;
     if (one_slot_set(o)) return enough(o.head, s.demand(opt), whole_gpus(s, opt));
