@@ -92,6 +92,13 @@ void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt) {
     text(path, v);
     checked[slot] = p;
   };
+  const double interval = sc.timeseries_interval_s;
+  auto until = opt.until_s ? opt.until_s : sc.until_s;
+  // A run that cannot end: an image pull that always fails, with no circuit breaker, retried
+  // until the end of time (docs/outputs.md "Runtime bounds"). With until_s the run is bounded.
+  // Its first such task is found in the same pass as the texts (one pass over the tasks, a
+  // large trace's 65 MB) and reported only when no text has a problem (the texts come first).
+  std::size_t endless_pull = sc.tasks.size();
   for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
     const auto& t = sc.tasks[i];
     text([i] { return fmt::format("tasks[{}].name", i); }, t.name);
@@ -99,21 +106,16 @@ void check_runtime_bounds(const io::Scenario& sc, const SimOptions& opt) {
     interned([i] { return fmt::format("tasks[{}].tenant", i); }, t.tenant);
     interned([i] { return fmt::format("tasks[{}].type", i); }, t.type);
     interned([i] { return fmt::format("tasks[{}].pool", i); }, t.pool);
+    if (!until && endless_pull == sc.tasks.size() && t.image_pull_s > 0 && t.image_pull_failure_prob >= 1 && t.image_pull_retries < 0)
+      endless_pull = i;
   }
-  const double interval = sc.timeseries_interval_s;
-  auto until = opt.until_s ? opt.until_s : sc.until_s;
-  // A run that cannot end: an image pull that always fails, with no circuit breaker, retried
-  // until the end of time (docs/outputs.md "Runtime bounds"). With until_s the run is bounded.
-  if (!until) {
-    for (std::size_t i = 0; i < sc.tasks.size(); ++i) {
-      const auto& t = sc.tasks[i];
-      if (t.image_pull_s > 0 && t.image_pull_failure_prob >= 1 && t.image_pull_retries < 0)
-        throw SimulationLimitError(fmt::format(
-            "{}: tasks[{}].image_pull_retries: {}: task {} pulls an image that always fails (image_pull_failure_prob 1) "
-            "without a circuit breaker, so the run would never end; set image_pull_retries >= 0, "
-            "image_pull_failure_prob < 1 or until_s",
-            file, i, t.image_pull_retries, shown(t.name)));
-    }
+  if (endless_pull < sc.tasks.size()) {
+    const auto& t = sc.tasks[endless_pull];
+    throw SimulationLimitError(fmt::format(
+        "{}: tasks[{}].image_pull_retries: {}: task {} pulls an image that always fails (image_pull_failure_prob 1) "
+        "without a circuit breaker, so the run would never end; set image_pull_retries >= 0, "
+        "image_pull_failure_prob < 1 or until_s",
+        file, endless_pull, t.image_pull_retries, shown(t.name)));
   }
   if (interval > 0 && until && *until < to_seconds(kMaxSimTime) && interval < to_seconds(kMaxSimTime)) {
     const Time iv = std::max<Time>(1, from_seconds(interval));

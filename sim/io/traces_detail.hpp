@@ -17,6 +17,7 @@
 #include <system_error>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/io/gzip.hpp"
@@ -265,6 +266,73 @@ inline void split_ws(std::string_view line, std::vector<Field>& out) {
   if (n > 0 && n % 64 == 0 && before_blank == 0) out.push_back(Field{line.substr(start, n - start), start + 1});
 }
 
+/// The first `N` fields of a line split on runs of blanks (the fields and 1-based columns of
+/// split_ws), how many fields the line has, and the column of field N + 1 (0 when there is
+/// none). For a line with no byte below 0x20 but the tab, as every row a reader handles
+/// (for_each_row refuses the others first, text_problem): a byte is then a blank exactly when it
+/// is at most 0x20, one comparison per byte. No vector is filled: each field is two offsets
+/// (an SWF row: N = 18, of which a reader reads 7).
+template <std::size_t N>
+struct FixedFields {
+  std::string_view line;
+  std::array<std::uint32_t, N> begin{}, end{};  ///< 0-based offsets of field k in `line` (k < count)
+  std::size_t count = 0;                        ///< fields on the line (may exceed N)
+  std::size_t next_column = 0;                  ///< 1-based column of field N + 1; 0 when count <= N
+  /// Field k (< min(count, N)) as split_ws gives it.
+  Field operator[](std::size_t k) const {
+    return Field{std::string_view(line.data() + begin[k], end[k] - begin[k]), std::size_t(begin[k]) + 1};
+  }
+};
+template <std::size_t N>
+inline void split_ws_fixed(std::string_view line, FixedFields<N>& out) {
+  static_assert(limits::max_trace_line_bytes < (std::size_t{1} << 32), "offsets are 32-bit");
+  out.line = line;
+  out.next_column = 0;
+  std::size_t n = 0;
+  auto add = [&](std::size_t b, std::size_t e) {
+    if (n < N) {
+      out.begin[n] = std::uint32_t(b);
+      out.end[n] = std::uint32_t(e);
+    } else if (n == N) {
+      out.next_column = b + 1;
+    }
+    ++n;
+  };
+  const std::size_t len = line.size();
+  constexpr std::size_t kCopy = 254;  // a row up to this long is walked in a copy with two sentinels
+  if (len <= kCopy) {
+    unsigned char buf[kCopy + 2];
+    std::memcpy(buf, line.data(), len);
+    buf[len] = 'x';  // text: stops a walk over blanks at the end of the line
+    buf[len + 1] = 0;  // a blank: stops the walk over a field that runs to the end of the line
+    const unsigned char* p = buf;
+    const unsigned char* const stop = buf + len;
+    for (;;) {
+      while (*p <= 0x20) ++p;
+      if (p == stop) break;
+      const unsigned char* const start = p;
+      while (*p > 0x20) ++p;
+      if (p > stop) {  // the field ran into the sentinel: it ends the line
+        add(std::size_t(start - buf), len);
+        break;
+      }
+      add(std::size_t(start - buf), std::size_t(p - buf));
+    }
+  } else {
+    const auto* const base = reinterpret_cast<const unsigned char*>(line.data());
+    const unsigned char* p = base;
+    const unsigned char* const stop = base + len;
+    for (;;) {
+      while (p != stop && *p <= 0x20) ++p;
+      if (p == stop) break;
+      const unsigned char* const start = p;
+      while (p != stop && *p > 0x20) ++p;
+      add(std::size_t(start - base), std::size_t(p - base));
+    }
+  }
+  out.count = n;
+}
+
 /// The value of [+-]?[0-9]{1,15} spanning [first, last) (every such integer is exact in a
 /// double, so it is the value std::from_chars reads, -0 included), or nullopt for any other text.
 inline std::optional<double> short_integer(const char* first, const char* last) {
@@ -288,6 +356,8 @@ std::optional<T> number_of(const Field& f) {
   const char* last = first + f.text.size();
   if constexpr (std::is_same_v<T, double>)  // most fields of a trace are short integers
     if (auto v = short_integer(first, last)) return *v;
+  if constexpr (std::is_same_v<T, long long>)  // exact as a double too: the same value from_chars reads
+    if (auto v = short_integer(first, last)) return static_cast<long long>(*v);
   if (first != last && *first == '+') ++first;  // from_chars rejects a leading '+'
   auto [ptr, ec] = std::from_chars(first, last, value);
   bool bad = f.text.empty() || ec != std::errc{} || ptr != last;
@@ -325,6 +395,33 @@ template <class T>
 T parse_number(const Field& f, FieldName what) {
   if (auto v = number_of<T>(f)) return *v;
   return parse_number<T>(f, std::string_view(field_name(what.index0, what.name)));  // throws its message
+}
+
+/// parse_number(f, what) for a double or a long long with the common field, [-]?[0-9]{1,15},
+/// read inline (no call): the value number_of gives it (a double's -0 included); any other text
+/// goes to parse_number (the same value or the same message).
+template <class T>
+[[gnu::always_inline]] inline T parse_short_number(const Field& f, FieldName what) {
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, long long>);
+  const char* p = f.text.data();
+  const char* const last = p + f.text.size();
+  const bool negative = p != last && *p == '-';
+  p += negative ? 1 : 0;
+  if (p != last && last - p <= 15) {
+    std::uint64_t u = 0;  // unsigned: a non-digit's term wraps (defined), and the value is then not used
+    bool digits = true;
+    for (; p != last; ++p) {
+      const std::uint64_t d = std::uint64_t(static_cast<unsigned char>(*p)) - std::uint64_t('0');
+      digits = digits && d <= 9;
+      u = u * 10 + d;
+    }
+    if (digits) {
+      const auto v = std::int64_t(u);  // < 10^15
+      if constexpr (std::is_same_v<T, double>) return negative ? -double(v) : double(v);
+      else return negative ? -v : v;
+    }
+  }
+  return parse_number<T>(f, what);
 }
 
 /// `FILE:LINE:COLUMN: message`.
@@ -451,15 +548,29 @@ inline void check_row_node(const NodeCfg& n) {
 /// task (built before the first row) only in check_task_shape_values' fields: the other values
 /// are checked once, on the prototype. The same first problem as check_row_task: when the
 /// prototype breaks an other-value rule, every row is checked whole.
+/// The report function is built once (not per row); a row's first problem fails it as
+/// fail_row_on_task_problem does.
 class RowTaskCheck {
  public:
-  explicit RowTaskCheck(const TaskCfg& prototype) {
+  explicit RowTaskCheck(const TaskCfg& prototype)
+      : report_([this](const std::string& field, const std::string& value, const std::string& rule) {
+          if (msg_.empty()) msg_ = "task `" + row_->name + "`: " + field + ": " + value + ": " + rule;
+        }) {
     check_task_other_values(prototype, [this](const std::string&, const std::string&, const std::string&) { others_ok_ = false; });
   }
-  void operator()(const TaskCfg& t) const { fail_row_on_task_problem(t, others_ok_ ? check_task_shape_values : check_task_values); }
+  RowTaskCheck(const RowTaskCheck&) = delete;  // report_ refers to this object
+  RowTaskCheck& operator=(const RowTaskCheck&) = delete;
+  void operator()(const TaskCfg& t) const {
+    row_ = &t;
+    (others_ok_ ? check_task_shape_values : check_task_values)(t, report_);
+    if (!msg_.empty()) row_fail(1, std::exchange(msg_, std::string()));
+  }
 
  private:
   bool others_ok_ = true;
+  mutable const TaskCfg* row_ = nullptr;  // the row being checked (for report_'s message)
+  mutable std::string msg_;               // its first problem
+  ProblemFn report_;
 };
 /// A trace brings at most limits::max_tasks tasks (the row is refused before it is stored).
 inline void check_row_count(std::size_t stored) {

@@ -15,7 +15,6 @@ namespace {
 
 using detail::Field;
 using detail::field_name;
-using detail::parse_number;
 using detail::row_fail;
 
 constexpr double kMemGibPerVcpu = 4.0;
@@ -104,7 +103,7 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
   std::optional<long long> max_procs, max_nodes;
   std::size_t max_procs_line = 0, max_nodes_line = 0;
   long long largest_job = 0;
-  std::vector<Field> f;
+  detail::FixedFields<18> f;  // each row's 18 fields (the row passed text_problem: split_ws_fixed)
   TaskCfg t;  // each row's task (reused): checked, then copied into the vector
   detail::init_task(t, cfg, "swf");
   constexpr std::string_view kTaskPrefix = "swf-";
@@ -128,30 +127,29 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     }
     if (detail::limit_reached(cfg, load.tasks.size())) return false;
     detail::check_row_count(load.tasks.size());
-    detail::split_ws(line, f);
-    if (f.size() != 18)
-      row_fail(f.size() > 18 ? f[18].column : line.size() + 1,
-               "expected 18 whitespace-separated fields, got " + std::to_string(f.size()));
+    detail::split_ws_fixed(line, f);
+    if (f.count != 18)
+      row_fail(f.count > 18 ? f.next_column : line.size() + 1, "expected 18 whitespace-separated fields, got " + std::to_string(f.count));
     struct {
       double submit = 0, run = 0, req_time = 0;
       long long procs = 0, replicas = 0, user = 0;
     } row;
-    row.submit = parse_number<double>(f[1], detail::FieldName{1, kNames[1]});
+    row.submit = detail::parse_short_number<double>(f[1], detail::FieldName{1, kNames[1]});
     if (row.submit < 0) row_fail(f[1].column, field_name(1, kNames[1]) + ": unknown or negative submit time");
-    row.run = parse_number<double>(f[3], detail::FieldName{3, kNames[3]});
+    row.run = detail::parse_short_number<double>(f[3], detail::FieldName{3, kNames[3]});
     // A run time of 0 is a real job of the archive (it ended at once); the simulator's clock
     // counts milliseconds, so it runs for 1 ms (docs/traces.md "SWF"). -1 (unknown) is refused.
     if (!(row.run >= 0))
       row_fail(f[3].column, field_name(3, kNames[3]) + ": must be >= 0 to simulate the job, got " +
                                 std::string(f[3].text) + " (skip such rows with skip_bad_rows)");
-    const long long allocated = parse_number<long long>(f[4], detail::FieldName{4, kNames[4]});
-    const long long requested = parse_number<long long>(f[7], detail::FieldName{7, kNames[7]});
+    const long long allocated = detail::parse_short_number<long long>(f[4], detail::FieldName{4, kNames[4]});
+    const long long requested = detail::parse_short_number<long long>(f[7], detail::FieldName{7, kNames[7]});
     row.procs = requested > 0 ? requested : allocated;
     if (row.procs <= 0)
       row_fail(f[7].column, field_name(7, kNames[7]) + " and " + field_name(4, kNames[4]) +
                                 ": both unknown, the job's size is unknown");
-    row.req_time = parse_number<double>(f[8], detail::FieldName{8, kNames[8]});
-    row.user = parse_number<long long>(f[11], detail::FieldName{11, kNames[11]});
+    row.req_time = detail::parse_short_number<double>(f[8], detail::FieldName{8, kNames[8]});
+    row.user = detail::parse_short_number<long long>(f[11], detail::FieldName{11, kNames[11]});
 
     // ceil(procs / ppn) without overflow (procs may be as large as 2^63 - 1).
     row.replicas = row.procs / ppn + (row.procs % ppn != 0 ? 1 : 0);

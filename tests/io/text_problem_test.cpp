@@ -1,6 +1,7 @@
 // io::text_problem: the first byte that output text refuses, at every position of a line (the
 // reader skips printable ASCII eight bytes at a time; a refused byte anywhere in or after such a
-// block, or a tab, must still be found at its own offset).
+// block, or a tab, must still be found at its own offset; a line of printable ASCII is first
+// tested 32 bytes at a time, so the lengths run past two such blocks).
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -15,7 +16,7 @@ using sim::io::text_problem;
 
 TEST_CASE("text_problem: a control character or DEL is found at its offset wherever it stands", "[io][text]") {
   for (const char bad : {'\0', '\x01', '\r', '\x1f', '\x7f'})
-    for (std::size_t len = 1; len <= 40; ++len)
+    for (std::size_t len = 1; len <= 80; ++len)
       for (std::size_t at = 0; at < len; ++at) {
         std::string s(len, 'a');
         s[at] = bad;
@@ -28,7 +29,7 @@ TEST_CASE("text_problem: a control character or DEL is found at its offset where
 
 TEST_CASE("text_problem: invalid UTF-8 is found at its offset wherever it stands", "[io][text]") {
   for (const std::string& bad : {std::string("\xff"), std::string("\x80"), std::string("\xc0\xaf"), std::string("\xe2\x82")})
-    for (std::size_t at = 0; at < 30; ++at) {
+    for (std::size_t at = 0; at < 70; ++at) {
       const std::string s = std::string(at, '~') + bad;  // '~' (0x7e): the last printable byte
       const auto p = text_problem(s);
       REQUIRE(p);

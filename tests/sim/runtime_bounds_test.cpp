@@ -250,6 +250,31 @@ TEST_CASE("an image pull that always fails without a breaker and without until_s
   CHECK(s.attempts()[0]->state == sim::AttemptState::stopped);
 }
 
+// The endless pull is found in the pass that checks the texts: a text problem of any task is
+// still reported first, and of several endless pulls the first task's.
+TEST_CASE("a text problem is reported before an endless image pull, and the first endless pull is the one named") {
+  auto sc = simtest::cluster(1);
+  auto pull = simtest::task("pull", 0, 100);
+  pull.image_pull_s = 1;
+  pull.image_pull_failure_prob = 1;
+  pull.image_pull_retries = -1;
+  auto pull2 = pull;
+  pull2.name = "pull2";
+  pull2.image_pull_retries = -2;
+  sc.tasks = {simtest::task("fine", 0, 100), pull, pull2};
+  CHECK_THROWS_WITH(sim::check_runtime_bounds(sc, {}),
+                    Catch::StartsWith("golden: tasks[1].image_pull_retries: -1: task \"pull\" pulls an image that always fails"));
+  auto bad_text = simtest::task("bad", 0, 100);
+  bad_text.name = std::string("bad\x01name");
+  sc.tasks.push_back(bad_text);  // after the endless pulls: its text is still reported first
+  CHECK_THROWS_WITH(sim::check_runtime_bounds(sc, {}), Catch::StartsWith("golden: tasks[3].name: "));
+  sim::SimOptions until;
+  until.until_s = 50;
+  CHECK_THROWS_WITH(sim::check_runtime_bounds(sc, until), Catch::StartsWith("golden: tasks[3].name: "));
+  sc.tasks.pop_back();
+  CHECK_NOTHROW(sim::check_runtime_bounds(sc, until));
+}
+
 TEST_CASE("image_pull_retries -1 without until_s stops after the bound on consecutive failed pulls") {
   auto sc = simtest::cluster(1);
   auto t = simtest::task("pull", 0, 100);

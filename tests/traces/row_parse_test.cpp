@@ -1,9 +1,12 @@
 // The trace readers' per-row fast paths (issue 38): splitting on blanks 64 bytes at a time, short
 // integers read without std::from_chars, and a row's task checked against the trace's prototype.
+// An SWF row is split by split_ws_fixed (one comparison per byte, no vector) and its numbers
+// read by parse_short_number (short integers inline).
 // Each must give exactly what the plain code gives: same fields and columns, same numbers (the
 // sign of -0 included), same first problem.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -91,6 +94,96 @@ TEST_CASE("split_ws gives the fields and columns of a byte-by-byte split", "[tra
   CHECK(f[17].text == "-1");
 }
 
+TEST_CASE("split_ws_fixed gives split_ws's first fields, count and next column on rows without control bytes", "[traces][swf]") {
+  // What for_each_row lets through to a reader: no byte below 0x20 but the tab (bytes of 0x80
+  // and above, 0x21 and 0x7e are text; 0x20 and the tab are blanks).
+  const std::string alphabet = std::string(" \t\t  a9-.\x21\x7e") + "\xa0\x89\xff";
+  std::mt19937_64 rng(3838);
+  for (int run = 0; run < 20000; ++run) {
+    std::string line;
+    // Lengths on both sides of the copied walk's limit (254 bytes), a field open at the end.
+    const std::size_t len = run % 10 == 0 ? 250 + rng() % 10 : rng() % 400;
+    for (std::size_t i = 0; i < len; ++i) line.push_back(alphabet[rng() % alphabet.size()]);
+    detail::FixedFields<18> got;
+    detail::split_ws_fixed(line, got);
+    const std::vector<Field> want = split_bytewise(line);
+    INFO("line '" << line << "'");
+    REQUIRE(got.count == want.size());
+    REQUIRE(got.next_column == (want.size() > 18 ? want[18].column : 0));
+    for (std::size_t k = 0; k < std::min<std::size_t>(18, want.size()); ++k) {
+      REQUIRE(got[k].text == want[k].text);
+      REQUIRE(got[k].column == want[k].column);
+      REQUIRE(got[k].text.data() == want[k].text.data());
+    }
+  }
+  detail::FixedFields<18> f;
+  detail::split_ws_fixed("    12  831600   2094  14400    32   -1   -1    32  14400   -1  1   4   1  -1  1  -1  -1  -1", f);
+  REQUIRE(f.count == 18);
+  CHECK(f[0].text == "12");
+  CHECK(f[0].column == 5);
+  CHECK(f[17].text == "-1");
+  CHECK(f.next_column == 0);
+}
+
+TEST_CASE("a short integer field reads as from_chars reads it into a long long", "[traces][swf]") {
+  auto from_chars_ll = [](std::string_view text) -> std::optional<long long> {
+    long long value = 0;
+    const char* first = text.data();
+    const char* last = first + text.size();
+    if (first != last && *first == '+') ++first;
+    auto [ptr, ec] = std::from_chars(first, last, value);
+    if (text.empty() || ec != std::errc{} || ptr != last) return std::nullopt;
+    return value;
+  };
+  for (const std::string text : {"0", "-0", "+0", "7", "007", "-1", "+5", "123456789012345", "-123456789012345", "1234567890123456",
+                                 "9223372036854775807", "9223372036854775808", "-9223372036854775808", "99999999999999999999", "+-5",
+                                 "--5", "-", "+", "", "1e3", "3.5", " 1", "1 ", "12a"}) {
+    INFO("field '" << text << "'");
+    CHECK(detail::number_of<long long>(Field{text, 1}) == from_chars_ll(text));
+  }
+  std::mt19937_64 rng(77);
+  for (int run = 0; run < 20000; ++run) {
+    std::string text;
+    const int len = int(rng() % 22);
+    for (int i = 0; i < len; ++i) text.push_back("0123456789-+."[rng() % (i == 0 ? 13 : 10)]);
+    INFO("field '" << text << "'");
+    REQUIRE(detail::number_of<long long>(Field{text, 1}) == from_chars_ll(text));
+  }
+}
+
+/// parse_number's or parse_short_number's value (as text, sign of 0 included) or message.
+template <class T, bool kShort>
+std::string parsed(const std::string& text) {
+  try {
+    const Field f{text, 4};
+    const T v = kShort ? detail::parse_short_number<T>(f, detail::FieldName{3, "run time"})
+                       : detail::parse_number<T>(f, detail::FieldName{3, "run time"});
+    if constexpr (std::is_same_v<T, double>) return (std::signbit(v) ? "-" : "+") + std::to_string(std::fabs(v));
+    else return std::to_string(v);
+  } catch (const detail::RowError& e) {
+    return std::to_string(e.column) + ": " + e.message;
+  }
+}
+
+TEST_CASE("parse_short_number gives parse_number's value or message", "[traces][swf]") {
+  std::mt19937_64 rng(3801);
+  const std::string alphabet = std::string("0123456789-+.e ") + "/:\x80\xff";
+  for (int run = 0; run < 40000; ++run) {
+    std::string text;
+    const int len = int(rng() % 20);
+    for (int i = 0; i < len; ++i) text.push_back(i == 0 || rng() % 8 == 0 ? alphabet[rng() % alphabet.size()] : char('0' + rng() % 10));
+    INFO("field '" << text << "'");
+    REQUIRE(parsed<double, true>(text) == parsed<double, false>(text));
+    REQUIRE(parsed<long long, true>(text) == parsed<long long, false>(text));
+  }
+  for (const std::string text : {"-0", "0", "-", "", "999999999999999", "-999999999999999", "1000000000000000", "9223372036854775808"}) {
+    INFO("field '" << text << "'");
+    CHECK(parsed<double, true>(text) == parsed<double, false>(text));
+    CHECK(parsed<long long, true>(text) == parsed<long long, false>(text));
+  }
+  CHECK(parsed<double, true>("-0") == "-0.000000");
+}
+
 TEST_CASE("a short integer field reads as from_chars reads it", "[traces][swf]") {
   for (const std::string text :
        {"0", "-0", "+0", "7", "007", "-1", "+5", "123456789012345", "-123456789012345", "1234567890123456", "99999999999999999999",
@@ -136,6 +229,18 @@ TEST_CASE("a row checked against its trace's prototype fails as check_row_task d
   for (const TaskCfg& t : {row(5, 3, 1), row(-1, 3, 1), row(5, -2, 1), row(5, 3, -4), row(-1, -2, -4)})
     CHECK(row_problem(t, true, prototype) == row_problem(t, false, prototype));
   CHECK(row_problem(row(-1, 3, 1), true, prototype).find("submit_s") != std::string::npos);
+  {  // One checker for many rows (as a reader uses it): a failed row leaves nothing to the next.
+    const detail::RowTaskCheck check(prototype);
+    for (const TaskCfg& t : {row(-1, 3, 1), row(5, 3, 1), row(5, -2, 1), row(5, -2, 1), row(5, 3, 1)}) {
+      std::string got;
+      try {
+        check(t);
+      } catch (const detail::RowError& e) {
+        got = std::to_string(e.column) + ": " + e.message;
+      }
+      CHECK(got == row_problem(t, false, prototype));
+    }
+  }
   INFO(row_problem(row(5, 3, 1), true, prototype));
   CHECK(row_problem(row(5, 3, 1), true, prototype).empty());
   // A prototype that breaks a rule of the other values (set from the trace's settings): every
