@@ -37,22 +37,24 @@ inline Time expected_end(const Session& S, const Session::Core::RunInfo& ri, Tim
 /// Adds what placement `p` holds on up, undrained nodes to `delta` (per pool x
 /// Cluster::kSlotsPerPool + model + 1, the layout of Cluster::free_sum and Session::may_fit):
 /// the capacity its release would add to the free sums. `on_replica(node, replica)` is called
-/// for each replica so added.
-template <class OnReplica>
+/// for each replica so added. `Sign` -1 takes it back out (actions::preempt_detail::SlotProbe).
+template <int Sign = 1, class OnReplica>
 inline void add_released(const Cluster& c, const Placement& p, std::vector<Cluster::FreeSum>& delta, OnReplica&& on_replica) {
+  static_assert(Sign == 1 || Sign == -1);
   for (const auto& a : p.replicas) {
     const Node& n = c.nodes()[a.node.index()];
     if (!n.up || n.drained) continue;
     auto& f = delta[Cluster::slot_of(n)];
-    f.cpu_milli += a.cpu_milli;
-    f.mem_mib += a.mem_mib;
-    f.gpu_milli += a.total_gpu_milli();
-    f.full_free_gpus += gpu_count(a.gpu_mask);
+    f.cpu_milli += Sign * a.cpu_milli;
+    f.mem_mib += Sign * a.mem_mib;
+    f.gpu_milli += Sign * a.total_gpu_milli();
+    f.full_free_gpus += Sign * std::int64_t(gpu_count(a.gpu_mask));
     on_replica(n, a);
   }
 }
+template <int Sign = 1>
 inline void add_released(const Cluster& c, const Placement& p, std::vector<Cluster::FreeSum>& delta) {
-  add_released(c, p, delta, [](const Node&, const ReplicaAllocation&) {});
+  add_released<Sign>(c, p, delta, [](const Node&, const ReplicaAllocation&) {});
 }
 
 /// The ReleaseSum (Core::ReleaseSum) of `p` when it is the placement a running task holds and

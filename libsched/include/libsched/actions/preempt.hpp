@@ -24,6 +24,7 @@
 #include <tuple>
 #include <vector>
 
+#include "libsched/actions/backfill.hpp"  // add_released
 #include "libsched/session.hpp"
 
 namespace libsched::actions {
@@ -340,14 +341,9 @@ class SlotProbe {
     for (const auto& a : p.replicas) {
       if (sign > 0) rel_.add(c, a);
       else rel_.remove(c, a);
-      const Node& n = c.nodes()[a.node.index()];
-      if (!n.up || n.drained) continue;  // (add_released: not in the (pool, model) sums)
-      auto& f = delta_[Cluster::slot_of(n)];
-      f.cpu_milli += sign * a.cpu_milli;
-      f.mem_mib += sign * a.mem_mib;
-      f.gpu_milli += sign * a.total_gpu_milli();
-      f.full_free_gpus += sign * std::int64_t(std::popcount(a.gpu_mask));
     }
+    if (sign > 0) add_released<1>(c, p, delta_);
+    else add_released<-1>(c, p, delta_);
   }
   /// Refunds (sign +1) p's quota inside tx as Session::release_into does, or charges it back (-1).
   void refund(const Placement& p, int sign = 1) {
