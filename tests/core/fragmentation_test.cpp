@@ -118,6 +118,50 @@ TEST_CASE("the tracker equals node_fragmentation bit for bit through random chan
   }
 }
 
+TEST_CASE("the tracker's memo by node inputs gives the values it computes without it") {
+  // Many nodes of two kinds and of other GPU counts (16: beyond the memo, computed each time),
+  // shares and whole GPUs, vCPU-only and memory-heavy asks (equal GPU frees with other vCPU or
+  // memory free: a memo keyed on the GPUs alone fails), enough distinct states that the memo
+  // fills up and starts again several times; a tracker without the memo and node_fragmentation
+  // as references.
+  auto b = make_cluster();
+  for (int i = 0; i < 12; ++i) b.node("a" + std::to_string(i), "A100", 8, 96, 768);
+  for (int i = 0; i < 6; ++i) b.node("v" + std::to_string(i), "V100", 8, 96, 768);
+  b.node("w0", "V100", 4, 48, 384).node("x0", "A100", 16, 192, 1536);
+  Cluster c = b.build();
+  auto w = WorkloadDistribution::from_counts({{gpus(1, 1000), 7}, {gpus(1, 500), 5}, {gpus(2, 500, 4), 3}, {gpus(1, 300, 2), 2},
+                                              {gpus(4, 1000, 8), 1}, {gpus(1, 100, 60), 1}, {gpus(1, 200, 1, 700), 1},
+                                              {cpu_only(4, 8), 2}, {with_model(gpus(1, 800), c, "V100"), 3}});
+  FragmentationTracker memo(c, w), plain(c, w);
+  plain.set_memo(false);
+  const ReplicaShape asks[] = {gpus(1, 1000),        gpu_share(500), gpu_share(300), gpu_share(200), gpu_share(100),
+                               gpu_share(700),       gpu_share(900), gpus(2, 1000, 8, 64), cpu_only(3, 5),
+                               cpu_only(16, 32),     gpus(1, 100, 7, 90)};
+  boost::random::mt19937 rng(11);
+  std::vector<ReplicaAllocation> held;
+  for (int step = 0; step < 120000; ++step) {
+    const bool release = held.size() > 40 && boost::random::uniform_int_distribution<int>(0, 1)(rng) == 0;
+    if (release) {
+      const std::size_t k = boost::random::uniform_int_distribution<std::size_t>(0, held.size() - 1)(rng);
+      c.release(held[k]);
+      held[k] = held.back();
+      held.pop_back();
+    } else {
+      const NodeId n(boost::random::uniform_int_distribution<std::int32_t>(0, std::int32_t(c.size()) - 1)(rng));
+      const ReplicaShape& r = asks[boost::random::uniform_int_distribution<std::size_t>(0, std::size(asks) - 1)(rng)];
+      if (c.fits(n, r)) held.push_back(c.allocate(n, r));
+    }
+    if (step % 2 != 1) continue;
+    const std::vector<NodeId> changed = c.take_changed();
+    memo.update(c, changed);
+    plain.update(c, changed);
+    REQUIRE(memo.running_total() == plain.running_total());
+    if (step % 1000 == 1) REQUIRE(memo.total() == cluster_fragmentation(c, w));
+  }
+  REQUIRE(memo.total() == plain.total());
+  REQUIRE(memo.memo_restarts() >= 1);
+}
+
 TEST_CASE("the tracker drops a removed GPU node's fragmentation and skips nodes without GPUs") {
   // An empty A100 node is all fragment for a shape that needs more vCPU than it has (F > 0);
   // removed, it has no GPU left and F = 0: the tracker must recompute it, not skip it as a

@@ -158,6 +158,12 @@ class FragmentationTracker {
   /// Running total (may drift by rounding over millions of updates; total() is exact).
   double running_total() const { return total_; }
   const WorkloadDistribution& workload() const { return w_; }
+  /// Whether update() looks a node's F_n(M) up by its inputs (a memo of the values computed
+  /// before: nodes of one kind pass through the same states) or always computes it (for tests).
+  /// The same values either way.
+  void set_memo(bool on) { memo_on_ = on; }
+  /// How many times the memo filled up and started again (for tests).
+  std::size_t memo_restarts() const { return memo_restarts_; }
 
  private:
   /// A node's inputs at its last computation by update(): free vCPU and memory, its GPU count
@@ -199,6 +205,40 @@ class FragmentationTracker {
     for (std::int32_t i = 0; i < n.gpus; ++i) total += v[i] = g[i];
     if (total == 0) return 0.0;  // every F_n(m) is 0 (a sum of weights x 0: +0.0)
     std::sort(v, v + n.gpus);
+    MemoSlot* slot = nullptr;
+    if (memo_on_ && n.gpus <= kMemoGpus) {
+      // The memo: F_n(M) is a function of (model, free vCPU, free memory, the sorted frees).
+      std::uint64_t h = std::uint64_t(n.free.cpu_milli) * 0x9E3779B97F4A7C15ull;
+      h = (h ^ std::uint64_t(n.free.mem_mib)) * 0xC2B2AE3D27D4EB4Full;
+      h = (h ^ std::uint64_t(std::uint32_t(n.model)) ^ (std::uint64_t(std::uint32_t(n.gpus)) << 32)) * 0x165667B19E3779F9ull;
+      for (std::int32_t i = 0; i < n.gpus; ++i) h = (h ^ std::uint64_t(std::uint32_t(v[i]))) * 0x9E3779B97F4A7C15ull;
+      h ^= h >> 31;
+      h |= 1;  // 0 marks a free slot
+      if (memo_.empty()) memo_.resize(kMemoSlots);
+      for (std::size_t i = std::size_t(h) & (kMemoSlots - 1);; i = (i + 1) & (kMemoSlots - 1)) {
+        MemoSlot& m = memo_[i];
+        if (m.hash == 0) {
+          slot = &m;
+          break;
+        }
+        if (m.hash == h && m.cpu == n.free.cpu_milli && m.mem == n.free.mem_mib && m.model == n.model && m.gpus == n.gpus &&
+            std::equal(v, v + n.gpus, m.v))
+          return m.f;
+      }
+      if (memo_used_ == kMemoSlots / 2) {  // half full: start again (the values do not depend on it)
+        std::fill(memo_.begin(), memo_.end(), MemoSlot{});
+        memo_used_ = 0;
+        ++memo_restarts_;
+        slot = &memo_[std::size_t(h) & (kMemoSlots - 1)];
+      }
+      ++memo_used_;
+      slot->hash = h;
+      slot->cpu = n.free.cpu_milli;
+      slot->mem = n.free.mem_mib;
+      slot->model = n.model;
+      slot->gpus = n.gpus;
+      std::copy(v, v + n.gpus, slot->v);
+    }
     std::int32_t p = 0;  // v[0, p) < milli_[t]
     std::int64_t below = 0;
     for (std::size_t t = 0; t < milli_.size(); ++t) {
@@ -216,8 +256,24 @@ class FragmentationTracker {
       else x = below_[threshold_of_[k]];
       f += w_.weights[k] * double(x);
     }
+    if (slot) slot->f = f;
     return f;
   }
+
+  /// The memo of fast_node_fragmentation (nodes of up to kMemoGpus GPUs): open addressing,
+  /// linear probing, emptied when half full. A node's inputs as hashed and compared in full.
+  static constexpr std::int32_t kMemoGpus = 8;
+  static constexpr std::size_t kMemoSlots = std::size_t(1) << 15;
+  struct MemoSlot {
+    std::uint64_t hash = 0;  ///< 0: free
+    std::int64_t cpu = 0, mem = 0;
+    std::int32_t model = 0, gpus = 0;
+    std::int32_t v[kMemoGpus] = {};  ///< the sorted per-GPU free milli
+    double f = 0;
+  };
+  std::vector<MemoSlot> memo_;
+  std::size_t memo_used_ = 0, memo_restarts_ = 0;
+  bool memo_on_ = true;
 
   WorkloadDistribution w_;
   std::vector<double> node_;

@@ -25,7 +25,7 @@ namespace libsched::detail {
 class FreeOrder {
  public:
   /// Blocks hold kBlock to 2 x kBlock entries once split (fewer after erases).
-  static constexpr std::size_t kBlock = 64;
+  static constexpr std::size_t kBlock = 32;
   using Key = std::tuple<std::int64_t, std::int64_t, std::int32_t>;
   struct Entry {
     std::int64_t gpu = 0;  ///< free milli-GPU
