@@ -20,6 +20,23 @@ Cluster example_node() {
   return c;
 }
 WorkloadDistribution only(ReplicaShape s) { return WorkloadDistribution::from_shapes({s}); }
+
+/// One random change to `c`: when `may_release` and a draw of 0 from [0, hi], a random held
+/// replica is released; else a random ask is allocated on a random node where it fits.
+template <std::size_t N>
+void random_change(Cluster& c, std::vector<ReplicaAllocation>& held, const ReplicaShape (&asks)[N], boost::random::mt19937& rng,
+                   bool may_release, int hi) {
+  if (may_release && boost::random::uniform_int_distribution<int>(0, hi)(rng) == 0) {
+    const std::size_t k = boost::random::uniform_int_distribution<std::size_t>(0, held.size() - 1)(rng);
+    c.release(held[k]);
+    held[k] = held.back();
+    held.pop_back();
+    return;
+  }
+  const NodeId n(boost::random::uniform_int_distribution<std::int32_t>(0, std::int32_t(c.size()) - 1)(rng));
+  const ReplicaShape& r = asks[boost::random::uniform_int_distribution<std::size_t>(0, N - 1)(rng)];
+  if (c.fits(n, r)) held.push_back(c.allocate(n, r));
+}
 }  // namespace
 
 TEST_CASE("a node's fragmentation for one task type follows the FGD formula") {
@@ -92,17 +109,7 @@ TEST_CASE("the tracker equals node_fragmentation bit for bit through random chan
   boost::random::mt19937 rng(7);
   std::vector<ReplicaAllocation> held;
   for (int step = 0; step < 3000; ++step) {
-    const bool release = !held.empty() && boost::random::uniform_int_distribution<int>(0, 2)(rng) == 0;
-    if (release) {
-      const std::size_t k = boost::random::uniform_int_distribution<std::size_t>(0, held.size() - 1)(rng);
-      c.release(held[k]);
-      held[k] = held.back();
-      held.pop_back();
-    } else {
-      const NodeId n(boost::random::uniform_int_distribution<std::int32_t>(0, std::int32_t(c.size()) - 1)(rng));
-      const ReplicaShape& r = asks[boost::random::uniform_int_distribution<std::size_t>(0, std::size(asks) - 1)(rng)];
-      if (c.fits(n, r)) held.push_back(c.allocate(n, r));
-    }
+    random_change(c, held, asks, rng, !held.empty(), 2);
     if (step % 3 != 2) continue;  // several changes between updates: some undo others
     const std::vector<NodeId> changed = c.take_changed();
     tracker.update(c, changed);
@@ -140,17 +147,7 @@ TEST_CASE("the tracker's memo by node inputs gives the values it computes withou
   boost::random::mt19937 rng(11);
   std::vector<ReplicaAllocation> held;
   for (int step = 0; step < 120000; ++step) {
-    const bool release = held.size() > 40 && boost::random::uniform_int_distribution<int>(0, 1)(rng) == 0;
-    if (release) {
-      const std::size_t k = boost::random::uniform_int_distribution<std::size_t>(0, held.size() - 1)(rng);
-      c.release(held[k]);
-      held[k] = held.back();
-      held.pop_back();
-    } else {
-      const NodeId n(boost::random::uniform_int_distribution<std::int32_t>(0, std::int32_t(c.size()) - 1)(rng));
-      const ReplicaShape& r = asks[boost::random::uniform_int_distribution<std::size_t>(0, std::size(asks) - 1)(rng)];
-      if (c.fits(n, r)) held.push_back(c.allocate(n, r));
-    }
+    random_change(c, held, asks, rng, held.size() > 40, 1);
     if (step % 2 != 1) continue;
     const std::vector<NodeId> changed = c.take_changed();
     memo.update(c, changed);

@@ -37,6 +37,16 @@ std::string limit_message(const sim::io::Scenario& sc, sim::SimOptions o = {}) {
   }
   return "";
 }
+/// Task `name` (0 to 100 s) whose 1 s image pull fails with probability `failure_prob`,
+/// retried without a circuit breaker (image_pull_retries -1).
+auto pulling_task(const std::string& name, double failure_prob = 1) {
+  auto t = simtest::task(name, 0, 100);
+  t.image_pull_s = 1;
+  t.image_pull_failure_prob = failure_prob;
+  t.image_pull_retries = -1;
+  return t;
+}
+
 bool no_staging_next_to(const fs::path& d) {
   for (auto& e : fs::directory_iterator(d.parent_path()))
     if (e.path().filename().string().rfind(d.filename().string() + ".tmp-", 0) == 0) return false;
@@ -229,11 +239,7 @@ TEST_CASE("write_file_checked reports the file and the system error") {
 // until the process died. Now it is refused before simulating; with until_s it is a bounded run.
 TEST_CASE("an image pull that always fails without a breaker and without until_s is refused before simulating") {
   auto sc = simtest::cluster(1);
-  auto t = simtest::task("pull", 0, 100);
-  t.image_pull_s = 1;
-  t.image_pull_failure_prob = 1;
-  t.image_pull_retries = -1;
-  sc.tasks.push_back(t);
+  sc.tasks.push_back(pulling_task("pull"));
   CHECK_THROWS_WITH(sim::check_runtime_bounds(sc, {}),
                     Catch::StartsWith("golden: tasks[0].image_pull_retries: -1: task \"pull\" pulls an image that always fails"));
   CHECK(limit_message(sc).rfind("golden: tasks[0].image_pull_retries: -1: ", 0) == 0);  // Simulator::run checks too
@@ -254,10 +260,7 @@ TEST_CASE("an image pull that always fails without a breaker and without until_s
 // still reported first, and of several endless pulls the first task's.
 TEST_CASE("a text problem is reported before an endless image pull, and the first endless pull is the one named") {
   auto sc = simtest::cluster(1);
-  auto pull = simtest::task("pull", 0, 100);
-  pull.image_pull_s = 1;
-  pull.image_pull_failure_prob = 1;
-  pull.image_pull_retries = -1;
+  auto pull = pulling_task("pull");
   auto pull2 = pull;
   pull2.name = "pull2";
   pull2.image_pull_retries = -2;
@@ -277,11 +280,7 @@ TEST_CASE("a text problem is reported before an endless image pull, and the firs
 
 TEST_CASE("image_pull_retries -1 without until_s stops after the bound on consecutive failed pulls") {
   auto sc = simtest::cluster(1);
-  auto t = simtest::task("pull", 0, 100);
-  t.image_pull_s = 1;
-  t.image_pull_failure_prob = std::nextafter(1.0, 0.0);
-  t.image_pull_retries = -1;
-  sc.tasks.push_back(t);
+  sc.tasks.push_back(pulling_task("pull", std::nextafter(1.0, 0.0)));
   sim::SimOptions o;
   o.max_pull_failures = 500;
   std::string m = limit_message(sc, o);
