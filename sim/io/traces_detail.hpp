@@ -397,30 +397,13 @@ T parse_number(const Field& f, FieldName what) {
   return parse_number<T>(f, std::string_view(field_name(what.index0, what.name)));  // throws its message
 }
 
-/// parse_number(f, what) for a double or a long long with the common field, [-]?[0-9]{1,15},
-/// read inline (no call): the value number_of gives it (a double's -0 included); any other text
-/// goes to parse_number (the same value or the same message).
+/// parse_number(f, what) for a double or a long long with the common field, a short integer
+/// (short_integer: [+-]?[0-9]{1,15}, exact in a double, -0 included), read inline without
+/// number_of's checks; any other text goes to parse_number (the same value or the same message).
 template <class T>
 [[gnu::always_inline]] inline T parse_short_number(const Field& f, FieldName what) {
   static_assert(std::is_same_v<T, double> || std::is_same_v<T, long long>);
-  const char* p = f.text.data();
-  const char* const last = p + f.text.size();
-  const bool negative = p != last && *p == '-';
-  p += negative ? 1 : 0;
-  if (p != last && last - p <= 15) {
-    std::uint64_t u = 0;  // unsigned: a non-digit's term wraps (defined), and the value is then not used
-    bool digits = true;
-    for (; p != last; ++p) {
-      const std::uint64_t d = std::uint64_t(static_cast<unsigned char>(*p)) - std::uint64_t('0');
-      digits = digits && d <= 9;
-      u = u * 10 + d;
-    }
-    if (digits) {
-      const auto v = std::int64_t(u);  // < 10^15
-      if constexpr (std::is_same_v<T, double>) return negative ? -double(v) : double(v);
-      else return negative ? -v : v;
-    }
-  }
+  if (auto v = short_integer(f.text.data(), f.text.data() + f.text.size())) return static_cast<T>(*v);
   return parse_number<T>(f, what);
 }
 
