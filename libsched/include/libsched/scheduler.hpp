@@ -348,7 +348,7 @@ class Scheduler : private detail::SchedulerCore {
     e.enqueued_at = now;
     e.failed_pass = 0;
     e.spec_hash = 0;
-    queue_.insert(key(t));
+    queue_insert(t);
     class_join(t);
     ++queue_epoch_;
     fresh_.push_back(t);
@@ -367,7 +367,7 @@ class Scheduler : private detail::SchedulerCore {
     Entry& e = tasks_[t.index()];
     if (e.state != State::waiting) return;
     class_leave(t);
-    queue_.erase(key(t));
+    queue_erase(t);
     ++queue_epoch_;
     e.state = State::idle_state;
     if (!aging_.empty()) aging_.erase(std::remove(aging_.begin(), aging_.end(), t), aging_.end());

@@ -531,7 +531,7 @@ class Session {
   void commit_start(TaskId t, Placement p, Time now) {
     Entry& e = st.tasks_[t.index()];
     st.class_leave(t);
-    st.queue_.erase(st.key(t));
+    st.queue_erase(t);
     if (!st.aging_.empty()) st.aging_.erase(std::remove(st.aging_.begin(), st.aging_.end(), t), st.aging_.end());
     e.state = State::running;
     e.hold = Entry::Hold::none;

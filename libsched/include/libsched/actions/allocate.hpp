@@ -330,9 +330,11 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   if (!strict_tail) st.strict_tail_.reset();
   if (strict_tail) fresh.assign(st.fresh_.begin(), st.fresh_.end());
   st.fresh_.clear();
-  // The queue is walked in place unless the pass visits only `order`: a task that starts leaves
-  // it behind the cursor, and nothing enters it during a pass.
-  auto cursor = st.queue_.begin();
+  // The queue is walked in place, through its contiguous copy (Core::queue_array_), unless the
+  // pass visits only `order`: a task that starts leaves a hole behind the cursor, and nothing
+  // enters the queue during a pass (no slot moves).
+  st.queue_array_.compact_if_sparse();
+  std::size_t cursor = 0;  // the next slot of queue_array_
   std::size_t next_in_order = 0;
   auto next = [&](TaskId& t) {
     if (from_fresh) {
@@ -340,9 +342,15 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       t = order[next_in_order++];
       return true;
     }
-    if (cursor == st.queue_.end()) return false;
-    t = (cursor++)->id;
-    return true;
+    const std::vector<TaskId>& slots = st.queue_array_.slots();
+    while (cursor < slots.size()) {
+      const TaskId id = slots[cursor++];
+      if (id.valid()) {
+        t = id;
+        return true;
+      }
+    }
+    return false;
   };
   bool blocked = false;
   std::optional<TaskId> head;     // strict: the blocking task; backfill: first blocked task
@@ -362,7 +370,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     last_dormant_sig = 0;
     last_failed_sig = 0;
     chainable = true;
-    cursor = st.queue_.begin();
+    cursor = 0;
     head.reset();
     head_reservation = kTimeNever;
     head_reservation_known = false;
@@ -446,10 +454,14 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     auto& e = st.tasks_[t.index()];
     if (from_fresh && e.state != State::waiting) continue;  // (every task in the queue waits)
     if (blocked) {
-      if (strict_tail && st.strict_tail_ && *st.strict_tail_ < *std::prev(cursor)) {  // (strict walks the queue)
-        const Session::Core::QueueKey& from = *std::prev(cursor);
-        for (TaskId f : fresh)
-          if (st.tasks_[f.index()].state == State::waiting && !(st.key(f) < from)) hold(f, Session::Entry::Hold::strict);
+      // (strict walks the queue: t's queue key)
+      const auto from = std::tie(e.rank, e.spec.name, e.spec.sequence, t);
+      if (strict_tail && st.strict_tail_ && st.strict_tail_->tied() < from) {
+        for (TaskId f : fresh) {
+          const auto& ef = st.tasks_[f.index()];
+          if (ef.state == State::waiting && !(std::tie(ef.rank, ef.spec.name, ef.spec.sequence, f) < from))
+            hold(f, Session::Entry::Hold::strict);
+        }
         break;
       }
       hold(t, Session::Entry::Hold::strict);
@@ -560,10 +572,13 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       } else {
         // (the walk's tasks so far that are dormant: skipped, or gone dormant in this walk and
         // listed already; the listing drops repeats. A fresh-only pass skipped none.)
-        for (auto it = st.queue_.begin(); !from_fresh && it != cursor; ++it) {
-          auto& d = st.tasks_[it->id.index()];
+        const std::vector<TaskId>& slots = st.queue_array_.slots();
+        for (std::size_t i = 0; !from_fresh && i < cursor; ++i) {
+          const TaskId id = slots[i];
+          if (!id.valid()) continue;  // (a task started in this walk)
+          auto& d = st.tasks_[id.index()];
           if (d.dormant_gen != st.dormant_gen_ || d.failed_epoch != st.dormant_cap_) continue;
-          st.visited_.push_back(it->id);
+          st.visited_.push_back(id);
           d.failed_pass = st.pass_;
         }
         st.dormant_cap_ = ~std::uint64_t{0};

@@ -22,6 +22,7 @@
 
 #include "libsched/cluster.hpp"
 #include "libsched/decisions.hpp"
+#include "libsched/detail/queue_array.hpp"
 #include "libsched/detail/request_classes.hpp"
 #include "libsched/detail/signature_map.hpp"
 #include "libsched/node_policy.hpp"
@@ -137,8 +138,10 @@ struct SchedulerCore {
   }
 
   enum class State : std::uint8_t { idle_state, waiting, running };
-  struct Entry {
-    TaskSpec spec;
+  /// A task's record. The fields a walk of the queue reads at every step (actions::allocate:
+  /// dormancy, failure memo, signature cache, request class, listing) come first and fill the
+  /// entry's first 64-byte line (the entry is line-aligned): a step costs one line, not three.
+  struct alignas(64) Entry {
     State state = State::idle_state;
     /// The last take_visited_waiting listed it while a queue hold of the last pass applied
     /// (its observer's status: blocked_by_queue). A pass that holds it again (fast paths) does
@@ -151,26 +154,14 @@ struct SchedulerCore {
     /// since that listing (stable_code), a later walk that fails it as dormant does not list it
     /// again, even after releases. Reset at enqueue.
     bool reported_stable = false;
-    /// The dormant generation it failed in (Core::dormant_gen_; 0: none). Fits in the padding
-    /// before reported_at.
-    std::uint32_t dormant_gen = 0;
-    /// The listing (Core::listings_) that set reported_held; a listing of every waiting task by
-    /// request class after it (Core::all_listed_at_) reported it not held (reported_held_now).
-    std::uint64_t reported_at = 0;
-    /// Slot of its placement in SchedulerCore::placements_ while it runs (kNoSlot otherwise):
-    /// placements are held for running tasks only, not in every task's entry.
-    std::uint32_t placement_slot = kNoSlot;
     /// The queue hold its last pass put on it: none, behind `hold_head` under strict queueing,
     /// or would delay `hold_head`'s reservation (backfill). explain() turns it into a
     /// WaitStatus (Explain::hold_status) only when asked.
     enum class Hold : std::uint8_t { none, strict, backfill };
     Hold hold = Hold::none;
-    TaskId hold_head;
-    Rank rank{};                                      ///< queue rank, set at enqueue
-    Time enqueued_at = 0;                             ///< `now` of its last enqueue
+    /// The dormant generation it failed in (Core::dormant_gen_; 0: none).
+    std::uint32_t dormant_gen = 0;
     std::uint64_t failed_epoch = ~std::uint64_t{0};  ///< capacity epoch of its last failed try
-    /// (pass, capacity epoch, now) of the pass that set a blocked_by_queue status.
-    std::tuple<std::uint64_t, std::uint64_t, Time> hold_stamp{0, 0, 0};
     /// The schedule() call (pass_) whose last visit tried it and failed, the failure
     /// remembered (failed_epoch); 0 otherwise (explain's failed_in_settled_pass).
     std::uint64_t failed_pass = 0;
@@ -178,10 +169,23 @@ struct SchedulerCore {
     /// book has spec_hash_quotas entries (entries are only ever added); reset at enqueue.
     std::uint64_t spec_hash = 0;
     std::size_t spec_hash_quotas = 0;
+    /// The listing (Core::listings_) that set reported_held; a listing of every waiting task by
+    /// request class after it (Core::all_listed_at_) reported it not held (reported_held_now).
+    std::uint64_t reported_at = 0;
     /// Its request class while it waits (classes_, kNoClass otherwise) and the class_joins_
     /// count when it joined (failed_epoch_of).
-    std::uint32_t req_class = ~std::uint32_t{0};
     std::uint64_t join_seq = 0;
+    std::uint32_t req_class = ~std::uint32_t{0};
+    /// Slot of its placement in SchedulerCore::placements_ while it runs (kNoSlot otherwise):
+    /// placements are held for running tasks only, not in every task's entry.
+    std::uint32_t placement_slot = kNoSlot;
+    // ---- (end of the first line)
+    TaskSpec spec;
+    TaskId hold_head;
+    Rank rank{};                                      ///< queue rank, set at enqueue
+    Time enqueued_at = 0;                             ///< `now` of its last enqueue
+    /// (pass, capacity epoch, now) of the pass that set a blocked_by_queue status.
+    std::tuple<std::uint64_t, std::uint64_t, Time> hold_stamp{0, 0, 0};
   };
   /// The queue's sort key: (rank, name, sequence, id) (TaskSpec::sequence: the embedder's
   /// order, then the id).
@@ -272,6 +276,7 @@ struct SchedulerCore {
       q.insert(std::move(node));
     }
     queue_.swap(q);
+    queue_array_.rebuild(queue_);
     return changed;
   }
   /// Tasks whose candidate nodes can grow with time alone: idle fragments offered at high or
@@ -488,9 +493,10 @@ struct SchedulerCore {
     for (TaskId t : due) {
       Entry& e = tasks_[t.index()];
       queue_.erase(key(t));
+      queue_array_.erase(t);
       e.spec.attained_gpu_s = 0;
       e.rank = queue_rank(e.spec, t, now);
-      queue_.insert(key(t));
+      queue_insert(t);
     }
     return !due.empty();
   }
@@ -509,6 +515,20 @@ struct SchedulerCore {
   std::deque<Placement> placements_;
   std::vector<std::uint32_t> free_slots_;
   std::set<QueueKey> queue_;
+  /// queue_'s order as a contiguous array (actions::allocate walks it), kept in step at every
+  /// insertion and erasure: queue_insert and queue_erase.
+  QueueArray queue_array_;
+  /// Waiting task `t` (its rank set) enters the queue. O(log queue), O(1) more when it goes
+  /// last.
+  void queue_insert(TaskId t) {
+    const auto it = queue_.insert(key(t)).first;
+    queue_array_.insert(queue_, it);
+  }
+  /// Task `t` leaves the queue if it is in it (a task adopted or started from outside may not
+  /// be). O(log queue).
+  void queue_erase(TaskId t) {
+    if (queue_.erase(key(t)) != 0) queue_array_.erase(t);
+  }
   IdSet<TaskId> running_;
   std::vector<RunInfo> run_info_;
   std::vector<std::size_t> run_pos_;
