@@ -527,7 +527,11 @@ struct SchedulerCore {
   /// Task `t` leaves the queue if it is in it (a task adopted or started from outside may not
   /// be). O(log queue).
   void queue_erase(TaskId t) {
-    if (queue_.erase(key(t)) != 0) queue_array_.erase(t);
+    // (find and erase at the iterator: one descent, where erase by key looks up a range)
+    if (const auto it = queue_.find(key(t)); it != queue_.end()) {
+      queue_.erase(it);
+      queue_array_.erase(t);
+    }
   }
   IdSet<TaskId> running_;
   std::vector<RunInfo> run_info_;
