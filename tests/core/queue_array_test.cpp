@@ -37,10 +37,12 @@ std::vector<TaskId> ids(const std::set<Key>& s) {
 }
 
 TEST_CASE("QueueArray keeps the set's order under random inserts, erasures and compactions") {
+  std::size_t went_stale = 0, checked_in_place = 0;
   for (unsigned seed = 1; seed <= 60; ++seed) {
     std::mt19937_64 rng(seed);
     std::set<Key> set;
-    QueueArray a;
+    // every other seed moves at most 4 slots per insert, so that far inserts go stale
+    QueueArray a(seed % 2 == 0 ? 4 : 64);
     std::vector<std::int64_t> rank_of(400, -1);  // per id: its rank while in the set
     // mostly FIFO ranks (appends), some in the middle; a few seeds rank at random only
     const bool fifo = seed % 3 != 0;
@@ -49,6 +51,7 @@ TEST_CASE("QueueArray keeps the set's order under random inserts, erasures and c
     for (int i = 0; i < ops; ++i) {
       const std::int32_t id = std::int32_t(rng() % rank_of.size());  // (ids are reused)
       const TaskId t(id);
+      const bool was_stale = a.stale();
       if (rank_of[std::size_t(id)] < 0 && rng() % 100 < 55) {
         const std::int64_t r = fifo && rng() % 10 != 0 ? (clock += std::int64_t(rng() % 3)) : std::int64_t(rng() % 500);
         rank_of[std::size_t(id)] = r;
@@ -59,16 +62,47 @@ TEST_CASE("QueueArray keeps the set's order under random inserts, erasures and c
         a.erase(t);
         rank_of[std::size_t(id)] = -1;
       }
+      went_stale += !was_stale && a.stale();
       if (rng() % 200 == 0) a.compact_if_sparse();
       if (rng() % 500 == 0) a.compact();
       if (rng() % 700 == 0) a.rebuild(set);
-      REQUIRE(a.size() == set.size());
-      if (i % 16 == 0 || i + 1 == ops) REQUIRE(live(a) == ids(set));
+      if (rng() % 40 == 0) a.refresh(set);
+      if (!a.stale()) {  // in step without a rebuild since the last refresh
+        REQUIRE(a.size() == set.size());
+        if (i % 16 == 0 || i + 1 == ops) {
+          REQUIRE(live(a) == ids(set));
+          ++checked_in_place;
+        }
+      }
     }
+    a.refresh(set);
+    REQUIRE_FALSE(a.stale());
+    REQUIRE(live(a) == ids(set));
     a.compact();
     REQUIRE(a.holes() == 0);
     REQUIRE(a.slots() == ids(set));
   }
+  REQUIRE(went_stale > 0);
+  REQUIRE(checked_in_place > 1000);
+}
+
+TEST_CASE("QueueArray: a far insert makes it stale until one refresh; appends and near inserts never do") {
+  std::set<Key> set;
+  QueueArray a(3);
+  for (std::int32_t i = 0; i < 10; ++i) a.insert(set, set.insert({10 * i, TaskId(i)}).first);
+  REQUIRE_FALSE(a.stale());
+  a.insert(set, set.insert({75, TaskId(20)}).first);  // 2 slots behind it: moved
+  REQUIRE_FALSE(a.stale());
+  REQUIRE(live(a) == ids(set));
+  a.insert(set, set.insert({5, TaskId(21)}).first);  // 10 slots behind it: stale
+  REQUIRE(a.stale());
+  a.insert(set, set.insert({1, TaskId(22)}).first);  // (ignored while stale)
+  set.erase({30, TaskId(3)});
+  a.erase(TaskId(3));
+  a.refresh(set);
+  REQUIRE_FALSE(a.stale());
+  REQUIRE(a.holes() == 0);
+  REQUIRE(a.slots() == ids(set));
 }
 
 TEST_CASE("QueueArray: an erasure leaves a hole in its slot; no slot moves until an insert or compaction") {

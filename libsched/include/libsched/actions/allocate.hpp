@@ -332,8 +332,8 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
   st.fresh_.clear();
   // The queue is walked in place, through its contiguous copy (Core::queue_array_), unless the
   // pass visits only `order`: a task that starts leaves a hole behind the cursor, and nothing
-  // enters the queue during a pass (no slot moves).
-  st.queue_array_.compact_if_sparse();
+  // enters the queue during a pass (no slot moves). The copy is brought in step (QueueArray::
+  // refresh) when a walk from the front begins, not for a fresh-only pass that never reads it.
   std::size_t cursor = 0;  // the next slot of queue_array_
   std::size_t next_in_order = 0;
   auto next = [&](TaskId& t) {
@@ -342,6 +342,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
       t = order[next_in_order++];
       return true;
     }
+    if (cursor == 0) st.queue_array_.refresh(st.queue_);
     const std::vector<TaskId>& slots = st.queue_array_.slots();
     while (cursor < slots.size()) {
       const TaskId id = slots[cursor++];
