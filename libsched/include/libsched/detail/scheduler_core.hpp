@@ -492,8 +492,7 @@ struct SchedulerCore {
     }
     for (TaskId t : due) {
       Entry& e = tasks_[t.index()];
-      queue_.erase(key(t));
-      queue_array_.erase(t);
+      queue_erase(t);
       e.spec.attained_gpu_s = 0;
       e.rank = queue_rank(e.spec, t, now);
       queue_insert(t);
@@ -516,10 +515,11 @@ struct SchedulerCore {
   std::vector<std::uint32_t> free_slots_;
   std::set<QueueKey> queue_;
   /// queue_'s order as a contiguous array (actions::allocate walks it), kept in step at every
-  /// insertion and erasure: queue_insert and queue_erase.
+  /// insertion and erasure (queue_insert, queue_erase), or stale after an insertion far from
+  /// the end until the next walk from the front rebuilds it (QueueArray::refresh).
   QueueArray queue_array_;
-  /// Waiting task `t` (its rank set) enters the queue. O(log queue), O(1) more when it goes
-  /// last.
+  /// Waiting task `t` (its rank set) enters the queue. O(log queue), plus O(1) when it goes
+  /// last and at most 64 slots moved otherwise (QueueArray::insert).
   void queue_insert(TaskId t) {
     const auto it = queue_.insert(key(t)).first;
     queue_array_.insert(queue_, it);
