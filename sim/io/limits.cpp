@@ -88,19 +88,13 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   return std::size_t(n) + 1;
 }
 
-/// True when all 8 bytes at `p` are printable ASCII (0x20 to 0x7e), the bytes that text_problem
-/// never refuses: no byte below 0x20 (`(w - 0x20..) & ~w` sets a high bit exactly when one is)
-/// and none of 0x7f and above (`(w + 0x01..) | w` then sets a high bit; a carry into the next
-/// byte comes only from 0xff, itself refused).
-bool printable_ascii8(const char* p) {
-  constexpr std::uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-  std::uint64_t w;
-  std::memcpy(&w, p, sizeof w);
-  return ((((w - 0x20 * ones) & ~w) | ((w + ones) | w)) & highs) == 0;
-}
+constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
 
-/// The high bit (0x80) of each byte of the 8 bytes at `p` that is not printable ASCII, plus
-/// bits below them (printable_ascii8's terms): zero exactly when all 8 bytes are printable.
+/// For the 8 bytes at `p`: a word whose high bits (kHighBits) are zero exactly when all 8 are
+/// printable ASCII (0x20 to 0x7e), the bytes that text_problem never refuses. No byte below
+/// 0x20 (`(w - 0x20..) & ~w` sets a high bit exactly when one is) and none of 0x7f and above
+/// (`(w + 0x01..) | w` then sets a high bit; a carry into the next byte comes only from 0xff,
+/// itself refused).
 inline std::uint64_t unprintable8(const char* p) {
   constexpr std::uint64_t ones = 0x0101010101010101ULL;
   std::uint64_t w;
@@ -108,12 +102,14 @@ inline std::uint64_t unprintable8(const char* p) {
   return ((w - 0x20 * ones) & ~w) | ((w + ones) | w);
 }
 
+/// True when all 8 bytes at `p` are printable ASCII (unprintable8).
+bool printable_ascii8(const char* p) { return (unprintable8(p) & kHighBits) == 0; }
+
 /// True when every byte of `s` is printable ASCII (0x20 to 0x7e): the common case of a trace row
 /// or a name, for which text_problem finds nothing. 32 bytes per test, the last (partial) word
 /// read again from the end; exact as printable_ascii8 (a borrow or carry into another byte
 /// comes only from a byte that is itself not printable).
 bool all_printable_ascii(std::string_view s) {
-  constexpr std::uint64_t highs = 0x8080808080808080ULL;
   const char* p = s.data();
   const std::size_t n = s.size();
   if (n < 8) {
@@ -123,11 +119,11 @@ bool all_printable_ascii(std::string_view s) {
   }
   std::size_t i = 0;
   for (; i + 32 <= n; i += 32)
-    if (((unprintable8(p + i) | unprintable8(p + i + 8) | unprintable8(p + i + 16) | unprintable8(p + i + 24)) & highs) != 0)
+    if (((unprintable8(p + i) | unprintable8(p + i + 8) | unprintable8(p + i + 16) | unprintable8(p + i + 24)) & kHighBits) != 0)
       return false;
   std::uint64_t bad = unprintable8(p + n - 8);
   for (; i + 8 <= n; i += 8) bad |= unprintable8(p + i);
-  return (bad & highs) == 0;
+  return (bad & kHighBits) == 0;
 }
 
 }  // namespace

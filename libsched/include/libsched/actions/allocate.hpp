@@ -319,7 +319,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     order.assign(st.fresh_.begin(), st.fresh_.end());
     for (TaskId t : st.aging_)
       if (st.tasks_[t.index()].state == State::waiting) order.push_back(t);
-    std::sort(order.begin(), order.end(), [&st](TaskId a, TaskId b) { return st.key(a) < st.key(b); });
+    std::sort(order.begin(), order.end(), [&st](TaskId a, TaskId b) { return st.tied_key(a) < st.tied_key(b); });
     order.erase(std::unique(order.begin(), order.end()), order.end());
   }
   // Strict queueing with fast paths: every waiting task queued after st.strict_tail_ (the
@@ -455,14 +455,10 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
     auto& e = st.tasks_[t.index()];
     if (from_fresh && e.state != State::waiting) continue;  // (every task in the queue waits)
     if (blocked) {
-      // (strict walks the queue: t's queue key)
-      const auto from = std::tie(e.rank, e.spec.name, e.spec.sequence, t);
+      const auto from = st.tied_key(t);  // (strict walks the queue: t's queue key)
       if (strict_tail && st.strict_tail_ && st.strict_tail_->tied() < from) {
-        for (TaskId f : fresh) {
-          const auto& ef = st.tasks_[f.index()];
-          if (ef.state == State::waiting && !(std::tie(ef.rank, ef.spec.name, ef.spec.sequence, f) < from))
-            hold(f, Session::Entry::Hold::strict);
-        }
+        for (TaskId f : fresh)
+          if (st.tasks_[f.index()].state == State::waiting && !(st.tied_key(f) < from)) hold(f, Session::Entry::Hold::strict);
         break;
       }
       hold(t, Session::Entry::Hold::strict);

@@ -545,7 +545,7 @@ inline bool backfill_from_fresh(Session& S, std::vector<TaskId>& order) {
   order.clear();
   for (TaskId t : st.fresh_)
     if (st.tasks_[t.index()].state == Session::State::waiting) order.push_back(t);
-  std::sort(order.begin(), order.end(), [&st](TaskId a, TaskId b) { return st.key(a) < st.key(b); });
+  std::sort(order.begin(), order.end(), [&st](TaskId a, TaskId b) { return st.tied_key(a) < st.tied_key(b); });
   order.erase(std::unique(order.begin(), order.end()), order.end());
   // The fresh tasks are the last order.size() keys of the queue.
   auto q = st.queue_.rbegin();

@@ -27,7 +27,8 @@ namespace libsched::detail {
 class QueueArray {
  public:
   explicit QueueArray(std::size_t max_shift = 64) : max_shift_(max_shift) {}
-  /// The slots in queue order; a hole is an invalid TaskId (skip it). Valid when not stale().
+  /// The slots in queue order; a hole is an invalid TaskId (a walk passes over it). Valid when
+  /// not stale().
   const std::vector<TaskId>& slots() const { return ids_; }
   /// Live ids (slots that are not holes); not stale() only.
   std::size_t size() const { return ids_.size() - holes_; }

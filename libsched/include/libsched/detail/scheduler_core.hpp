@@ -218,6 +218,13 @@ struct SchedulerCore {
     const Entry& e = tasks_[t.index()];
     return {e.rank, e.spec.name, e.spec.sequence, t};
   }
+  /// key(t) as references to the entry's fields (QueueKey::tied's form): compares with a
+  /// QueueKey's tied() or another tied_key without copying the task's name. Valid while the
+  /// entry is not moved (no task added).
+  std::tuple<const Rank&, const std::string&, const std::uint64_t&, TaskId> tied_key(TaskId t) const {
+    const Entry& e = tasks_[t.index()];
+    return {e.rank, e.spec.name, e.spec.sequence, t};
+  }
   /// The tie-break key of task `t` between equal ranks: (TaskSpec::sequence, id). O(1).
   std::pair<std::uint64_t, TaskId> order_key(TaskId t) const { return {tasks_[t.index()].spec.sequence, t}; }
   /// Sorts `ids` by order_key and drops repeats, through `scratch` (keys copied once: no
