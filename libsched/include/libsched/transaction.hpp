@@ -9,7 +9,8 @@
 
 #include <cstddef>
 #include <variant>
-#include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include "libsched/cluster.hpp"
 #include "libsched/quota.hpp"
@@ -63,7 +64,10 @@ class Transaction {
 
   Cluster& cluster_;
   QuotaBook& quotas_;
-  std::vector<std::variant<Alloc, Release, Charge>> ops_;
+  /// The undo log. A trial's first few operations (a small gang's allocations and its quota
+  /// charge) stay in the transaction itself: no heap allocation per trial (allocate makes one
+  /// per task it tries).
+  boost::container::small_vector<std::variant<Alloc, Release, Charge>, 6> ops_;
   bool committed_ = false;
 };
 
