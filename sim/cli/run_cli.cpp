@@ -104,6 +104,7 @@ int run_command(io::Scenario&& sc, const RunOptions& opts, std::ostream& out, st
   std::optional<Simulator> sim;
   try {
     check_runtime_bounds(sc, so);
+    so.runtime_bounds_checked = true;
     sim.emplace(std::move(sc), std::move(so));
   } catch (const SimulationLimitError& e) {
     err << e.what() << "\n";

@@ -79,12 +79,67 @@ void Simulator::build() {
   compact_ = !opt_.keep_ended_tasks && !sc_.prices && !sc_.measure && !opt_.external && !opt_.observer &&
              !(opt_.registry && opt_.registry != &Registry::builtin());
   Cluster c;
-  // Intern every model named by a spec or inline replica first, in scenario order.
+  // Intern every model named by a spec or inline replica first, in scenario order: the specs'
+  // here, the tasks' in the pass below that makes the tasks compact.
   for (const auto& s : sc_.cluster.instance_specs)
     if (!s.gpu_model.empty()) c.intern_model(s.gpu_model);
-  for (const auto& t : sc_.tasks)
-    if (t.replica)
-      for (const auto& m : t.replica->gpu_models) c.intern_model(m);
+  const std::size_t n_tasks = sc_.tasks.size();
+  // The tasks made compact (Simulator::profiles_): each task's identity (name, submit_s,
+  // duration_s, runtime_estimate_s) moved out, the rest shared with the tasks equal to it.
+  // The scenario's task vector (about 600 bytes per task) is freed before libsched's task
+  // table is built, so the two are never held together.
+  std::vector<std::string> names(n_tasks);
+  std::vector<std::size_t> first_task;  // profile -> its first task (scenario order), for errors
+  ident_.resize(n_tasks);
+  profile_of_.resize(n_tasks);
+  {
+    // Profile hash -> profiles with that hash; looked up, never iterated.
+    std::unordered_map<std::size_t, std::vector<std::uint32_t>> by_hash;
+    for (std::size_t i = 0; i < n_tasks; ++i) {
+      io::TaskCfg& t = sc_.tasks[i];
+      names[i] = std::move(t.name);
+      ident_[i] = {t.submit_s, t.duration_s, t.runtime_estimate_s};
+      t.name.clear();
+      t.submit_s = 0;
+      t.duration_s = 0;
+      t.runtime_estimate_s.reset();
+      // Hash of the fields that most often differ; equal hashes are told apart by operator==.
+      // The interned keys hash by address (equal texts are one string: Interned), not by text.
+      std::size_t h = 0;
+      boost::hash_combine(h, &t.user.str());
+      boost::hash_combine(h, &t.tenant.str());
+      boost::hash_combine(h, &t.pool.str());
+      boost::hash_combine(h, t.workers);
+      boost::hash_combine(h, t.priority);
+      boost::hash_range(h, t.specs.begin(), t.specs.end());
+      if (t.replica) {
+        boost::hash_combine(h, t.replica->gpus);
+        boost::hash_combine(h, t.replica->gpu_milli);
+        boost::hash_combine(h, t.replica->vcpu);
+        boost::hash_combine(h, t.replica->memory_gib);
+      }
+      auto& bucket = by_hash[h];
+      std::uint32_t p = std::uint32_t(profiles_.size());
+      for (std::uint32_t q : bucket)
+        if (profiles_[q] == t) {
+          p = q;
+          break;
+        }
+      if (p == profiles_.size()) {
+        // (a task equal to an earlier one names the same models: interning the new profiles'
+        // models, in task order, interns every task's in scenario order)
+        if (t.replica)
+          for (const auto& m : t.replica->gpu_models) c.intern_model(m);
+        bucket.push_back(p);
+        profiles_.push_back(std::move(t));
+        first_task.push_back(i);
+      }
+      profile_of_[i] = p;
+    }
+  }
+  std::vector<io::TaskCfg>().swap(sc_.tasks);
+  profiles_.shrink_to_fit();
+
   int rack_next = 0, switch_next = 0;
   std::map<std::string, int> rack_names;
   for (const auto& p : sc_.cluster.pools) {
@@ -155,58 +210,6 @@ void Simulator::build() {
     r.models = s.gpu_model.empty() ? 0 : c.model_bit(c.find_model(s.gpu_model));
     return r;
   };
-  const std::size_t n_tasks = sc_.tasks.size();
-  // The tasks made compact (Simulator::profiles_): each task's identity (name, submit_s,
-  // duration_s, runtime_estimate_s) moved out, the rest shared with the tasks equal to it.
-  // The scenario's task vector (about 600 bytes per task) is freed before libsched's task
-  // table is built, so the two are never held together.
-  std::vector<std::string> names(n_tasks);
-  std::vector<std::size_t> first_task;  // profile -> its first task (scenario order), for errors
-  ident_.resize(n_tasks);
-  profile_of_.resize(n_tasks);
-  {
-    // Profile hash -> profiles with that hash; looked up, never iterated.
-    std::unordered_map<std::size_t, std::vector<std::uint32_t>> by_hash;
-    for (std::size_t i = 0; i < n_tasks; ++i) {
-      io::TaskCfg& t = sc_.tasks[i];
-      names[i] = std::move(t.name);
-      ident_[i] = {t.submit_s, t.duration_s, t.runtime_estimate_s};
-      t.name.clear();
-      t.submit_s = 0;
-      t.duration_s = 0;
-      t.runtime_estimate_s.reset();
-      // Hash of the fields that most often differ; equal hashes are told apart by operator==.
-      // The interned keys hash by address (equal texts are one string: Interned), not by text.
-      std::size_t h = 0;
-      boost::hash_combine(h, &t.user.str());
-      boost::hash_combine(h, &t.tenant.str());
-      boost::hash_combine(h, &t.pool.str());
-      boost::hash_combine(h, t.workers);
-      boost::hash_combine(h, t.priority);
-      boost::hash_range(h, t.specs.begin(), t.specs.end());
-      if (t.replica) {
-        boost::hash_combine(h, t.replica->gpus);
-        boost::hash_combine(h, t.replica->gpu_milli);
-        boost::hash_combine(h, t.replica->vcpu);
-        boost::hash_combine(h, t.replica->memory_gib);
-      }
-      auto& bucket = by_hash[h];
-      std::uint32_t p = std::uint32_t(profiles_.size());
-      for (std::uint32_t q : bucket)
-        if (profiles_[q] == t) {
-          p = q;
-          break;
-        }
-      if (p == profiles_.size()) {
-        bucket.push_back(p);
-        profiles_.push_back(std::move(t));
-        first_task.push_back(i);
-      }
-      profile_of_[i] = p;
-    }
-  }
-  std::vector<io::TaskCfg>().swap(sc_.tasks);
-  profiles_.shrink_to_fit();
   // Task names, for duplicates and injected task faults: (64-bit hash of the name, index)
   // sorted, equal hashes then told apart by the names. No node per task (as a hash map would
   // allocate), and only the sorted vector is searched, never iterated into an output. Made

@@ -147,6 +147,7 @@ RunMetrics simulate_seed(const ScenarioSource& source, std::uint64_t seed) {
   std::optional<Simulator> sim;
   try {
     check_runtime_bounds(sc, so);
+    so.runtime_bounds_checked = true;
     sim.emplace(sc, std::move(so));
     sim->run();
   } catch (const SimulationLimitError& e) {

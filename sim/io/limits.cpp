@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -250,39 +253,43 @@ void check_scenario_totals(const Scenario& s, const ProblemFn& report) {
   if (static_cast<std::int64_t>(s.tasks.size()) > limits::max_tasks)
     report("tasks", std::to_string(s.tasks.size()),
            fmt::format("{} tasks, more than the limit of {}", s.tasks.size(), limits::max_tasks));
+  // Distinct GPU models, in the order Simulator::build interns them; the first one past the
+  // limit is blamed (libsched keeps one bit per model). The tasks' replica total and their GPU
+  // models are read in one pass over the tasks (a large trace's 65 MB); the replica total is
+  // still reported first.
+  std::unordered_set<std::string_view> models;
+  std::optional<std::pair<std::string, std::string>> over;  // the first model past the limit: (path, model)
+  auto add = [&](const std::string& m, const auto& path) {
+    if (over || m.empty() || !models.insert(m).second || models.size() <= std::size_t(max_gpu_models)) return;
+    over.emplace(path(), m);
+  };
+  for (std::size_t i = 0; i < s.cluster.instance_specs.size(); ++i)
+    add(s.cluster.instance_specs[i].gpu_model, [i] { return fmt::format("cluster.instance_specs[{}].gpu_model", i); });
   std::int64_t replicas = 0;
-  for (const auto& t : s.tasks)  // a task over the per-task limit is blamed on its own
+  for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+    const TaskCfg& t = s.tasks[i];
+    // (a task over the per-task limit is blamed on its own)
     replicas += std::clamp<std::int64_t>(std::max(t.workers, t.autoscaling->max_workers), 0, max_workers) + 1;
+    if (!over)
+      if (const auto& r = t.replica)
+        for (std::size_t k = 0; k < r->gpu_models.size(); ++k)
+          add(r->gpu_models[k], [i, k] { return fmt::format("tasks[{}].replica.gpu_models[{}]", i, k); });
+  }
   if (replicas > max_total_replicas)
     report("tasks", std::to_string(replicas),
            fmt::format("{} replicas in all tasks, more than the limit of {}", replicas, max_total_replicas));
-  {
-    // Distinct GPU models, in the order Simulator::build interns them; the first one past the
-    // limit is blamed (libsched keeps one bit per model).
-    std::unordered_set<std::string_view> models;
-    bool over = false;
-    auto add = [&](const std::string& m, const auto& path) {
-      if (over || m.empty() || !models.insert(m).second || models.size() <= std::size_t(max_gpu_models)) return;
-      over = true;
-      report(path(), "\"" + m + "\"",
-             fmt::format("a GPU model past the first {}: a scenario has at most {} distinct GPU models (instance specs, "
-                         "node groups, nodes and tasks' gpu_models together)",
-                         max_gpu_models, max_gpu_models));
-    };
-    for (std::size_t i = 0; i < s.cluster.instance_specs.size(); ++i)
-      add(s.cluster.instance_specs[i].gpu_model, [&] { return fmt::format("cluster.instance_specs[{}].gpu_model", i); });
-    for (std::size_t i = 0; i < s.tasks.size() && !over; ++i)
-      if (const auto& r = s.tasks[i].replica)
-        for (std::size_t k = 0; k < r->gpu_models.size(); ++k)
-          add(r->gpu_models[k], [&] { return fmt::format("tasks[{}].replica.gpu_models[{}]", i, k); });
-    for (std::size_t p = 0; p < s.cluster.pools.size(); ++p) {
-      const auto& pool = s.cluster.pools[p];
-      for (std::size_t g = 0; g < pool.node_groups.size(); ++g)
-        add(pool.node_groups[g].gpu_model, [&] { return fmt::format("cluster.pools[{}].node_groups[{}].gpu_model", p, g); });
-      for (std::size_t n = 0; n < pool.nodes.size(); ++n)
-        add(pool.nodes[n].gpu_model, [&] { return fmt::format("cluster.pools[{}].nodes[{}].gpu_model", p, n); });
-    }
+  for (std::size_t p = 0; p < s.cluster.pools.size(); ++p) {
+    const auto& pool = s.cluster.pools[p];
+    for (std::size_t g = 0; g < pool.node_groups.size(); ++g)
+      add(pool.node_groups[g].gpu_model, [p, g] { return fmt::format("cluster.pools[{}].node_groups[{}].gpu_model", p, g); });
+    for (std::size_t n = 0; n < pool.nodes.size(); ++n)
+      add(pool.nodes[n].gpu_model, [p, n] { return fmt::format("cluster.pools[{}].nodes[{}].gpu_model", p, n); });
   }
+  if (over)
+    report(over->first, "\"" + over->second + "\"",
+           fmt::format("a GPU model past the first {}: a scenario has at most {} distinct GPU models (instance specs, "
+                       "node groups, nodes and tasks' gpu_models together)",
+                       max_gpu_models, max_gpu_models));
   if (s.timeseries_interval_s > 0) {
     const double rows = estimated_horizon_s(s) / s.timeseries_interval_s;
     if (!(rows <= double(max_timeseries_rows)))

@@ -64,6 +64,10 @@ struct TraceLoad {
   std::vector<NodeCfg> nodes;      ///< empty when the TraceCfg names no node list (openb, philly) or nodes == "none" (swf)
   std::vector<TaskCfg> tasks;      ///< in file order; at most TraceCfg::limit
   std::size_t skipped_rows = 0;    ///< malformed rows skipped (only with skip_bad_rows)
+  /// True when the reader knows the tasks' names to be pairwise distinct (swf: job ids in
+  /// increasing numeric order, digits only); apply_traces then skips its search for repeats.
+  /// False says nothing.
+  bool names_distinct = false;
 };
 
 /// Reads one trace entry. Paths in `cfg.path` / `cfg.nodes` go through resolve_data_path.

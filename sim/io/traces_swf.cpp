@@ -118,6 +118,11 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     if (fresh) it->second = Interned(user >= 0 ? "swf-u" + std::to_string(user) : std::string("swf"));
     return it->second;
   };
+  // The names are distinct when every job id is digits in increasing numeric order (most
+  // archive files): then apply_traces need not search them for repeats (TraceLoad::names_distinct).
+  bool ids_increasing = true;
+  unsigned long long last_id = 0;
+  bool any_id = false;
   detail::for_each_row(path, lines, opts, load.skipped_rows, [&](std::string_view line) {
     const std::size_t first = line.find_first_not_of(" \t");
     if (line[first] == ';') {
@@ -171,11 +176,21 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     t.runtime_estimate_s.reset();
     if (row.req_time > 0) t.runtime_estimate_s = row.req_time * cfg.time_scale;
     check_row(t);
+    if (ids_increasing) {
+      const std::string_view id = f[0].text;
+      unsigned long long v = 0;
+      const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), v);
+      ids_increasing = !id.empty() && ec == std::errc{} && end == id.data() + id.size() && id.front() != '+' &&
+                       (!any_id || v > last_id);
+      last_id = v;
+      any_id = true;
+    }
     load.tasks.push_back(t);
     largest_job = std::max(largest_job, row.procs);
     return true;
   });
 
+  load.names_distinct = ids_increasing;
   if (cfg.nodes != "none") {
     auto ceil_div = [&](long long v) { return v / ppn + (v % ppn != 0 ? 1 : 0); };
     long long count = 0;

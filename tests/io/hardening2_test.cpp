@@ -61,4 +61,31 @@ TEST_CASE("GPU models named only by tasks count toward the limit, in the simulat
   CHECK(errs[0].find("s.json: tasks[0].replica.gpu_models[63]: \"X63\": a GPU model past the first 64") == 0);
 }
 
+TEST_CASE("check_scenario_totals: the replica total is reported before a GPU model past the limit found in the same pass",
+          "[io][hardening2]") {
+  sim::io::Scenario sc;
+  const int per_task = int(sim::io::limits::max_workers);  // each task: max_workers + 1 replicas
+  const std::size_t n = std::size_t(sim::io::limits::max_total_replicas / (per_task + 1)) + 1;
+  sc.tasks.resize(n);
+  for (auto& t : sc.tasks) t.workers = per_task;
+  sim::io::ReplicaCfg r;
+  for (int i = 0; i < 65; ++i) r.gpu_models.push_back(fmt::format("X{}", i));
+  sc.tasks[1].replica = r;  // the 65th model: tasks[1].replica.gpu_models[64]
+  sc.tasks[2].replica = r;
+  std::vector<std::string> reports;
+  sim::io::check_scenario_totals(sc, [&](const std::string& field, const std::string& value, const std::string& rule) {
+    reports.push_back(field + ": " + value + ": " + rule);
+  });
+  REQUIRE(reports.size() == 2);
+  const std::size_t total = n * std::size_t(per_task + 1);
+  CHECK(reports[0] == fmt::format("tasks: {}: {} replicas in all tasks, more than the limit of {}", total, total,
+                                  sim::io::limits::max_total_replicas));
+  CHECK_THAT(reports[1], Catch::StartsWith("tasks[1].replica.gpu_models[64]: \"X64\": a GPU model past the first 64: "));
+  // Within the limit: nothing.
+  sc.tasks.resize(2);
+  reports.clear();
+  sim::io::check_scenario_totals(sc, [&](const std::string& f, const std::string&, const std::string&) { reports.push_back(f); });
+  CHECK(reports == std::vector<std::string>{"tasks[1].replica.gpu_models[64]"});
+}
+
 }  // namespace SCHEDSIM_UNITY_ID

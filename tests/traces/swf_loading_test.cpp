@@ -193,4 +193,55 @@ TEST_CASE("apply_traces: a name repeated in one trace gets -t<I>, then -t<I>-2 p
   CHECK(s.tasks[4].name == "swf-4");
 }
 
+TEST_CASE("swf: the names are known distinct only when every job id is digits in increasing numeric order",
+          "[traces][swf][loading]") {
+  TempDir dir;
+  // Row kRow1 with job id `id` (the other fields unchanged).
+  auto row = [](const std::string& id) { return id + kRow1.substr(kRow1.find("        0")); };
+  auto distinct = [&](const std::vector<std::string>& ids) {
+    std::string text;
+    for (const auto& id : ids) text += row(id) + "\n";
+    const auto path = dir.write("ids.swf", text);
+    const TraceLoad load = read_swf(path, swf_cfg(path), {});
+    REQUIRE(load.tasks.size() == ids.size());
+    return load.names_distinct;
+  };
+  CHECK(distinct({"1", "2", "10", "11"}));
+  CHECK(distinct({"7"}));
+  CHECK(distinct({"3", "9", "1000000"}));
+  CHECK_FALSE(distinct({"1", "1"}));          // a repeat
+  CHECK_FALSE(distinct({"2", "1"}));          // decreasing: distinct, but not known so
+  CHECK_FALSE(distinct({"1", "01"}));         // two texts of one value: "swf-1" and "swf-01" (told apart by the search)
+  CHECK_FALSE(distinct({"1", "a2"}));         // not digits
+  CHECK_FALSE(distinct({"1", "99999999999999999999999"}));  // past 64 bits
+}
+
+TEST_CASE("apply_traces: repeated job ids of a scenario's only trace are still renamed (no fast path for them)",
+          "[traces][apply][loading]") {
+  TempDir dir;
+  EnvGuard env("SCHEDSIM_DATA", dir.path().string());
+  dir.write("a.swf", kRow2 + "\n" + kRow1 + "\n" + kRow4 + "\n" + kRow1 + "\n");
+  Scenario s;
+  s.traces = traces_without_nodes({"a.swf"});
+  CHECK(apply_traces(s, {}) == 0);
+  REQUIRE(s.tasks.size() == 4);
+  CHECK(s.tasks[0].name == "swf-2");
+  CHECK(s.tasks[1].name == "swf-1");
+  CHECK(s.tasks[2].name == "swf-4");
+  CHECK(s.tasks[3].name == "swf-1-t0");
+}
+
+TEST_CASE("apply_traces: a scenario's only trace with increasing job ids keeps every name", "[traces][apply][loading]") {
+  TempDir dir;
+  EnvGuard env("SCHEDSIM_DATA", dir.path().string());
+  dir.write("a.swf", kRow1 + "\n" + kRow2 + "\n" + kRow4 + "\n");
+  Scenario s;
+  s.traces = traces_without_nodes({"a.swf"});
+  CHECK(apply_traces(s, {}) == 0);
+  REQUIRE(s.tasks.size() == 3);
+  CHECK(s.tasks[0].name == "swf-1");
+  CHECK(s.tasks[1].name == "swf-2");
+  CHECK(s.tasks[2].name == "swf-4");
+}
+
 }  // namespace SCHEDSIM_UNITY_ID

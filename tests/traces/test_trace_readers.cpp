@@ -572,6 +572,36 @@ TEST_CASE("trace rebase_time shifts submit times so that the first is 0", "[trac
   CHECK(load.tasks[1].submit_s == 0.0);
 }
 
+TEST_CASE("trace rebase_time with estimates and resubmissions: each applies as it does alone (one pass)", "[traces][swf]") {
+  TempDir dir;
+  auto path = dir.write("late.swf",
+                        "    1      500   10   3600    1     -1    -1    1   7200    -1  1  12  1  -1 -1 -1 -1 -1\n"
+                        "    2      450   10    100    1     -1    -1    1     -1    -1  1  12  1  -1 -1 -1 -1 -1\n"
+                        "    3      475   10     10    1     -1    -1    1     60    -1  1  12  1  -1 -1 -1 -1 -1\n");
+  auto cfg = cfg_of("swf", path);
+  cfg.rebase_time = true;
+  cfg.runtime_estimate = "affine";
+  cfg.estimate_factor = 2;
+  cfg.estimate_add_s = 1;
+  cfg.max_resubmissions = 3;
+  auto load = load_trace(cfg);
+  REQUIRE(load.tasks.size() == 3);
+  CHECK(load.tasks[0].submit_s == 50.0);
+  CHECK(load.tasks[1].submit_s == 0.0);  // the earliest is not the first row
+  CHECK(load.tasks[2].submit_s == 25.0);
+  CHECK(*load.tasks[0].runtime_estimate_s == 7201.0);
+  CHECK(*load.tasks[1].runtime_estimate_s == 201.0);
+  CHECK(*load.tasks[2].runtime_estimate_s == 21.0);
+  for (const auto& t : load.tasks) CHECK(t.fault_tolerance.max_resubmissions == 3);
+  cfg.runtime_estimate = "requested";
+  cfg.max_resubmissions = 0;
+  auto requested = load_trace(cfg);
+  CHECK(requested.tasks[1].submit_s == 0.0);
+  CHECK(*requested.tasks[2].runtime_estimate_s == 60.0);
+  CHECK_FALSE(requested.tasks[1].runtime_estimate_s.has_value());
+  CHECK(requested.tasks[0].fault_tolerance.max_resubmissions == 0);
+}
+
 TEST_CASE("trace max_resubmissions and checkpoint_interval_s apply to every task of the trace", "[traces][swf]") {
   TempDir dir;
   auto path = dir.write("two.swf",
