@@ -8,9 +8,9 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 #include <variant>
-
-#include <boost/container/small_vector.hpp>
+#include <vector>
 
 #include "libsched/cluster.hpp"
 #include "libsched/quota.hpp"
@@ -18,12 +18,30 @@
 namespace libsched {
 
 class Transaction {
+  struct Alloc;
+  struct Release;
+  struct Charge;
+
  public:
-  Transaction(Cluster& c, QuotaBook& q) : cluster_(c), quotas_(q) {}
+  /// The undo log's storage type (opaque): a caller that makes many short transactions keeps
+  /// one and lends it (the constructor's `spare`).
+  using Log = std::vector<std::variant<Alloc, Release, Charge>>;
+
+  /// `spare` (optional): a log whose storage this transaction uses and gives back, emptied, when
+  /// it ends, so that a transaction per trial allocates nothing (actions::allocate makes one per
+  /// task it tries). A nested transaction finds the spare lent out and uses its own storage.
+  /// `spare` must outlive the transaction.
+  Transaction(Cluster& c, QuotaBook& q, Log* spare = nullptr) : cluster_(c), quotas_(q), spare_(spare) {
+    if (spare_) ops_.swap(*spare_);
+  }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   ~Transaction() {
     if (!committed_) rollback_to(0);
+    if (spare_ && ops_.capacity() > spare_->capacity()) {
+      ops_.clear();
+      ops_.swap(*spare_);
+    }
   }
 
   ReplicaAllocation allocate(NodeId n, const ReplicaShape& r) {
@@ -64,10 +82,8 @@ class Transaction {
 
   Cluster& cluster_;
   QuotaBook& quotas_;
-  /// The undo log. A trial's first few operations (a small gang's allocations and its quota
-  /// charge) stay in the transaction itself: no heap allocation per trial (allocate makes one
-  /// per task it tries).
-  boost::container::small_vector<std::variant<Alloc, Release, Charge>, 6> ops_;
+  Log ops_;
+  Log* spare_ = nullptr;
   bool committed_ = false;
 };
 

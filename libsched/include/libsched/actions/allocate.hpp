@@ -178,7 +178,7 @@ inline std::optional<bool> allocate_by_class(Session& S, ScheduleResult& out) {
           return std::nullopt;
         }
       }
-      tx.emplace(st.cluster_, st.quotas_);
+      tx.emplace(st.cluster_, st.quotas_, &st.tx_log_spare_);
       p = S.try_start(*tx, t, now);
       if (!p && S.may_preempt(t)) p = preempt(S, *tx, t, now, victims);
     }
@@ -517,7 +517,7 @@ inline bool allocate(Session& S, ScheduleResult& out, bool first) {
           continue;
         }
       }
-      tx.emplace(st.cluster_, st.quotas_);
+      tx.emplace(st.cluster_, st.quotas_, &st.tx_log_spare_);
       p = S.try_start(*tx, t, now);
       if (!p && S.may_preempt(t)) p = preempt(S, *tx, t, now, victims);
     }

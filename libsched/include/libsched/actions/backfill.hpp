@@ -477,7 +477,7 @@ inline void keep_head_reservation(Session& S, TaskId head, Time reservation, std
 
 /// The reservation of waiting task `head` on the current state (nothing tentatively placed).
 inline Time reservation(Session& S, TaskId head, Time now) {
-  Transaction tx(S.st.cluster_, S.st.quotas_);
+  Transaction tx(S.st.cluster_, S.st.quotas_, &S.st.tx_log_spare_);
   return reservation(S, tx, head, now, {}, {});
 }
 

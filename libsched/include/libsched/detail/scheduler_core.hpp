@@ -591,6 +591,9 @@ struct SchedulerCore {
   std::uint64_t pass_ = 0;   ///< schedule() calls so far (stamps queue holds for explain)
   std::vector<TaskId> visited_;
   std::vector<std::pair<std::uint64_t, TaskId>> order_scratch_;  ///< scratch of sort_by_order_key
+  /// Storage lent to the transactions of a pass's trials and reservations (Transaction's
+  /// `spare`): no allocation per trial.
+  Transaction::Log tx_log_spare_;
   /// Bumped whenever capacity may have grown for some waiting task (a release, a node up, a
   /// node policy created or expired, a quota change). A task that failed in the current
   /// epoch cannot start until it changes.
