@@ -238,12 +238,21 @@ TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts, std::string_
   if (cfg.runtime_estimate == "requested" && cfg.format != "swf")
     throw TraceError("trace '" + cfg.path + "': runtime_estimate \"requested\": only swf traces carry a requested time");
   // Resubmission and checkpoints for every task of the trace (docs/traces.md "Scenario keys"),
-  // the estimates, and the earliest submit_s for rebase_time: one pass over the task records (a
-  // large trace's 65 MB), made only when one of them applies; the option strings compared once.
+  // the estimates and rebase_time: one pass over the task records (a large trace's 65 MB), made
+  // only when one of them applies; the option strings compared once. The earliest submit_s is
+  // the reader's when it kept it (TraceLoad::earliest_submit_s), else found by a pass first.
   const bool actual = cfg.runtime_estimate == "actual", affine = cfg.runtime_estimate == "affine";
   const bool fault_tolerance = cfg.max_resubmissions != 0 || cfg.checkpoint_interval_s.has_value();
   const bool rebase = cfg.rebase_time && !load.tasks.empty();
-  double first = rebase ? load.tasks.front().submit_s : 0;
+  double first = 0;
+  if (rebase) {
+    if (load.earliest_submit_s) {
+      first = *load.earliest_submit_s;
+    } else {
+      first = load.tasks.front().submit_s;
+      for (const auto& t : load.tasks) first = std::min(first, t.submit_s);
+    }
+  }
   if (actual || affine || fault_tolerance || rebase)
     for (auto& t : load.tasks) {
       if (actual) t.runtime_estimate_s = t.duration_s;
@@ -252,10 +261,8 @@ TraceLoad load_trace(const TraceCfg& cfg, const TraceOptions& opts, std::string_
         t.fault_tolerance.max_resubmissions = cfg.max_resubmissions;
         t.checkpoint_interval_s = cfg.checkpoint_interval_s;
       }
-      first = std::min(first, t.submit_s);
+      if (rebase) t.submit_s -= first;
     }
-  if (rebase)
-    for (auto& t : load.tasks) t.submit_s -= first;
   if (cfg.arrival_scale != 1.0 && !load.tasks.empty()) {
     // Gaps between arrivals scaled from the earliest one; durations kept.
     double first = load.tasks.front().submit_s;

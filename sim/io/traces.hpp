@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,9 @@ struct TraceLoad {
   /// increasing numeric order, digits only); apply_traces then skips its search for repeats.
   /// False says nothing.
   bool names_distinct = false;
+  /// The least submit_s of `tasks` when the reader kept it while reading (swf), so that
+  /// rebase_time needs no pass of its own to find it; nullopt: not kept (or no task).
+  std::optional<double> earliest_submit_s;
 };
 
 /// Reads one trace entry. Paths in `cfg.path` / `cfg.nodes` go through resolve_data_path.

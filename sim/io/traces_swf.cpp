@@ -186,6 +186,7 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
       any_id = true;
     }
     load.tasks.push_back(t);
+    load.earliest_submit_s = load.earliest_submit_s ? std::min(*load.earliest_submit_s, t.submit_s) : t.submit_s;
     largest_job = std::max(largest_job, row.procs);
     return true;
   });

@@ -602,6 +602,44 @@ TEST_CASE("trace rebase_time with estimates and resubmissions: each applies as i
   CHECK(requested.tasks[0].fault_tolerance.max_resubmissions == 0);
 }
 
+TEST_CASE("trace rebase_time of a reader that does not keep the earliest submit time (openb): found by a pass", "[traces][openb]") {
+  TempDir dir;
+  auto path = dir.write("pods.csv", std::string(kPodHeader) +
+                                        "openb-pod-0000,12000,16384,1,1000,,LS,Running,500,1000,500\n"
+                                        "openb-pod-0001,6000,12288,1,460,,BE,Running,100,400,100\n"
+                                        "openb-pod-0002,6000,12288,1,460,,BE,Running,300,400,300\n");
+  auto cfg = cfg_of("openb", path);
+  auto plain = load_trace(cfg);
+  CHECK_FALSE(plain.earliest_submit_s.has_value());
+  CHECK(plain.tasks[1].submit_s == 100.0);
+  cfg.rebase_time = true;
+  auto load = load_trace(cfg);
+  REQUIRE(load.tasks.size() == 3);
+  CHECK(load.tasks[0].submit_s == 400.0);
+  CHECK(load.tasks[1].submit_s == 0.0);
+  CHECK(load.tasks[2].submit_s == 200.0);
+}
+
+TEST_CASE("swf keeps the earliest submit time of the rows it keeps", "[traces][swf]") {
+  TempDir dir;
+  auto path = dir.write("late.swf",
+                        "    1      500   10   3600    1     -1    -1    1   7200    -1  1  12  1  -1 -1 -1 -1 -1\n"
+                        "    2      450   10    100    1     -1    -1    1     -1    -1  1  12  1  -1 -1 -1 -1 -1\n"
+                        "    3       20   10   -100    1     -1    -1    1     -1    -1  1  12  1  -1 -1 -1 -1 -1\n"
+                        "    4      475   10     10    1     -1    -1    1     60    -1  1  12  1  -1 -1 -1 -1 -1\n");
+  auto cfg = cfg_of("swf", path);
+  cfg.time_scale = 2;
+  auto load = load_trace(cfg, TraceOptions{true});  // row 3 (run time -1) skipped: its 20 s is not the earliest
+  REQUIRE(load.tasks.size() == 3);
+  REQUIRE(load.earliest_submit_s.has_value());
+  CHECK(*load.earliest_submit_s == 900.0);  // 450 s x time_scale 2
+  cfg.rebase_time = true;
+  auto rebased = load_trace(cfg, TraceOptions{true});
+  CHECK(rebased.tasks[0].submit_s == 100.0);
+  CHECK(rebased.tasks[1].submit_s == 0.0);
+  CHECK(rebased.tasks[2].submit_s == 50.0);
+}
+
 TEST_CASE("trace max_resubmissions and checkpoint_interval_s apply to every task of the trace", "[traces][swf]") {
   TempDir dir;
   auto path = dir.write("two.swf",
