@@ -148,7 +148,7 @@ struct SimOptions {
   /// between equal ranks go by TaskSpec::sequence, the scenario index in both runs.
   bool keep_ended_tasks = true;
   /// The caller has run check_runtime_bounds on the scenario with these options and handled its
-  /// error (schedsim run, compare, sweep, backtest: exit 2 before simulating), so the
+  /// error (schedsim run, and each seed of compare, sweep and plan: exit 2 before simulating), so the
   /// constructor skips its own pass over the tasks. false: run() throws the check's error.
   bool runtime_bounds_checked = false;
 };

@@ -4,10 +4,11 @@
 
 #include <cstdint>
 #include <random>
-#include <string>
 #include <vector>
 
 #include <libsched/libsched.hpp>
+
+#include "builders.hpp"
 
 #include "tests/common/unity.hpp"
 
@@ -33,21 +34,7 @@ std::vector<std::int64_t> free_state(const Cluster& c) {
   return v;
 }
 
-Cluster cluster_of(int nodes) {
-  Cluster c;
-  auto pool = c.add_pool("p", libsched::PoolKind::shared);
-  for (int i = 0; i < nodes; ++i) {
-    libsched::NodeDesc d;
-    d.name = "n" + std::to_string(i);
-    d.pool = pool;
-    d.gpu_model = "A100";
-    d.gpus = 8;
-    d.cpu_milli = 96000;
-    d.mem_mib = 786432;
-    c.add_node(d);
-  }
-  return c;
-}
+Cluster cluster_of(int nodes) { return libsched::testing::make_cluster().pool("p").nodes("n", nodes).build(); }
 
 }  // namespace
 
