@@ -122,7 +122,7 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
   // archive files): then apply_traces need not search them for repeats (TraceLoad::names_distinct).
   bool ids_increasing = true;
   unsigned long long last_id = 0;
-  bool any_id = false;
+  double earliest = 0;  // the earliest submit_s of the kept rows (TraceLoad::earliest_submit_s)
   detail::for_each_row(path, lines, opts, load.skipped_rows, [&](std::string_view line) {
     const std::size_t first = line.find_first_not_of(" \t");
     if (line[first] == ';') {
@@ -176,22 +176,21 @@ TraceLoad read_swf(const std::string& path, const TraceCfg& cfg, const TraceOpti
     t.runtime_estimate_s.reset();
     if (row.req_time > 0) t.runtime_estimate_s = row.req_time * cfg.time_scale;
     check_row(t);
-    if (ids_increasing) {
+    if (ids_increasing) {  // (from_chars of an unsigned reads digits only: no sign, no blank)
       const std::string_view id = f[0].text;
       unsigned long long v = 0;
       const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), v);
-      ids_increasing = !id.empty() && ec == std::errc{} && end == id.data() + id.size() && id.front() != '+' &&
-                       (!any_id || v > last_id);
+      ids_increasing = ec == std::errc{} && end == id.data() + id.size() && (load.tasks.empty() || v > last_id);
       last_id = v;
-      any_id = true;
     }
+    earliest = load.tasks.empty() ? t.submit_s : std::min(earliest, t.submit_s);
     load.tasks.push_back(t);
-    load.earliest_submit_s = load.earliest_submit_s ? std::min(*load.earliest_submit_s, t.submit_s) : t.submit_s;
     largest_job = std::max(largest_job, row.procs);
     return true;
   });
 
   load.names_distinct = ids_increasing;
+  if (!load.tasks.empty()) load.earliest_submit_s = earliest;
   if (cfg.nodes != "none") {
     auto ceil_div = [&](long long v) { return v / ppn + (v % ppn != 0 ? 1 : 0); };
     long long count = 0;

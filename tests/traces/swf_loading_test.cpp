@@ -213,6 +213,7 @@ TEST_CASE("swf: the names are known distinct only when every job id is digits in
   CHECK_FALSE(distinct({"2", "1"}));          // decreasing: distinct, but not known so
   CHECK_FALSE(distinct({"1", "01"}));         // two texts of one value: "swf-1" and "swf-01" (told apart by the search)
   CHECK_FALSE(distinct({"1", "a2"}));         // not digits
+  CHECK_FALSE(distinct({"1", "+2", "2"}));    // a sign is not a digit ("+2" is named swf-2 too)
   CHECK_FALSE(distinct({"1", "99999999999999999999999"}));  // past 64 bits
 }
 
