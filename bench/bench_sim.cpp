@@ -53,13 +53,15 @@ double since(std::chrono::steady_clock::time_point t) {
 }
 
 /// The run keeps what `schedsim run --outputs summary` keeps (SimOptions::keep_ended_tasks
-/// false: a compact run, docs/outputs.md "Memory"); BENCH_KEEP_ENDED_TASKS=1 keeps every task's
-/// attempts (what tasks.csv or events.jsonl need), as the rounds before the nineteenth measured.
+/// false: a compact run, docs/outputs.md "Memory"; keep_snapshots false: no time series);
+/// BENCH_KEEP_ENDED_TASKS=1 keeps every task's attempts (what tasks.csv or events.jsonl need)
+/// and the time series, as the rounds before the nineteenth measured.
 int run_sim(const std::string& name, sim::io::Scenario sc) {
   auto t0 = std::chrono::steady_clock::now();
   sim::SimOptions opt;
   const char* keep = std::getenv("BENCH_KEEP_ENDED_TASKS");
   opt.keep_ended_tasks = keep && std::string(keep) == "1";
+  opt.keep_snapshots = opt.keep_ended_tasks;
   auto s_ptr = std::make_unique<sim::Simulator>(std::move(sc), opt);  // held once (a million tasks: ~320 MB of scenario)
   sim::Simulator& s = *s_ptr;
   const double build = since(t0);

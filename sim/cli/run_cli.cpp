@@ -83,6 +83,9 @@ int run_command(io::Scenario&& sc, const RunOptions& opts, std::ostream& out, st
   // memory follows the tasks live at once (summary.json and groups.csv are the same).
   so.keep_ended_tasks = opts.outputs.has(Output::tasks) || opts.outputs.has(Output::events) ||
                         opts.outputs.has(Output::metrics) || opts.outputs.has(Output::timeline);
+  // Only timeseries.csv and timeline.json read the time series (summary.json's utilization is
+  // summed as the run goes).
+  so.keep_snapshots = opts.outputs.has(Output::timeseries) || opts.outputs.has(Output::timeline);
   const bool tty = opts.progress && ::isatty(STDERR_FILENO) == 1;
   auto t0 = std::chrono::steady_clock::now();
   if (tty) {

@@ -8,11 +8,19 @@ namespace sim {
 
 using namespace libsched;
 
-Metrics::Metrics(const Cluster& cl, const WorkloadDistribution& workload, std::size_t tasks)
-    : stats_(tasks), wait_code_(tasks, -1), wait_since_(tasks, 0), node_cpu_used_(cl.nodes().size(), 0) {
+Metrics::Metrics(const Cluster& cl, const WorkloadDistribution& workload, std::size_t tasks, bool keep_snapshots, Time window_lo,
+                 Time window_hi)
+    : stats_(tasks),
+      keep_snapshots_(keep_snapshots),
+      util_(window_lo, window_hi),
+      wait_code_(tasks, -1),
+      wait_since_(tasks, 0),
+      node_cpu_used_(cl.nodes().size(), 0) {
   Snapshot s;
   s.gpu_up = cl.up_capacity().gpu_milli;
   s.cpu_up = cl.up_capacity().cpu_milli;
+  util_.push(s, 0);
+  if (!keep_snapshots_) return;
   frag_ = std::make_unique<FragmentationTracker>(cl, workload);
   s.frag_milli = frag_->running_total();
   snaps_.push(s);
@@ -59,7 +67,7 @@ void Metrics::close_waits(Time end) {
   std::vector<Time>().swap(wait_since_);
 }
 
-void Metrics::snapshot(Time now, Scheduler& sched) {
+void Metrics::snapshot(Time now, Scheduler& sched, Time makespan_bound) {
   // O(changed nodes): counters kept by the scheduler and cluster, fragmentation incremental.
   const Cluster& cl = sched.cluster();
   Snapshot s;
@@ -77,6 +85,8 @@ void Metrics::snapshot(Time now, Scheduler& sched) {
   }
   s.cpu_alloc = cpu_alloc_;
   s.cpu_up = cl.up_capacity().cpu_milli;
+  util_.push(s, makespan_bound);
+  if (!keep_snapshots_) return;
   frag_->update(cl, changed_);
   s.frag_milli = frag_->running_total();
   snaps_.push(s);  // replaces a snapshot of the same instant

@@ -17,6 +17,7 @@
 
 #include "sim/engine/event_queue.hpp"
 #include "sim/engine/snapshot_log.hpp"
+#include "sim/engine/utilization_sums.hpp"
 
 namespace sim {
 
@@ -125,8 +126,11 @@ using ChangeLog = DeltaLog<StateChange, StateChangeCodec>;
 class Metrics {
  public:
   /// Starts the time series at t = 0 with the cluster as it is (nothing allocated) and the
-  /// fragmentation of its nodes against `workload`; `tasks` = scenario tasks.
-  Metrics(const libsched::Cluster& cl, const libsched::WorkloadDistribution& workload, std::size_t tasks);
+  /// fragmentation of its nodes against `workload`; `tasks` = scenario tasks. The utilization
+  /// sums cover the measurement window [window_lo, window_hi) (ms). `keep_snapshots` false: no
+  /// time series and no fragmentation (snapshots() stays empty; SimOptions::keep_snapshots).
+  Metrics(const libsched::Cluster& cl, const libsched::WorkloadDistribution& workload, std::size_t tasks,
+          bool keep_snapshots = true, libsched::Time window_lo = 0, libsched::Time window_hi = libsched::kTimeNever);
   ~Metrics();
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;
@@ -143,8 +147,12 @@ class Metrics {
   /// Takes the snapshot of instant `now` after scheduling: allocated GPUs per capacity class,
   /// up capacity, allocated vCPU, queue length, running tasks and fragmentation.
   /// O(nodes changed since the last snapshot) (Scheduler::take_changed_nodes). A second
-  /// snapshot at the same instant replaces the first.
-  void snapshot(libsched::Time now, libsched::Scheduler& s);
+  /// snapshot at the same instant replaces the first. `makespan_bound`: the run's makespan is
+  /// known to be at least this (ms; non-decreasing over the calls).
+  void snapshot(libsched::Time now, libsched::Scheduler& s, libsched::Time makespan_bound);
+  /// Allocated and available GPU- and vCPU-time over the window's part of [0, makespan)
+  /// (makespan at least every bound given to snapshot()), summed as the snapshots were taken.
+  detail::UtilizationSums utilization(libsched::Time makespan) const { return util_.sums(makespan); }
 
   /// Event log: an attempt's state change (the reason is interned: each distinct text is
   /// stored once) / a node going down or up.
@@ -176,6 +184,8 @@ class Metrics {
   // Delta-encoded (a million-task run records millions of each): about 20 bytes per instant
   // and 7 per state change instead of 88 and 24.
   SnapshotLog snaps_;
+  bool keep_snapshots_;
+  detail::UtilizationAccumulator util_;
   ChangeLog changes_;
   std::uint32_t intern(const std::string& reason);
   std::deque<std::string> reasons_{std::string()};                  // id -> text; 0 = "" (stable addresses)

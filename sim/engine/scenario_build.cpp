@@ -461,7 +461,7 @@ void Simulator::build() {
   }
   build_spot_reclaims();
   sched_->take_changed_nodes();
-  metrics_ = std::make_unique<Metrics>(cl, workload_, runs_.size());
+  metrics_ = std::make_unique<Metrics>(cl, workload_, runs_.size(), opt_.keep_snapshots, window_lo_, window_hi_);
   for (std::size_t i = 0; i < n_tasks; ++i)
     if (cfg(i).autoscaling->enabled && cfg(i).type == "RayJob") autoscaled_.push_back(int(i));
 }

@@ -314,7 +314,7 @@ void Simulator::instant_end(Time now) {
       }
     }
   }
-  metrics_->snapshot(now, *sched_);
+  metrics_->snapshot(now, *sched_, makespan_);
 }
 
 void Simulator::note_wait(TaskId id, int code) {

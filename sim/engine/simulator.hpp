@@ -151,6 +151,12 @@ struct SimOptions {
   /// error (schedsim run, and each seed of compare, sweep and plan: exit 2 before simulating), so the
   /// constructor skips its own pass over the tasks. false: run() throws the check's error.
   bool runtime_bounds_checked = false;
+  /// false: no time series (schedsim run when its outputs include neither timeseries.csv nor
+  /// timeline.json, and each seed of compare, sweep and plan): snapshots() stays empty and no
+  /// fragmentation is tracked, so timeseries.csv and timeline.json cannot be written
+  /// (std::logic_error). summary.json is byte-identical: its utilization sums are kept as the
+  /// run goes either way (Metrics::utilization).
+  bool keep_snapshots = true;
 };
 
 namespace detail {
@@ -271,6 +277,9 @@ class Simulator {
   Time censor_time() const { return until_ != libsched::kTimeNever ? until_ : std::max(run_end_, makespan_); }
   /// End of the simulation (ms): last attempt end, or until when the run was cut.
   Time makespan() const { return makespan_; }
+  /// summary.json's allocated and available GPU- and vCPU-time (milli-GPU x ms, milli-vCPU x
+  /// ms) over the measurement window's part of [0, makespan), summed as the run went. After run().
+  detail::UtilizationSums utilization_sums() const { return metrics_->utilization(makespan_); }
   std::uint64_t events_processed() const { return events_; }
   int preemptions() const { return preemptions_; }
   /// Attempts started so far (placements of whole gangs), folded or not.

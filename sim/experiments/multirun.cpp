@@ -142,6 +142,7 @@ RunMetrics simulate_seed(const ScenarioSource& source, std::uint64_t seed) {
   SimOptions so;
   so.seed = seed;
   so.registry = source.registry;
+  so.keep_snapshots = false;  // only summary.json is read
   const io::Scenario& sc = r->scenario;
   const std::string label = sc.file.empty() ? (sc.name.empty() ? "<default scenario>" : sc.name) : sc.file;
   std::optional<Simulator> sim;

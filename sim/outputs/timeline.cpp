@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,7 @@ std::string Simulator::timeline_json() const {
 }
 
 void Simulator::timeline_json_to(std::string& o, const std::function<void()>& flush) const {
+  if (!opt_.keep_snapshots) throw std::logic_error("Simulator::timeline_json: needs a run that keeps its time series");
   const libsched::Cluster& cl = sched_->cluster();
   // Process ids: 1 = the cluster's counters, 2.. = the pools in scenario order. Thread ids: one
   // track per (node, lane), numbered from 1 in scenario order of the nodes, then lane order (0 =

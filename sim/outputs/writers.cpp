@@ -18,7 +18,6 @@
 #include "sim/outputs/group_index.hpp"
 #include "sim/outputs/json_text.hpp"
 #include "sim/outputs/publish.hpp"
-#include "sim/outputs/utilization.hpp"
 #include "sim/engine/simulator.hpp"
 
 namespace sim {
@@ -549,7 +548,7 @@ void Simulator::summary_and_groups(std::string* summary, std::string* groups_tex
   }
   // GPU- and vCPU-seconds allocated over those available (up nodes) over [0, makespan] (with a
   // measurement window: over its part of [0, makespan]).
-  const detail::UtilizationSums u = detail::utilization_sums(snapshots(), window_start(), window_end(), makespan_);
+  const detail::UtilizationSums u = metrics_->utilization(makespan_);
   const long double alloc = u.gpu_alloc, avail = u.gpu_up, calloc = u.cpu_alloc, cavail = u.cpu_up;
   auto ratio = [](long double num, long double den) { return den > 0 ? std::round(double(num / den) * 1e6) / 1e6 : 0.0; };
   auto metrics = [&all](GroupAcc& g) {
@@ -641,6 +640,9 @@ void Simulator::write_outputs(const std::string& dir, const OutputSelection& whi
   if (compact_)  // these list attempts or name ended tasks (SimOptions::keep_ended_tasks)
     for (Output o : {Output::tasks, Output::events, Output::metrics, Output::timeline})
       if (which.has(o)) throw std::logic_error("Simulator::write_outputs: " + std::string(k_outputs[std::size_t(o)].file) + " needs a run that keeps ended tasks");
+  if (!opt_.keep_snapshots)  // (SimOptions::keep_snapshots)
+    for (Output o : {Output::timeseries, Output::timeline})
+      if (which.has(o)) throw std::logic_error("Simulator::write_outputs: " + std::string(k_outputs[std::size_t(o)].file) + " needs a run that keeps its time series");
   auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
   if (which.has(Output::tasks)) {
     CheckedWriter w(dir + "/tasks.csv");
@@ -729,6 +731,7 @@ void Simulator::write_events(const std::string& dir) const {
 }
 
 void Simulator::write_timeseries(const std::string& dir) const {
+  if (!opt_.keep_snapshots) throw std::logic_error("Simulator::write_timeseries: needs a run that keeps its time series");
   auto write = [&](const std::string& name, const std::string& text) { write_file_checked(dir + "/" + name, text); };
 
   // timeseries.csv: value of the last change point at or before each sample time.
