@@ -14,8 +14,7 @@ Metrics::Metrics(const Cluster& cl, const WorkloadDistribution& workload, std::s
       keep_snapshots_(keep_snapshots),
       util_(window_lo, window_hi),
       wait_code_(tasks, -1),
-      wait_since_(tasks, 0),
-      node_cpu_used_(cl.nodes().size(), 0) {
+      wait_since_(tasks, 0) {
   Snapshot s;
   s.gpu_up = cl.up_capacity().gpu_milli;
   s.cpu_up = cl.up_capacity().cpu_milli;
@@ -68,7 +67,8 @@ void Metrics::close_waits(Time end) {
 }
 
 void Metrics::snapshot(Time now, Scheduler& sched, Time makespan_bound) {
-  // O(changed nodes): counters kept by the scheduler and cluster, fragmentation incremental.
+  // O(1) from the counters the scheduler and the cluster keep; the fragmentation O(changed
+  // nodes), incremental.
   const Cluster& cl = sched.cluster();
   Snapshot s;
   s.time = now;
@@ -76,17 +76,11 @@ void Metrics::snapshot(Time now, Scheduler& sched, Time makespan_bound) {
   s.gpu_up = cl.up_capacity().gpu_milli;
   s.queue = sched.waiting_count();
   s.running = sched.running_count();
-  sched.take_changed_nodes(changed_);
-  for (NodeId id : changed_) {
-    const Node& n = cl.node(id);
-    std::int64_t used = n.up ? n.capacity.cpu_milli - n.free.cpu_milli : 0;
-    cpu_alloc_ += used - node_cpu_used_[id.index()];
-    node_cpu_used_[id.index()] = used;
-  }
-  s.cpu_alloc = cpu_alloc_;
+  s.cpu_alloc = cl.up_allocated_cpu_milli();
   s.cpu_up = cl.up_capacity().cpu_milli;
   util_.push(s, makespan_bound);
-  if (!keep_snapshots_) return;
+  if (!keep_snapshots_) return;  // (the cluster's changed-node list is left untaken: no one reads it)
+  sched.take_changed_nodes(changed_);
   frag_->update(cl, changed_);
   s.frag_milli = frag_->running_total();
   snaps_.push(s);  // replaces a snapshot of the same instant

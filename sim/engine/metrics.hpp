@@ -146,7 +146,8 @@ class Metrics {
 
   /// Takes the snapshot of instant `now` after scheduling: allocated GPUs per capacity class,
   /// up capacity, allocated vCPU, queue length, running tasks and fragmentation.
-  /// O(nodes changed since the last snapshot) (Scheduler::take_changed_nodes). A second
+  /// O(1), and the fragmentation O(nodes changed since the last snapshot)
+  /// (Scheduler::take_changed_nodes; not taken without a time series). A second
   /// snapshot at the same instant replaces the first. `makespan_bound`: the run's makespan is
   /// known to be at least this (ms; non-decreasing over the calls).
   void snapshot(libsched::Time now, libsched::Scheduler& s, libsched::Time makespan_bound);
@@ -193,8 +194,6 @@ class Metrics {
   std::vector<NodeChange> node_changes_;
   std::vector<std::int8_t> wait_code_;        // per task: current WaitCode while waiting, -1 otherwise
   std::vector<libsched::Time> wait_since_;    // per task: start of the current wait interval
-  std::vector<std::int64_t> node_cpu_used_;   // per node: allocated milli-vCPU at the last snapshot
-  std::int64_t cpu_alloc_ = 0;                // sum of node_cpu_used_
   std::unique_ptr<libsched::FragmentationTracker> frag_;
   std::vector<libsched::NodeId> changed_;  ///< snapshot() scratch: the nodes changed since the last one
 };

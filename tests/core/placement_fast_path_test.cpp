@@ -125,6 +125,15 @@ std::string check_groups(const Cluster& c) {
   return {};
 }
 
+/// Cluster::up_allocated_cpu_milli equals the sum over the up nodes; "" when it does.
+std::string check_up_cpu(const Cluster& c) {
+  std::int64_t used = 0;
+  for (const Node& n : c.nodes())
+    if (n.up) used += n.capacity.cpu_milli - n.free.cpu_milli;
+  if (used == c.up_allocated_cpu_milli()) return {};
+  return fmt::format("up_allocated_cpu_milli {} but the up nodes hold {}", c.up_allocated_cpu_milli(), used);
+}
+
 const std::vector<std::string> kPolicies{"best-fit", "dot-product", "fastest-model", "fgd", "first-fit", "gpu-clustering",
                                          "gpu-packing", "random", "topology", "worst-fit"};
 
@@ -209,20 +218,25 @@ TEST_CASE("every policy's fast path picks the full scan's node and GPUs on rando
   CHECK(grouped_policies == 300 * 9);  // every policy but first-fit (a full scan with the fit tree) has node groups
 }
 
-TEST_CASE("node groups stay equal to a rebuild through allocate, release, rollback and node changes") {
-  for (std::uint32_t seed = 1; seed <= 200; ++seed) {
+TEST_CASE("node groups and the up nodes' allocated vCPU stay equal to a rebuild through allocate, release, rollback and node changes") {
+  // Seeds past 200 keep no node groups (vCPU-only allocations then take apply_no_gpu's path).
+  for (std::uint32_t seed = 1; seed <= 300; ++seed) {
     INFO("seed " << seed);
     Gen g(seed);
     Cluster c = random_cluster(g);
     NodeGroupOptions o;
     o.topology = g.chance(50);
     o.ranked = seed % 2 == 0;  // the `random` placement's sorted members (no draw: same scenarios)
-    c.enable_node_groups(o);
-    REQUIRE(check_groups(c).empty());
+    const bool groups = seed <= 200;
+    if (groups) c.enable_node_groups(o);
+    auto groups_check = [groups](const Cluster& x) { return groups ? check_groups(x) : std::string(); };
+    REQUIRE(groups_check(c).empty());
+    REQUIRE(check_up_cpu(c).empty());
     QuotaBook quotas;
     for (int step = 0; step < 10; ++step) {
       auto held = random_fill(g, c, int(g.range(0, 20)));
-      REQUIRE(check_groups(c).empty());
+      REQUIRE(groups_check(c).empty());
+      REQUIRE(check_up_cpu(c).empty());
       {
         Transaction tx(c, quotas);
         for (int k = 0; k < 5; ++k) {
@@ -235,15 +249,18 @@ TEST_CASE("node groups stay equal to a rebuild through allocate, release, rollba
           held.pop_back();
         }
       }  // rolled back
-      REQUIRE(check_groups(c).empty());
+      REQUIRE(groups_check(c).empty());
+      REQUIRE(check_up_cpu(c).empty());
       for (const auto& a : held)
         if (g.chance(50)) c.release(a);
       random_node_changes(g, c);
-      REQUIRE(check_groups(c).empty());
+      REQUIRE(groups_check(c).empty());
+      REQUIRE(check_up_cpu(c).empty());
     }
     // A copy keeps its own, equal groups.
     Cluster copy = c;
-    REQUIRE(check_groups(copy).empty());
+    REQUIRE(groups_check(copy).empty());
+    REQUIRE(check_up_cpu(copy).empty());
   }
 }
 

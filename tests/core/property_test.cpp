@@ -200,6 +200,11 @@ std::string check_invariants(const Scheduler& s, const ScheduleResult& r, const 
           return fmt::format("task {} on idle capacity has a replica on its own reserved pool (node {})", spec.name,
                              c.node(a.node).name);
   }
+  std::int64_t up_cpu_used = 0;  // (Cluster::up_allocated_cpu_milli, kept incrementally)
+  for (const Node& n : c.nodes())
+    if (n.up) up_cpu_used += n.capacity.cpu_milli - n.free.cpu_milli;
+  if (up_cpu_used != c.up_allocated_cpu_milli())
+    return fmt::format("up_allocated_cpu_milli {} but the up nodes hold {}", c.up_allocated_cpu_milli(), up_cpu_used);
   for (std::size_t i = 0; i < c.size(); ++i) {
     const Node& n = c.nodes()[i];
     if (n.free != n.capacity - used[i])

@@ -328,7 +328,10 @@ class Cluster {
     check_node(id, "Cluster::set_up");
     Node& n = nodes_[id.index()];
     if (n.removed) throw InvalidState("Cluster::set_up: node " + n.name + " was removed");
-    if (n.up != up) up_capacity_ += up ? n.capacity : Resources{} - n.capacity;
+    if (n.up != up) {
+      up_capacity_ += up ? n.capacity : Resources{} - n.capacity;
+      up_allocated_cpu_ += (up ? 1 : -1) * (n.capacity.cpu_milli - n.free.cpu_milli);
+    }
     group_out(id);
     takes_(n, -1);
     n.up = up;
@@ -340,6 +343,8 @@ class Cluster {
   }
   /// Sum of the capacity of the nodes that are up.
   const Resources& up_capacity() const { return up_capacity_; }
+  /// milli-vCPU allocated on the nodes that are up (capacity minus free, summed). O(1).
+  std::int64_t up_allocated_cpu_milli() const { return up_allocated_cpu_; }
 
   /// The nodes that take replicas (up, not drained) and have some vCPU free, one bit per node
   /// id (bit i % 64 of word i / 64; words past the end count as zero). Kept with the free sums
@@ -592,6 +597,7 @@ class Cluster {
     }
     Resources d = a.resources();
     if (sign > 0) n.free += d; else n.free -= d;
+    if (n.up) up_allocated_cpu_ -= sign * a.cpu_milli;
     takes_(n, +1);
     group_in(a.node);
     fit_update(a.node);
@@ -604,6 +610,7 @@ class Cluster {
     if (free_index_on_ && a.cpu_milli != 0) order_defer(n, a.node);
     n.free.cpu_milli += sign * a.cpu_milli;
     n.free.mem_mib += sign * a.mem_mib;
+    if (n.up) up_allocated_cpu_ -= sign * a.cpu_milli;
     const bool takes = n.up && !n.drained;
     set_cpu_free_bit(a.node.index(), takes && n.free.cpu_milli > 0);
     if (!takes) return;
@@ -778,6 +785,7 @@ class Cluster {
   std::vector<char> changed_flag_;
   Resources total_;
   Resources up_capacity_;
+  std::int64_t up_allocated_cpu_ = 0;  ///< up_allocated_cpu_milli()
   // Node groups (enable_node_groups): slots, free slots, key -> slot, node -> slot (-1: none).
   std::optional<NodeGroupOptions> group_opts_;
   std::vector<NodeGroup> groups_;
