@@ -758,7 +758,11 @@ class Scheduler : private detail::SchedulerCore {
  private:
   void check_task_id(TaskId t, std::string_view fn) const {
     if (!knows_task(t)) [[unlikely]]
-      throw UnknownTask(fmt::format("{}: unknown task id {}", fn, t.value));
+      unknown_task(t, fn);
+  }
+  // (Out of line: check_task_id stays a few instructions, inlined into every accessor.)
+  [[noreturn, gnu::cold, gnu::noinline]] static void unknown_task(TaskId t, std::string_view fn) {
+    throw UnknownTask(fmt::format("{}: unknown task id {}", fn, t.value));
   }
   /// The lowest id of a forgotten task, now known again (its Entry is empty), or an invalid id.
   TaskId reuse_forgotten_id() {

@@ -40,7 +40,8 @@ inline std::uint64_t request_hash(const TaskSpec& s, const QuotaBook& quotas) {
       mix(std::uint64_t(r->mem_mib));
       mix(r->models);
     }
-  if (s.resource_type == ResourceType::reserved || quotas.find(QuotaKey{s.user, s.resource_type, s.pool}))
+  if (s.resource_type == ResourceType::reserved ||
+      (!quotas.entries().empty() && quotas.find(QuotaKey{s.user, s.resource_type, s.pool})))
     mix(std::hash<std::string>{}(s.user));
   return h == 0 ? 1 : h;
 }
