@@ -130,7 +130,7 @@ class Metrics {
   /// sums cover the measurement window [window_lo, window_hi) (ms). `keep_snapshots` false: no
   /// time series and no fragmentation (snapshots() stays empty; SimOptions::keep_snapshots).
   Metrics(const libsched::Cluster& cl, const libsched::WorkloadDistribution& workload, std::size_t tasks,
-          bool keep_snapshots = true, libsched::Time window_lo = 0, libsched::Time window_hi = libsched::kTimeNever);
+          bool keep_snapshots, libsched::Time window_lo, libsched::Time window_hi);
   ~Metrics();
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;

@@ -217,32 +217,32 @@ TEST_CASE("swf: the names are known distinct only when every job id is digits in
   CHECK_FALSE(distinct({"1", "99999999999999999999999"}));  // past 64 bits
 }
 
-TEST_CASE("apply_traces: repeated job ids of a scenario's only trace are still renamed (no fast path for them)",
-          "[traces][apply][loading]") {
+namespace {
+
+/// The task names apply_traces gives a scenario whose only trace is an SWF file of `rows`.
+std::vector<std::string> names_of_only_trace(const std::vector<std::string>& rows) {
   TempDir dir;
   EnvGuard env("SCHEDSIM_DATA", dir.path().string());
-  dir.write("a.swf", kRow2 + "\n" + kRow1 + "\n" + kRow4 + "\n" + kRow1 + "\n");
+  std::string text;
+  for (const auto& r : rows) text += r + "\n";
+  dir.write("a.swf", text);
   Scenario s;
   s.traces = traces_without_nodes({"a.swf"});
-  CHECK(apply_traces(s, {}) == 0);
-  REQUIRE(s.tasks.size() == 4);
-  CHECK(s.tasks[0].name == "swf-2");
-  CHECK(s.tasks[1].name == "swf-1");
-  CHECK(s.tasks[2].name == "swf-4");
-  CHECK(s.tasks[3].name == "swf-1-t0");
+  REQUIRE(apply_traces(s, {}) == 0);
+  std::vector<std::string> names;
+  for (const auto& t : s.tasks) names.push_back(t.name);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("apply_traces: repeated job ids of a scenario's only trace are still renamed (no fast path for them)",
+          "[traces][apply][loading]") {
+  CHECK(names_of_only_trace({kRow2, kRow1, kRow4, kRow1}) == std::vector<std::string>{"swf-2", "swf-1", "swf-4", "swf-1-t0"});
 }
 
 TEST_CASE("apply_traces: a scenario's only trace with increasing job ids keeps every name", "[traces][apply][loading]") {
-  TempDir dir;
-  EnvGuard env("SCHEDSIM_DATA", dir.path().string());
-  dir.write("a.swf", kRow1 + "\n" + kRow2 + "\n" + kRow4 + "\n");
-  Scenario s;
-  s.traces = traces_without_nodes({"a.swf"});
-  CHECK(apply_traces(s, {}) == 0);
-  REQUIRE(s.tasks.size() == 3);
-  CHECK(s.tasks[0].name == "swf-1");
-  CHECK(s.tasks[1].name == "swf-2");
-  CHECK(s.tasks[2].name == "swf-4");
+  CHECK(names_of_only_trace({kRow1, kRow2, kRow4}) == std::vector<std::string>{"swf-1", "swf-2", "swf-4"});
 }
 
 }  // namespace SCHEDSIM_UNITY_ID
