@@ -138,6 +138,10 @@ class BasicEventQueue {
     return heap_.top().time;
   }
 
+  /// The item at the heap's top, cancelled or not (null when the heap is empty): a hint of
+  /// what step() may deliver next. O(1).
+  const Item* peek() const { return heap_.empty() ? nullptr : &heap_.top(); }
+
   /// Removes and returns the next pending event (advancing now()), or nullopt when empty.
   std::optional<Item> step() {
     drop_cancelled();

@@ -397,6 +397,34 @@ void Simulator::schedule_wake(Time now) {
   wake_at_ = w;
 }
 
+void Simulator::prefetch_first(const EventQueue::Item* next) {
+  prefetch_ti_ = -1;
+  if (!next) return;
+  std::visit(
+      [&](const auto& e) {
+        if constexpr (requires { e.attempt; }) prefetch_ti_ = e.task;
+      },
+      next->event);
+  if (prefetch_ti_ < 0 || std::size_t(prefetch_ti_) >= runs_.size()) {
+    prefetch_ti_ = -1;
+    return;
+  }
+  const std::size_t ti = std::size_t(prefetch_ti_);
+  const char* r = reinterpret_cast<const char*>(&runs_[ti]);
+  __builtin_prefetch(r);
+  __builtin_prefetch(r + sizeof(TaskRun) - 1);
+  if (ti < ident_.size()) __builtin_prefetch(&ident_[ti]);
+  if (ti < totals_.size()) __builtin_prefetch(&totals_[ti]);
+  if (ti < metrics_->task_stats().size()) __builtin_prefetch(&metrics_->task_stats()[ti]);
+}
+
+void Simulator::prefetch_second() {
+  if (prefetch_ti_ < 0) return;
+  const TaskRun& r = runs_[std::size_t(prefetch_ti_)];
+  if (!r.attempts.empty()) __builtin_prefetch(&r.attempts.back());
+  sched_->prefetch(r.id);
+}
+
 void Simulator::run() {
   if (!bounds_error_.empty()) throw SimulationLimitError(bounds_error_);
   if (ran_) return;  // the run's per-task clocks are freed at its end
@@ -445,7 +473,9 @@ void Simulator::run() {
           auto it = q_.step();
           ++events_;
           if (++at_now > cap) stuck_error(now, at_now - 1, it->event);
+          prefetch_first(q_.peek());
           handle(now, it->event);
+          prefetch_second();
         } else {
           break;
         }

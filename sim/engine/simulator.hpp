@@ -450,6 +450,12 @@ class Simulator {
   void on_startup_step(Time now, const StartupEv& e);
   /// Is `attempt` task ti's current attempt, holding resources? (stale events are ignored)
   bool current(int ti, int attempt) const;
+  /// Cache hints for the task of the next queued event (run()): its TaskRun when the event
+  /// before it is delivered, then what that TaskRun points to (its last attempt, its
+  /// scheduler entry) once that delivery is handled. No effect on any result.
+  void prefetch_first(const EventQueue::Item* next);
+  void prefetch_second();
+  int prefetch_ti_ = -1;
   /// Ends whatever attempt of task `ti` holds resources because of an outside cause (a
   /// debug hold is cut short: its entrypoint already succeeded).
   void kill(int ti, Time now, const std::string& reason, const std::string& kind);

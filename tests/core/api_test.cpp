@@ -626,6 +626,43 @@ TEST_CASE("a forgotten task's id is unknown until a new task reuses it") {
   CHECK(s.task_count() == 3);
 }
 
+TEST_CASE("prefetch is a hint: any id, known or not, and the decisions do not change") {
+  // The same calls on two schedulers, one of them given prefetch() hints before each call
+  // (for every id, valid or not, waiting, running, released or forgotten).
+  Scheduler hinted = two_nodes();
+  Scheduler plain = two_nodes();
+  auto hint_all = [&](const Scheduler& s) {
+    s.prefetch(TaskId());
+    for (std::int32_t i = 0; i < 8; ++i) s.prefetch(TaskId(i));
+    s.prefetch(TaskId(1 << 30));
+  };
+  std::vector<std::vector<TaskId>> started[2];
+  int k = 0;
+  for (Scheduler* s : {&hinted, &plain}) {
+    const bool hints = s == &hinted;
+    if (hints) hint_all(*s);
+    TaskId a = submit(*s, whole_node("a"));
+    TaskId b = submit(*s, whole_node("b"));
+    TaskId c = submit(*s, whole_node("c"));
+    if (hints) hint_all(*s);
+    started[k].push_back(s->schedule(0).started);
+    if (hints) hint_all(*s);
+    s->release(a, 5);
+    if (hints) hint_all(*s);
+    started[k].push_back(s->schedule(5).started);
+    s->forget_task(a);
+    if (hints) hint_all(*s);
+    s->release(b, 9);
+    started[k].push_back(s->schedule(9).started);
+    if (hints) hint_all(*s);
+    CHECK(s->is_running(c));
+    ++k;
+  }
+  CHECK(started[0] == started[1]);
+  CHECK(started[0][0].size() == 2);
+  CHECK(started[0][1] == std::vector<TaskId>{TaskId(2)});
+}
+
 TEST_CASE("forget_task refuses a waiting task") {
   Scheduler s = two_nodes();
   TaskId a = submit(s, whole_node("a"));

@@ -28,6 +28,25 @@ TEST_CASE("events come out in time order and FIFO among equal times") {
   REQUIRE(q.now() == 20);
 }
 
+TEST_CASE("peek shows the heap's top, cancelled or not, without delivering it") {
+  BasicEventQueue<int> q;
+  CHECK(q.peek() == nullptr);
+  q.schedule(20, 1);
+  const auto h = q.schedule(10, 2);
+  REQUIRE(q.peek() != nullptr);
+  CHECK(q.peek()->event == 2);
+  CHECK(q.peek()->time == 10);
+  CHECK(q.size() == 2);
+  CHECK(q.now() == 0);
+  q.cancel(h);
+  REQUIRE(q.peek() != nullptr);
+  CHECK(q.peek()->event == 2);  // a tombstone until step() drops it
+  auto it = q.step();
+  REQUIRE(it);
+  CHECK(it->event == 1);
+  CHECK(q.peek() == nullptr);
+}
+
 TEST_CASE("a cancelled event is never delivered and cancel of a delivered one is a no-op") {
   BasicEventQueue<int> q;
   auto a = q.schedule(5, 1);
