@@ -656,11 +656,20 @@ TEST_CASE("prefetch is a hint: any id, known or not, and the decisions do not ch
     started[k].push_back(s->schedule(9).started);
     if (hints) hint_all(*s);
     CHECK(s->is_running(c));
+    // Two forgotten ids: the first reuse hints the entry of the second (the next one handed out).
+    s->forget_task(b);
+    TaskId d = submit(*s, whole_node("d"), 10);
+    TaskId e = submit(*s, whole_node("e"), 10);
+    if (hints) hint_all(*s);
+    CHECK(d == a);
+    CHECK(e == b);
+    started[k].push_back(s->schedule(10).started);
     ++k;
   }
   CHECK(started[0] == started[1]);
   CHECK(started[0][0].size() == 2);
   CHECK(started[0][1] == std::vector<TaskId>{TaskId(2)});
+  CHECK(started[0][3] == std::vector<TaskId>{TaskId(0)});  // d on the node b left; e waits
 }
 
 TEST_CASE("forget_task refuses a waiting task") {

@@ -782,6 +782,8 @@ class Scheduler : private detail::SchedulerCore {
     TaskId id(free_ids_.back());
     free_ids_.pop_back();
     forgotten_[id.index()] = 0;
+    // (a hint: the entry the next new task will take, whose lines are cold since its forget)
+    if (!free_ids_.empty()) prefetch(TaskId(free_ids_.front()));
     return id;
   }
 
