@@ -455,7 +455,6 @@ class Simulator {
   /// scheduler entry) once that delivery is handled. No effect on any result.
   void prefetch_first(const EventQueue::Item* next);
   void prefetch_second();
-  int prefetch_ti_ = -1;
   /// Ends whatever attempt of task `ti` holds resources because of an outside cause (a
   /// debug hold is cut short: its entrypoint already succeeded).
   void kill(int ti, Time now, const std::string& reason, const std::string& kind);
@@ -512,6 +511,7 @@ class Simulator {
   std::unique_ptr<libsched::Scheduler> sched_;
   EventQueue q_;
   std::vector<TaskRun> runs_;
+  int prefetch_ti_ = -1;                 // the task prefetch_first hinted (-1: none)
   Time run_end_ = 0;                     // last instant processed
   bool ran_ = false;                     // run() was called
   libsched::WorkloadDistribution workload_;
