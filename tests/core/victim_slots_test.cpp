@@ -131,4 +131,41 @@ TEST_CASE("victim search by slots: a long prefix of one-GPU victims for a gang o
   }
 }
 
+TEST_CASE("victim search by slots: searches that fail and succeed in turn choose the reference's victims") {
+  // The bucketed search checks every candidate in bucket order first only while searches fail
+  // (Core::preempt_bound_failed_); the answers must not depend on which came before: a gang
+  // that cannot start even with every candidate released (three whole nodes on two) preempts
+  // nothing, after a success and after a failure, and a gang that can is started on the same
+  // victims as the reference search's.
+  for (const std::string placement : {"best-fit", "first-fit"}) {
+    INFO(placement);
+    std::vector<std::string> res[2];
+    for (bool fast : {true, false}) {
+      SchedulerOptions o;
+      o.fast_paths = fast;
+      o.placement = placement;
+      Cluster c = make_cluster().pool("p").nodes("n", 2).build();
+      Scheduler s(c, o);
+      for (int i = 0; i < 16; ++i) submit(s, make_task(fmt::format("v{}", i)).priority(1 + i % 3).option("x", gpus(1)));
+      s.schedule(0);
+      REQUIRE(s.running_count() == 16);
+      Time now = 1'000;
+      auto attempt = [&](const std::string& name, std::int32_t workers) {
+        const TaskId t = submit(s, make_task(name).priority(9).workers(workers).option("x", gpus(8)), now);
+        ScheduleResult r = s.schedule(now);
+        res[fast].push_back(name + (started(r, t) ? " started" : " waits"));
+        for (TaskId v : victims(r)) res[fast].push_back(s.task(v).name);
+        for (const std::string& n : nodes_of(s, t)) res[fast].push_back(n);
+        now += 1'000;
+        return started(r, t);
+      };
+      CHECK_FALSE(attempt("big-1", 2));  // fails first (the check in bucket order)
+      CHECK(attempt("one", 0));          // succeeds: one node's victims
+      CHECK_FALSE(attempt("big-2", 2));  // fails right after a success (no check in bucket order)
+      CHECK(s.running_count() == 9);     // ... and preempted nothing
+    }
+    CHECK(res[0] == res[1]);
+  }
+}
+
 }  // namespace SCHEDSIM_UNITY_ID

@@ -385,7 +385,12 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   if (st.bucket_victims_) {
     if (!any_may_yield(S, t, hypothetical, cls)) return std::nullopt;  // (as candidates(): no bucket walk)
     src.emplace(S, t, now, hypothetical, cls);
-    if (!src->has(0) || !src->may_help_all(t)) return std::nullopt;
+    if (!src->has(0)) return std::nullopt;
+    // A search that fails reads every candidate: in bucket order (may_help_all) that costs no
+    // ordering. A search that succeeds would read them twice (there, then along the order), so
+    // the check is made only while searches fail (Core::preempt_bound_failed_): the answer is
+    // the same either way, only its cost follows the workload.
+    if (st.preempt_bound_failed_ && !src->may_help_all(t)) return std::nullopt;
   } else {
     std::vector<Cand> cands = candidates(S, t, now, hypothetical, cls);
     if (cands.empty()) return std::nullopt;
@@ -403,6 +408,7 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
           : 0;
   // No prefix meets the slot bound: not even every candidate starts the gang (what may_help
   // answers over the candidates; the bucketed source learns it here, along the order).
+  if (st.bucket_victims_) st.preempt_bound_failed_ = k0 == kNoPrefix;
   if (k0 == kNoPrefix) return std::nullopt;
   std::size_t m0 = tx.mark();
   // Fast paths, a gang of one exact-slot shape: every probe below goes by slots (SlotProbe);
@@ -452,19 +458,40 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
   };
   // (min(size * 2, n) for n candidates: order.has(i) holds exactly for i < n.)
   std::size_t hi = 0;
-  for (std::size_t size = 1;;) {
-    if (starts_with_prefix(size)) {
-      hi = size;
-      break;
+  std::size_t failed = 0;  // the longest prefix known not to start the gang
+  if (by_slots) {
+    // By slots the answer only grows with what is released (more slots, more quota refunded:
+    // fits_by_slots is monotone in the prefix), so the shortest prefix is the smallest k >= k0
+    // that fits, whatever the probe sequence: the gallop starts at the bound (usually the
+    // answer itself: one probe instead of a doubling past it and a binary search back).
+    failed = k0 > 0 ? k0 - 1 : 0;
+    for (std::size_t size = failed + 1, step = 1;;) {
+      if (starts_with_prefix(size)) {
+        hi = size;
+        break;
+      }
+      failed = size;
+      if (!order.has(size)) break;  // size == n
+      size = order.has(size + step - 1) ? size + step : order.size();
+      step *= 2;
     }
-    if (!order.has(size)) break;  // size == n
-    size = order.has(size * 2 - 1) ? size * 2 : order.size();
+  } else {
+    for (std::size_t size = 1;;) {
+      if (starts_with_prefix(size)) {
+        hi = size;
+        break;
+      }
+      if (!order.has(size)) break;  // size == n
+      size = order.has(size * 2 - 1) ? size * 2 : order.size();
+    }
   }
   if (hi == 0) {
     tx.rollback_to(m0);
     return std::nullopt;
   }
-  std::size_t lo = hi / 2 + 1;
+  // (Trying each prefix by placement, the binary search keeps the doubling's lower half, as
+  // it always has: with a greedy placement, shorter prefixes are not known to fail.)
+  std::size_t lo = by_slots ? failed + 1 : hi / 2 + 1;
   while (lo < hi) {
     std::size_t mid = lo + (hi - lo) / 2;
     if (starts_with_prefix(mid)) hi = mid;

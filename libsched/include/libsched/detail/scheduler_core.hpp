@@ -715,6 +715,10 @@ struct SchedulerCore {
   mutable TaskSpec relaxed_spec_;
   ReleasedCapacity preempt_released_;              ///< scratch of actions::preempt's probes by slots (empty between uses)
   std::vector<Cluster::FreeSum> preempt_delta_;    ///< ... and their per-(pool, model) sums
+  /// Whether the last victim search over the buckets found no prefix that meets the slot bound
+  /// (actions::preempt_class: the next search checks every candidate in bucket order first,
+  /// cheaper when it fails, and skips that check while searches succeed). A cost hint only.
+  bool preempt_bound_failed_ = true;
   mutable std::vector<const Placement*> reservation_pending_;  ///< scratch of actions::reservation
   mutable std::vector<Cluster::FreeSum> reservation_delta_;     ///< scratch of actions::reservation
   mutable std::vector<std::size_t> slots_a_, slots_b_;  ///< scratch of actions::starves_head
