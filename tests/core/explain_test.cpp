@@ -110,6 +110,34 @@ TEST_CASE("a demand above the quota limit even with nothing running is attribute
   CHECK_THAT(w.reason, !Catch::Contains("largest node"));
 }
 
+TEST_CASE("never_fits follows nodes added and removed (the nodes' capacity kinds are listed again)") {
+  // A 16-GPU replica on 8-GPU nodes never fits; a 16-GPU node added makes it fit (in another
+  // pool: only a pool the task may use counts); removing it makes it never fit again.
+  Cluster c = make_cluster().pool("q").pool("p").nodes("n", 2).build();  // (the nodes join the pool named last)
+  const PoolId p = c.find_pool("p"), q = c.find_pool("q");
+  Scheduler s(c);
+  auto big_node = [](const std::string& name, PoolId pool) {
+    NodeDesc d;
+    d.name = name;
+    d.pool = pool;
+    d.gpu_model = "A100";
+    d.gpus = 16;
+    d.cpu_milli = 96'000;
+    d.mem_mib = 960 * 1024;
+    return d;
+  };
+  s.quotas().set_limit(QuotaKey{"alice", ResourceType::reserved, p}, gpu_quota(64));
+  const TaskId t = submit(s, make_task("t").reserved(p).option("x", gpus(16)));
+  s.schedule(0);
+  CHECK(s.explain(t, 0).code == WaitCode::never_fits);
+  s.add_node(big_node("big-q", q));
+  CHECK(s.explain(t, 0).code == WaitCode::never_fits);  // its pool is p
+  const NodeId big = s.add_node(big_node("big-p", p));
+  CHECK(s.explain(t, 0).code == WaitCode::fits_now);
+  s.remove_node(big);
+  CHECK(s.explain(t, 0).code == WaitCode::never_fits);
+}
+
 TEST_CASE("when quota and capacity both never admit, the status lists both, quota first") {
   Cluster c = make_cluster().pool("p").nodes("n", 2).build();
   PoolId p = c.find_pool("p");

@@ -181,14 +181,7 @@ class Explain {
       for (std::size_t i = 0; i < s.options.size(); ++i) {
         bool q_ok = !S.never_admits(Session::quota_key(s, cls), s, t, s.demand(i));
         bool c_ok = true;
-        for (const ReplicaShape* r : {&s.options[i].head, &s.options[i].worker}) {
-          bool found = false;
-          for (std::size_t n = 0; n < st.cluster_.size() && !found; ++n) {
-            const Node& node = st.cluster_.nodes()[n];
-            found = capacity_fits(node, *r) && S.pool_ok(s, cls, node);
-          }
-          c_ok = c_ok && found;
-        }
+        for (const ReplicaShape* r : {&s.options[i].head, &s.options[i].worker}) c_ok = c_ok && ever_hosts(s, cls, *r);
         cap_ever = cap_ever || c_ok;
         quota_ever = quota_ever || q_ok;
         both_ever = both_ever || (c_ok && q_ok);
@@ -416,11 +409,31 @@ class Explain {
     return ws;
   }
 
-  static bool capacity_fits(const Node& n, const ReplicaShape& r) {
-    if (r.cpu_milli > n.capacity.cpu_milli || r.mem_mib > n.capacity.mem_mib) return false;
+  /// Whether a node of GPU model `model` (-1: none) with `gpus` GPUs and `cpu_milli` vCPU and
+  /// `mem_mib` memory in all could host replica `r` with nothing running on it.
+  static bool capacity_fits(std::int32_t model, std::int32_t gpus, std::int64_t cpu_milli, std::int64_t mem_mib, const ReplicaShape& r) {
+    if (r.cpu_milli > cpu_milli || r.mem_mib > mem_mib) return false;
     if (r.num_gpu == 0) return true;
-    if (n.model < 0 || (r.models != 0 && !((r.models >> n.model) & 1u))) return false;
-    return n.gpus >= r.num_gpu;
+    if (model < 0 || (r.models != 0 && !((r.models >> model) & 1u))) return false;
+    return gpus >= r.num_gpu;
+  }
+  /// Whether some node of the cluster (every node up, no policy; removed ones as their
+  /// tombstones are) could host replica `r` of `s` on class `cls` with nothing running on it:
+  /// capacity_fits and Session::pool_ok over the nodes' distinct capacity kinds
+  /// (Core::capacity_kinds_), which give the same answer as every node. O(kinds); the kinds are
+  /// listed again, in O(nodes log nodes), after nodes are added or removed.
+  bool ever_hosts(const TaskSpec& s, ResourceType cls, const ReplicaShape& r) const {
+    const Cluster& c = st.cluster_;
+    if (st.capacity_kinds_version_ != c.schedulable_version()) {
+      st.capacity_kinds_.clear();
+      for (const Node& n : c.nodes()) st.capacity_kinds_.emplace_back(n.pool.value, n.model, n.gpus, n.capacity.cpu_milli, n.capacity.mem_mib);
+      std::sort(st.capacity_kinds_.begin(), st.capacity_kinds_.end());
+      st.capacity_kinds_.erase(std::unique(st.capacity_kinds_.begin(), st.capacity_kinds_.end()), st.capacity_kinds_.end());
+      st.capacity_kinds_version_ = c.schedulable_version();
+    }
+    for (const auto& [pool, model, gpus, cpu, mem] : st.capacity_kinds_)
+      if (capacity_fits(model, gpus, cpu, mem, r) && Session::pool_ok(st, s, cls, PoolId(pool))) return true;
+    return false;
   }
   std::string model_names(ModelMask m) const {
     if (m == 0) return "any GPU model";

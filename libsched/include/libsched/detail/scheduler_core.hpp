@@ -722,6 +722,13 @@ struct SchedulerCore {
   mutable std::vector<const Placement*> reservation_pending_;  ///< scratch of actions::reservation
   mutable std::vector<Cluster::FreeSum> reservation_delta_;     ///< scratch of actions::reservation
   mutable std::vector<std::size_t> slots_a_, slots_b_;  ///< scratch of actions::starves_head
+  /// Explain's memo for "could the empty cluster ever host this replica" (its diagnosis step 2):
+  /// every distinct capacity kind of the cluster's nodes, removed ones included (pool, GPU
+  /// model, GPUs, vCPU and memory capacity: all that step reads of a node), sorted; valid while
+  /// the cluster's schedulable_version() is capacity_kinds_version_ (adding and removing nodes
+  /// move it).
+  mutable std::vector<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::int64_t, std::int64_t>> capacity_kinds_;
+  mutable std::uint64_t capacity_kinds_version_ = ~std::uint64_t{0};
   /// actions::released_by's memo: per (pool, model), stamped (state, capacity epochs, now, by).
   mutable std::vector<Cluster::FreeSum> released_by_;
   mutable std::tuple<std::uint64_t, std::uint64_t, Time, Time> released_by_stamp_{~std::uint64_t{0}, 0, 0, 0};
