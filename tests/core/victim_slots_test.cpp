@@ -23,6 +23,15 @@ using namespace libsched::testing;
 
 namespace {
 
+/// The options of a search under placement policy `placement`: with fast paths (by slots where
+/// the shape allows) or without (the reference search).
+SchedulerOptions options_for(bool fast, const std::string& placement) {
+  SchedulerOptions o;
+  o.fast_paths = fast;
+  o.placement = placement;
+  return o;
+}
+
 /// A random run on two pools of 8-GPU nodes (A100 and V100, some with less vCPU and memory)
 /// under placement policy `placement`: arrivals of every capacity class with random shapes
 /// (GPU shares, whole GPUs, vCPU only; some pinned to a model), gangs of 1-6 replicas (most of
@@ -31,9 +40,7 @@ namespace {
 /// Returns every start (nodes) and preemption in order, and counts the preemptions.
 std::vector<std::string> random_run(std::uint32_t seed, bool fast, const std::string& placement, std::size_t& preemptions) {
   Gen g(seed);
-  SchedulerOptions o;
-  o.fast_paths = fast;
-  o.placement = placement;
+  const SchedulerOptions o = options_for(fast, placement);
   Cluster c = make_cluster()
                   .pool("a")
                   .nodes("a", 10, "A100")
@@ -110,9 +117,7 @@ TEST_CASE("victim search by slots: a long prefix of one-GPU victims for a gang o
     INFO(placement);
     std::vector<std::string> res[2];
     for (bool fast : {true, false}) {
-      SchedulerOptions o;
-      o.fast_paths = fast;
-      o.placement = placement;
+      const SchedulerOptions o = options_for(fast, placement);
       Cluster c = make_cluster().pool("p").nodes("n", 24).build();
       Scheduler s(c, o);
       Gen g(7);
@@ -141,9 +146,7 @@ TEST_CASE("victim search by slots: searches that fail and succeed in turn choose
     INFO(placement);
     std::vector<std::string> res[2];
     for (bool fast : {true, false}) {
-      SchedulerOptions o;
-      o.fast_paths = fast;
-      o.placement = placement;
+      const SchedulerOptions o = options_for(fast, placement);
       Cluster c = make_cluster().pool("p").nodes("n", 2).build();
       Scheduler s(c, o);
       for (int i = 0; i < 16; ++i) submit(s, make_task(fmt::format("v{}", i)).priority(1 + i % 3).option("x", gpus(1)));
