@@ -456,34 +456,23 @@ inline std::optional<Placement> preempt_class(Session& S, Transaction& tx, TaskI
     at_hi = std::move(p);
     return true;
   };
-  // (min(size * 2, n) for n candidates: order.has(i) holds exactly for i < n.)
+  // (min(next, n) for n candidates: order.has(i) holds exactly for i < n.)
   std::size_t hi = 0;
-  std::size_t failed = 0;  // the longest prefix known not to start the gang
-  if (by_slots) {
-    // By slots the answer only grows with what is released (more slots, more quota refunded:
-    // fits_by_slots is monotone in the prefix), so the shortest prefix is the smallest k >= k0
-    // that fits, whatever the probe sequence: the gallop starts at the bound (usually the
-    // answer itself: one probe instead of a doubling past it and a binary search back).
-    failed = k0 > 0 ? k0 - 1 : 0;
-    for (std::size_t size = failed + 1, step = 1;;) {
-      if (starts_with_prefix(size)) {
-        hi = size;
-        break;
-      }
-      failed = size;
-      if (!order.has(size)) break;  // size == n
-      size = order.has(size + step - 1) ? size + step : order.size();
-      step *= 2;
+  // By slots the answer only grows with what is released (more slots, more quota refunded:
+  // fits_by_slots is monotone in the prefix), so the shortest prefix is the smallest k >= k0
+  // that fits, whatever the probe sequence: the gallop starts at the bound (usually the answer
+  // itself: one probe instead of a doubling past it and a binary search back) and steps 1, 2,
+  // 4, ... above it. By placement it doubles from one, as it always has.
+  std::size_t failed = by_slots && k0 > 0 ? k0 - 1 : 0;  // the longest prefix known not to start the gang
+  for (std::size_t size = failed + 1, step = 1;; step *= 2) {
+    if (starts_with_prefix(size)) {
+      hi = size;
+      break;
     }
-  } else {
-    for (std::size_t size = 1;;) {
-      if (starts_with_prefix(size)) {
-        hi = size;
-        break;
-      }
-      if (!order.has(size)) break;  // size == n
-      size = order.has(size * 2 - 1) ? size * 2 : order.size();
-    }
+    failed = size;
+    if (!order.has(size)) break;  // size == n
+    const std::size_t next = by_slots ? size + step : size * 2;
+    size = order.has(next - 1) ? next : order.size();
   }
   if (hi == 0) {
     tx.rollback_to(m0);
