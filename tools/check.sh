@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh machine: installs dependencies, builds in Release with
 # -Werror and runs every test, then builds with AddressSanitizer + UndefinedBehaviorSanitizer
 # and runs the suite again (tests labelled `slow`, the full real-trace replays, and `packaging`,
-# the installed package's consumers, run only in the Release build), then runs the libFuzzer harnesses for 15 s each (docs/fuzzing.md).
+# the installed package's consumers, run only in the Release build), then runs the libFuzzer harnesses for 10 s each (docs/fuzzing.md).
 # This is the README's test command and what CI runs. Each stage prints its duration, and the
 # last line sums them up (docs/packaging.md "CI budget": the whole run stays under 35 minutes
 # on 2 cores).
@@ -44,11 +44,13 @@ stage "Release tests"
 
 # One clang build serves the sanitizer suite and the fuzzers: every target is compiled with
 # AddressSanitizer + UndefinedBehaviorSanitizer (every report fatal) and libFuzzer's coverage
-# instrumentation (LIBSCHED_FUZZ), at -O1; the suite runs there, then the harnesses link into
-# the same objects (no second build of the simulator for tools/fuzz.sh).
+# instrumentation (LIBSCHED_FUZZ), at -O1 (the test areas that drive the simulator through its
+# library or binary at -O0: tests/CMakeLists.txt), with line tables only (what a sanitizer
+# report's stack needs); the suite runs there, then the harnesses link into the same objects
+# (no second build of the simulator for tools/fuzz.sh).
 if [ "${SKIP_SANITIZERS:-0}" != "1" ] || [ "${SKIP_FUZZ:-0}" != "1" ]; then
   stage "ASan+UBSan build (clang, also the fuzzers')"
-  CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+  CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-gline-tables-only -O1" \
     -DLIBSCHED_SANITIZE=ON -DLIBSCHED_FUZZ=ON -DLIBSCHED_BUILD_BENCH=OFF -DLIBSCHED_WERROR=OFF \
     -DLIBSCHED_REQUIRE_TESTS=ON >/dev/null
   if [ "${SKIP_SANITIZERS:-0}" != "1" ]; then
@@ -59,10 +61,10 @@ if [ "${SKIP_SANITIZERS:-0}" != "1" ] || [ "${SKIP_FUZZ:-0}" != "1" ]; then
 fi
 
 if [ "${SKIP_FUZZ:-0}" != "1" ]; then
-  stage "libFuzzer (15 s per harness)"
+  stage "libFuzzer (10 s per harness)"
   # Every harness; the fixed findings are part of the seed corpus (fuzz/corpus/*/finding-*), so
-  # each run replays them first. A fixed seed keeps the 15 s smoke run reproducible (15 s, not 30: CI stays under 35 minutes).
+  # each run replays them first. A fixed seed keeps the 10 s smoke run reproducible (10 s, not 30: CI stays under 35 minutes).
   # shellcheck disable=SC2086
-  FUZZ_BUILD_DIR="$PWD/build-asan" FUZZ_SEED="${FUZZ_SEED:-1}" tools/fuzz.sh 15 ${FUZZ_HARNESSES:-}
+  FUZZ_BUILD_DIR="$PWD/build-asan" FUZZ_SEED="${FUZZ_SEED:-1}" tools/fuzz.sh 10 ${FUZZ_HARNESSES:-}
 fi
 summary

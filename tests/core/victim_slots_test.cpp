@@ -89,6 +89,12 @@ std::vector<std::string> random_run(std::uint32_t seed, bool fast, const std::st
   return out;
 }
 
+#ifdef SCHEDSIM_SANITIZED
+constexpr std::uint32_t kSeeds = 15;  // ASan + UBSan run about 15x slower
+#else
+constexpr std::uint32_t kSeeds = 60;
+#endif
+
 }  // namespace
 
 TEST_CASE("victim search by slots: random mixes of shapes, pools, models and quotas choose the reference's victims") {
@@ -96,7 +102,7 @@ TEST_CASE("victim search by slots: random mixes of shapes, pools, models and quo
   // placement on the prefix found releases every victim.)
   for (const std::string placement : {"best-fit", "first-fit", "worst-fit", "dot-product"}) {
     std::size_t preemptions = 0, ignored = 0;
-    for (std::uint32_t seed = 1; seed <= 60; ++seed) {
+    for (std::uint32_t seed = 1; seed <= kSeeds; ++seed) {
       INFO(placement << ", seed " << seed);
       std::vector<std::string> fast = random_run(seed, true, placement, preemptions);
       std::vector<std::string> ref = random_run(seed, false, placement, ignored);
@@ -104,7 +110,7 @@ TEST_CASE("victim search by slots: random mixes of shapes, pools, models and quo
       for (std::size_t i = 0; i < fast.size(); ++i) REQUIRE(fast[i] == ref[i]);
     }
     INFO(placement);
-    CHECK(preemptions > 300);  // the comparison is not vacuous
+    CHECK(preemptions > 5 * kSeeds);  // the comparison is not vacuous
   }
 }
 

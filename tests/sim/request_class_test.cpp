@@ -101,7 +101,11 @@ std::string outputs(const sim::io::Scenario& sc, bool classes) {
 }  // namespace
 
 TEST_CASE("request classes: random congested greedy simulations write the same outputs with the classes on and off") {
+#ifdef SCHEDSIM_SANITIZED
+  constexpr std::uint32_t kScenarios = 15;  // ASan + UBSan run about 20x slower
+#else
   constexpr std::uint32_t kScenarios = 60;
+#endif
   std::size_t waited = 0;
   for (std::uint32_t seed = 1; seed <= kScenarios; ++seed) {
     const sim::io::Scenario sc = congested(seed);
@@ -119,7 +123,11 @@ TEST_CASE("request classes: random congested greedy simulations write the same o
 TEST_CASE("request classes: random congested backfill simulations write the same outputs with the classes on and off") {
   // Without runtime estimates no head has a reservation and backfill passes go by class; with
   // a few (10 %), a pass falls back to the walk once a started task brings a reservation.
+#ifdef SCHEDSIM_SANITIZED
+  constexpr std::uint32_t kScenarios = 10;  // ASan + UBSan run about 20x slower
+#else
   constexpr std::uint32_t kScenarios = 40;
+#endif
   std::size_t waited = 0;
   for (std::uint32_t seed = 1; seed <= kScenarios; ++seed) {
     const sim::io::Scenario sc = congested(seed, "backfill", seed % 2 == 0 ? 0 : 10);
