@@ -45,9 +45,9 @@ stage "Release tests"
 # One clang build serves the sanitizer suite and the fuzzers: every target is compiled with
 # AddressSanitizer + UndefinedBehaviorSanitizer (every report fatal) and libFuzzer's coverage
 # instrumentation (LIBSCHED_FUZZ; not the test files), at -O1 (the e2e and io test files at -O0:
-# tests/CMakeLists.txt), with line tables only (what a sanitizer
-# report's stack needs); the suite runs there, then the harnesses link into the same objects
-# (no second build of the simulator for tools/fuzz.sh).
+# tests/CMakeLists.txt), with line tables only (what a sanitizer report's stack needs); the
+# suite runs there, then the harnesses link into the same objects (no second build of the
+# simulator for tools/fuzz.sh).
 if [ "${SKIP_SANITIZERS:-0}" != "1" ] || [ "${SKIP_FUZZ:-0}" != "1" ]; then
   stage "ASan+UBSan build (clang, also the fuzzers')"
   CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-gline-tables-only -O1" \
